@@ -1,0 +1,52 @@
+// Clock: the seam for time and for the process's own resource counters.
+//
+// SteadyClock reads the OS (CLOCK_MONOTONIC, getrusage, /proc/self/io);
+// VirtualClock is advanced by hand (by simulated devices and tests), so a
+// simulated sweep of terabytes takes no real time and is deterministic.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace zcav {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Monotonic time since an arbitrary epoch.
+  virtual std::chrono::nanoseconds Now() = 0;
+  // User + system CPU time consumed by this process so far.
+  virtual std::chrono::nanoseconds ProcessCpuTime() = 0;
+  // Bytes this process has caused to be fetched from storage so far
+  // (/proc/self/io read_bytes): page-cache hits do not count, so it proves
+  // whether a sweep really reached the device. nullopt when unknown.
+  virtual std::optional<std::uint64_t> StorageReadBytes() { return std::nullopt; }
+};
+
+class SteadyClock final : public Clock {
+ public:
+  std::chrono::nanoseconds Now() override;
+  std::chrono::nanoseconds ProcessCpuTime() override;
+  std::optional<std::uint64_t> StorageReadBytes() override;
+};
+
+// Time moves only when Advance() is called. CPU time is reported as zero and
+// storage bytes as the sum of Advance(…, bytes) calls.
+class VirtualClock final : public Clock {
+ public:
+  std::chrono::nanoseconds Now() override { return now_; }
+  std::chrono::nanoseconds ProcessCpuTime() override { return std::chrono::nanoseconds{0}; }
+  std::optional<std::uint64_t> StorageReadBytes() override { return storage_bytes_; }
+  // REQUIRES: d >= 0.
+  void Advance(std::chrono::nanoseconds d, std::uint64_t bytes_read = 0) {
+    now_ += d;
+    storage_bytes_ += bytes_read;
+  }
+
+ private:
+  std::chrono::nanoseconds now_{0};
+  std::uint64_t storage_bytes_ = 0;
+};
+
+}  // namespace zcav

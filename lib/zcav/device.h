@@ -1,0 +1,76 @@
+// Device: what the sweep reads through. The sweep cannot tell a disk, a file
+// and a simulated device apart.
+//
+// Implementations: PosixDevice (posix_device.h: block devices and regular
+// files, O_DIRECT) and SimulatedDevice (sim_device.h: `sim:NAME` models on a
+// VirtualClock). OpenDevice() picks one from a user-given name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace zcav {
+
+class Clock;
+class VirtualClock;
+
+// Facts about a device, recorded in every output header. Empty strings and
+// nullopt mean "not known".
+struct DeviceInfo {
+  std::string path;                 // as given by the user, e.g. "/dev/sdb", "sim:hdd"
+  std::string kind;                 // "block", "file" or "sim"
+  std::uint64_t size_bytes = 0;     // readable size, a multiple of sector_bytes
+  std::uint32_t sector_bytes = 512; // logical sector size: the unit of alignment
+  std::string vendor;               // sysfs vendor, e.g. "ATA"
+  std::string model;                // sysfs model, e.g. "ST4000DM004-2CV1"
+  std::optional<bool> rotational;   // sysfs queue/rotational
+  std::string transport;            // usb, ata, nvme, scsi, virtio, loop, file, sim
+  std::string link;                 // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
+  bool direct_io = true;            // true: reads bypass the page cache (O_DIRECT)
+  // Things the user should know about how the device is read (rounding,
+  // buffered fallback); written to stderr and the header as "# note: ...".
+  std::vector<std::string> notes;
+};
+
+class Device {
+ public:
+  Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  virtual ~Device() = default;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // Reads exactly buffer.size() bytes at offset_bytes into buffer (short reads
+  // and EINTR are continued inside). Never throws: a failed read returns its
+  // errno as std::system_category (EIO for a bad sector, ENXIO/ENODEV when the
+  // device went away); data ending before the buffer is full (the device or
+  // file shrank under us) returns ENXIO.
+  // REQUIRES: offset_bytes and buffer.size() are multiples of info().sector_bytes;
+  //           buffer.data() is aligned to info().sector_bytes (see aligned_buffer.h);
+  //           offset_bytes + buffer.size() <= info().size_bytes.
+  virtual std::error_code ReadAt(std::uint64_t offset_bytes,
+                                 std::span<std::byte> buffer) noexcept = 0;
+
+  // Called before every pass. A device read without O_DIRECT drops its cached
+  // pages here (posix_fadvise DONTNEED) so each pass reaches the device.
+  virtual std::error_code PreparePass() noexcept { return {}; }
+};
+
+// Opens `name`: "sim:MODEL[?k=v&...]" gives a SimulatedDevice advancing
+// `virtual_clock`; anything else is a path opened read-only with O_DIRECT
+// (falling back to buffered reads with a note when O_DIRECT is refused).
+// Throws Error(kBadInput) with a message a user can act on: no such file, a
+// directory, an empty file, permission denied, unknown sim model.
+std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock);
+
+// True when `name` names a simulated device ("sim:...").
+bool IsSimulatedName(const std::string& name);
+
+}  // namespace zcav

@@ -1,0 +1,187 @@
+// The JSON writer: one JSON document, streamed.
+//
+//   {"format":"zcav","version":..,"units":..,"command":..,"started":..,
+//   "device":{..},
+//   "options":{..},
+//   "blocks":[
+//   {..},                      <- one line per block, written as it arrives
+//   {..}
+//   ],
+//   "passes":[..],
+//   "summary":{..},
+//   "status":"complete","partial":false}
+//
+// The opening is written at OnStart, each block at OnBlock, the rest at
+// OnFinish; the document is only complete (parseable) after OnFinish.
+// Rates are MB/s (10^6 B/s), sizes bytes, times seconds. Unknown device facts
+// are null. NaN and infinities never appear (written as 0).
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "zcav/error.h"
+#include "zcav/writers.h"
+
+namespace zcav {
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order written
+
+double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+Json StringOrNull(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+
+// Device strings come from sysfs and the command line: invalid UTF-8 is
+// replaced (U+FFFD) rather than aborting the run.
+std::string Dump(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string Member(const char* name, const Json& value) {
+  return Dump(Json(name)) + ":" + Dump(value);
+}
+
+Json DeviceJson(const DeviceInfo& dev) {
+  Json j;
+  j["path"] = dev.path;
+  j["kind"] = StringOrNull(dev.kind);
+  j["size_bytes"] = dev.size_bytes;
+  j["sector_bytes"] = dev.sector_bytes;
+  j["vendor"] = StringOrNull(dev.vendor);
+  j["model"] = StringOrNull(dev.model);
+  j["rotational"] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
+  j["transport"] = StringOrNull(dev.transport);
+  j["link"] = StringOrNull(dev.link);
+  j["direct_io"] = dev.direct_io;
+  j["notes"] = Json::array();
+  for (const std::string& note : dev.notes) j["notes"].push_back(note);
+  return j;
+}
+
+Json OptionsJson(const SweepPlan& plan) {
+  Json j;
+  j["start_bytes"] = plan.start_bytes;
+  j["end_bytes"] = plan.end_bytes;
+  j["block_bytes"] = plan.block_bytes;
+  j["chunk_bytes"] = plan.chunk_bytes;
+  j["passes"] = plan.passes;
+  j["skip"] = plan.skip;
+  j["quick"] = plan.quick;
+  j["warmup"] = plan.warmup;
+  j["block_count"] = plan.block_count;
+  j["notes"] = Json::array();
+  for (const std::string& note : plan.notes) j["notes"].push_back(note);
+  return j;
+}
+
+Json BlockJson(const BlockResult& b) {
+  Json j;
+  j["index"] = b.index;
+  j["offset_bytes"] = b.offset_bytes;
+  j["length_bytes"] = b.length_bytes;
+  j["mb_per_s"] = Finite(b.mb_per_s);
+  j["mean_mb_per_s"] = Finite(b.mean_mb_per_s);
+  j["min_mb_per_s"] = Finite(b.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(b.max_mb_per_s);
+  j["stddev_mb_per_s"] = Finite(b.stddev_mb_per_s);
+  j["passes"] = b.passes;
+  j["seconds"] = Finite(b.seconds);
+  return j;
+}
+
+Json PassJson(const PassSummary& p) {
+  Json j;
+  j["pass"] = p.pass + 1;  // 1-based for people
+  j["bytes"] = p.bytes;
+  j["seconds"] = Seconds(p.read_time);
+  j["mb_per_s"] = Finite(p.mb_per_s);
+  j["complete"] = p.complete;
+  return j;
+}
+
+Json SummaryJson(const SweepResult& r) {
+  Json j;
+  j["min_mb_per_s"] = Finite(r.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(r.max_mb_per_s);
+  j["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
+  j["cpu_percent"] = Finite(r.cpu_percent);
+  j["seconds"] = Seconds(r.read_time);
+  j["wall_seconds"] = Finite(r.wall_seconds);
+  j["bytes_read"] = r.bytes_read;
+  j["blocks"] = r.blocks_measured;
+  j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  return j;
+}
+
+class JsonWriter final : public SampleSink {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+  void OnStart(const RunInfo& run) override {
+    std::string s = "{" + Member("format", "zcav") + "," + Member("version", run.version) + "," +
+                    Member("units",
+                           "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; "
+                           "times in seconds") +
+                    "," + Member("command", run.command_line) + "," +
+                    Member("started", StringOrNull(run.start_time_utc)) + ",\n";
+    s += Member("device", DeviceJson(run.device)) + ",\n";
+    s += Member("options", OptionsJson(run.plan)) + ",\n";
+    s += "\"blocks\":[";
+    Write(s);
+  }
+
+  void OnBlock(const BlockResult& block) override {
+    // The comma goes before every block but the first, so the text written so
+    // far never ends in a dangling comma.
+    Write((first_block_ ? "\n" : ",\n") + Dump(BlockJson(block)));
+    first_block_ = false;
+  }
+
+  void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+
+  void OnFinish(const SweepResult& r) override {
+    const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
+    Json pass_array = Json::array();
+    for (const PassSummary& p : passes) pass_array.push_back(PassJson(p));
+    std::string s = "\n],\n";
+    s += Member("passes", pass_array) + ",\n";
+    s += Member("summary", SummaryJson(r)) + ",\n";
+    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
+    if (r.status == SweepStatus::kReadError) {
+      Json error;
+      error["offset_bytes"] = r.error_offset_bytes;
+      error["message"] = r.error.message();
+      s += ",\n" + Member("error", error);
+    }
+    s += "}\n";
+    Write(s);
+  }
+
+ private:
+  void Write(const std::string& text) {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+    if (!out_) {
+      throw Error("writing the JSON data failed (disk full or output closed?)",
+                  ErrorKind::kRuntime);
+    }
+  }
+
+  std::ostream& out_;
+  bool first_block_ = true;
+  std::vector<PassSummary> passes_;  // fallback when the result carries none
+};
+
+}  // namespace
+
+std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out) {
+  return std::make_unique<JsonWriter>(out);
+}
+
+}  // namespace zcav

@@ -1,0 +1,257 @@
+#include "zcav/posix_device.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "zcav/aligned_buffer.h"
+#include "zcav/error.h"
+#include "zcav/sysfs_info.h"
+
+namespace zcav {
+namespace {
+
+// Sector size used for a regular file read with O_DIRECT when the file system
+// does not report its direct-I/O alignment (statx STATX_DIOALIGN, Linux 6.1+):
+// the page size satisfies every file system we know of.
+constexpr std::uint32_t kFallbackFileDirectSector = 4096;
+// Buffered reads need no alignment; 512 keeps block sizes free.
+constexpr std::uint32_t kBufferedSector = 512;
+
+std::string ErrnoText(int err) { return std::generic_category().message(err); }
+
+// An owned file descriptor, closed on destruction.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+
+ private:
+  void Reset() {
+    // close() is not retried on EINTR: on Linux the descriptor is released
+    // either way, and a retry could close a descriptor another thread opened.
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+// open(2), continued across EINTR (possible when opening slow devices).
+int OpenRetrying(const std::string& path, int flags) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// pread(2) of exactly buffer.size() bytes: continues after EINTR and short
+// reads; ENXIO when the data ends first.
+std::error_code PreadFully(int fd, std::uint64_t offset_bytes,
+                           std::span<std::byte> buffer) noexcept {
+  std::size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done,
+                              static_cast<off_t>(offset_bytes + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {errno, std::system_category()};
+    }
+    if (n == 0) return {ENXIO, std::system_category()};
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+std::string OpenFailureMessage(const std::string& path, int err, bool is_block_device) {
+  std::string message = "open " + path + ": " + ErrnoText(err);
+  if ((err == EACCES || err == EPERM) && ::geteuid() == 0) {
+    message += " (denied even to root: a security module or the devices cgroup blocks it)";
+  } else if (err == EACCES || err == EPERM) {
+    message += is_block_device ? " (run as root or join the 'disk' group)"
+                               : " (run as root or make the file readable)";
+  } else if (err == ENOMEDIUM) {
+    message += " (insert a disc or medium)";
+  }
+  return message;
+}
+
+// What the path is, for the rejection message; "" for what we accept.
+std::string RejectedKind(mode_t mode) {
+  if (S_ISREG(mode) || S_ISBLK(mode)) return "";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISFIFO(mode)) return "a pipe";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Direct-I/O offset alignment the file system reports for `fd`, 0 if unknown.
+std::uint32_t FileDirectIoAlignment([[maybe_unused]] int fd) {
+#ifdef STATX_DIOALIGN
+  struct statx stx {};
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+      (stx.stx_mask & STATX_DIOALIGN) != 0 && stx.stx_dio_offset_align != 0) {
+    return std::max({kBufferedSector, stx.stx_dio_offset_align, stx.stx_dio_mem_align});
+  }
+#endif
+  return 0;
+}
+
+class PosixDevice final : public Device {
+ public:
+  PosixDevice(Fd fd, DeviceInfo info) : fd_(std::move(fd)), info_(std::move(info)) {}
+
+  const DeviceInfo& info() const override { return info_; }
+
+  std::error_code ReadAt(std::uint64_t offset_bytes,
+                         std::span<std::byte> buffer) noexcept override {
+    return PreadFully(fd_.get(), offset_bytes, buffer);
+  }
+
+  std::error_code PreparePass() noexcept override {
+    if (info_.direct_io) return {};
+    // Buffered reads: drop this file's clean cached pages so the pass reads
+    // the device, not RAM. posix_fadvise returns the error instead of setting errno.
+    const int err = ::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+    if (err != 0) return {err, std::system_category()};
+    return {};
+  }
+
+ private:
+  Fd fd_;
+  DeviceInfo info_;
+};
+
+std::string BufferedNote() {
+  return "O_DIRECT refused by this file system: reading buffered, page cache dropped before "
+         "each pass (posix_fadvise DONTNEED); results may still include cache effects; use a "
+         "block device or a file system that supports O_DIRECT";
+}
+
+}  // namespace
+
+std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
+  // stat() before open(): opening a FIFO would block until a writer appears,
+  // and a directory deserves a clearer message than EISDIR/EINVAL.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(OpenFailureMessage(path, errno, false));
+  }
+  if (const std::string kind = RejectedKind(st.st_mode); !kind.empty()) {
+    throw Error(path + " is " + kind + ", not a device or file");
+  }
+  const bool is_block = S_ISBLK(st.st_mode);
+
+  DeviceInfo info;
+  info.path = path;
+  info.kind = is_block ? "block" : "file";
+  info.direct_io = true;
+
+  Fd fd(OpenRetrying(path, O_RDONLY | O_DIRECT | O_CLOEXEC));
+  if (!fd.valid() && errno == EINVAL) {
+    info.direct_io = false;  // tmpfs (before Linux 6.6), some FUSE file systems
+    fd = Fd(OpenRetrying(path, O_RDONLY | O_CLOEXEC));
+  }
+  if (!fd.valid()) throw Error(OpenFailureMessage(path, errno, is_block));
+
+  // The path may have changed between stat() and open(): trust the descriptor.
+  if (::fstat(fd.get(), &st) != 0) {
+    throw Error("stat " + path + ": " + ErrnoText(errno), ErrorKind::kRuntime);
+  }
+  if (const std::string kind = RejectedKind(st.st_mode); !kind.empty()) {
+    throw Error(path + " is " + kind + ", not a device or file");
+  }
+
+  std::uint64_t size_bytes = 0;
+  std::uint32_t sector_bytes = kBufferedSector;
+  if (S_ISBLK(st.st_mode)) {
+    if (::ioctl(fd.get(), BLKGETSIZE64, &size_bytes) != 0) {
+      throw Error("cannot read the size of " + path + " (BLKGETSIZE64): " + ErrnoText(errno),
+                  ErrorKind::kRuntime);
+    }
+    int logical_sector = 0;
+    if (::ioctl(fd.get(), BLKSSZGET, &logical_sector) == 0 && logical_sector >= 512 &&
+        std::has_single_bit(static_cast<unsigned>(logical_sector))) {
+      sector_bytes = static_cast<std::uint32_t>(logical_sector);
+    }
+    FillSysfsInfo(major(st.st_rdev), minor(st.st_rdev), info);
+  } else {
+    size_bytes = static_cast<std::uint64_t>(st.st_size);
+    info.transport = "file";
+    if (info.direct_io) {
+      const std::uint32_t alignment = FileDirectIoAlignment(fd.get());
+      sector_bytes = alignment != 0 ? alignment : kFallbackFileDirectSector;
+    }
+  }
+
+  if (size_bytes == 0) {
+    throw Error(path + " is empty (0 bytes)" +
+                (is_block ? ": no medium, or an unbound loop device" : ""));
+  }
+
+  // Some file systems accept O_DIRECT at open() and refuse it at the first
+  // read (EINVAL): probe one sector now, while falling back is still cheap.
+  if (info.direct_io && size_bytes >= sector_bytes) {
+    AlignedBuffer probe(sector_bytes, sector_bytes);
+    const std::error_code ec = PreadFully(fd.get(), 0, probe.span(sector_bytes));
+    if (ec == std::error_code(EINVAL, std::system_category())) {
+      Fd buffered(OpenRetrying(path, O_RDONLY | O_CLOEXEC));
+      if (!buffered.valid()) throw Error(OpenFailureMessage(path, errno, is_block));
+      fd = std::move(buffered);
+      info.direct_io = false;
+    }
+    // Other errors (EIO on the first sector) are left to the sweep: a bad
+    // sector is data, reported with its offset.
+  }
+  if (!info.direct_io) {
+    info.notes.push_back(BufferedNote());
+    if (!is_block) sector_bytes = kBufferedSector;
+  }
+
+  // The readable size is a whole number of sectors. For a regular file the
+  // tail (< one sector) is skipped rather than read with a short O_DIRECT
+  // read: the sweep reads whole sectors only, and a few bytes cannot change a
+  // throughput curve.
+  const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
+  if (rounded == 0) {
+    throw Error(path + " is too small to profile: " + std::to_string(size_bytes) +
+                " bytes, less than one " + std::to_string(sector_bytes) + "-byte sector");
+  }
+  if (rounded != size_bytes) {
+    info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
+                         std::to_string(sector_bytes) + "-byte sector: the last " +
+                         std::to_string(size_bytes - rounded) + " bytes are not read");
+  }
+  info.size_bytes = rounded;
+  info.sector_bytes = sector_bytes;
+
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info));
+}
+
+}  // namespace zcav

@@ -1,0 +1,196 @@
+// The raw writer (classic zcav layout), the writer factory and the number
+// formatting shared by the writers.
+//
+// Layout: '#' header lines (units, device, options, start time), the classic
+// "#loops:" and "#block offset" lines, one line per block, then '#' footer
+// lines (passes, summary, status). Classic parsers and gnuplot skip '#' lines
+// and read columns 1:2 as "offset GiB, MiB/s", as they did with zcav 1.x.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "zcav/error.h"
+#include "zcav/units.h"
+#include "zcav/writers.h"
+
+namespace zcav {
+
+namespace {
+
+// The header's status field is padded to this width so that the final status
+// can overwrite it in place. Longer texts are cut here; the last line of the
+// file always carries the full text.
+constexpr std::size_t kStatusFieldWidth = 100;
+constexpr char kStatusPrefix[] = "# status: ";
+constexpr char kRunningStatus[] = "running (the final status is the last line)";
+
+// Header and footer values become one '#' line each: a newline inside a
+// device string, note or error message must not end the comment.
+std::string OneLine(const std::string& text) {
+  std::string line = text;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  std::replace(line.begin(), line.end(), '\r', ' ');
+  return line;
+}
+
+std::string KnownOr(const std::string& text) { return text.empty() ? "unknown" : OneLine(text); }
+
+std::string YesNo(bool value) { return value ? "yes" : "no"; }
+
+std::string StatusField(const std::string& status) {
+  std::string field = OneLine(status).substr(0, kStatusFieldWidth);
+  field.resize(kStatusFieldWidth, ' ');
+  return field;
+}
+
+double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+
+class RawWriter final : public SampleSink {
+ public:
+  RawWriter(std::ostream& out, bool seekable) : out_(out), seekable_(seekable) {}
+
+  void OnStart(const RunInfo& run) override {
+    const DeviceInfo& dev = run.device;
+    const SweepPlan& plan = run.plan;
+    std::string h;
+    h += "# zcav " + OneLine(run.version) + " raw data, classic zcav layout\n";
+    if (seekable_) {
+      const std::streampos start = out_.tellp();
+      if (start != std::streampos(-1)) status_pos_ = start + std::streamoff(h.size());
+    }
+    h += kStatusPrefix + StatusField(kRunningStatus) + "\n";
+    h += "# units: column 1 = block offset in GiB (2^30 B); column 2 = median MiB/s (2^20 B/s); "
+         "column 3 = seconds; MB = 10^6 B\n";
+    h += "# device: " + KnownOr(dev.path) + "\n";
+    h += "# kind: " + KnownOr(dev.kind) + "\n";
+    h += "# size_bytes: " + std::to_string(dev.size_bytes) + "\n";
+    h += "# sector_bytes: " + std::to_string(dev.sector_bytes) + "\n";
+    h += "# vendor: " + KnownOr(dev.vendor) + "\n";
+    h += "# model: " + KnownOr(dev.model) + "\n";
+    h += "# rotational: " + (dev.rotational ? YesNo(*dev.rotational) : "unknown") + "\n";
+    h += "# transport: " + KnownOr(dev.transport) + "\n";
+    h += "# link: " + KnownOr(dev.link) + "\n";
+    h += std::string("# direct_io: ") +
+         (dev.direct_io ? "yes" : "no (buffered reads; page cache dropped before each pass)") +
+         "\n";
+    for (const std::string& note : dev.notes) h += "# note: " + OneLine(note) + "\n";
+    for (const std::string& note : plan.notes) h += "# note: " + OneLine(note) + "\n";
+    h += "# options: block_bytes=" + std::to_string(plan.block_bytes) +
+         " chunk_bytes=" + std::to_string(plan.chunk_bytes) +
+         " passes=" + std::to_string(plan.passes) +
+         " start_bytes=" + std::to_string(plan.start_bytes) +
+         " end_bytes=" + std::to_string(plan.end_bytes) + " skip=" + std::to_string(plan.skip) +
+         " quick=" + YesNo(plan.quick) + " warmup=" + YesNo(plan.warmup) +
+         " blocks=" + std::to_string(plan.block_count) + "\n";
+    h += "# started: " + KnownOr(run.start_time_utc) + "\n";
+    h += "# command: " + KnownOr(run.command_line) + "\n";
+    // The two classic zcav header lines, kept verbatim in shape.
+    h += "#loops: " + std::to_string(plan.passes) + ", version: " + OneLine(run.version) + "\n";
+    h += "#block offset (GiB), MiB/s, time, MB/s, min MB/s, max MB/s, stddev MB/s, n\n";
+    Write(h);
+  }
+
+  void OnBlock(const BlockResult& b) override {
+    // 9 decimals of GiB resolve 1.07 bytes, so column 1 times 2^30, rounded,
+    // gives back the exact byte offset (classic zcav printed 0.01 GiB).
+    std::string line = FormatFixed(static_cast<double>(b.offset_bytes) / kGiB, 9);
+    line += ' ' + FormatFixed(MbToMib(b.mb_per_s), 3);
+    line += ' ' + FormatFixed(b.seconds, 6);
+    line += ' ' + FormatFixed(b.mb_per_s, 3);
+    line += ' ' + FormatFixed(b.min_mb_per_s, 3);
+    line += ' ' + FormatFixed(b.max_mb_per_s, 3);
+    line += ' ' + FormatFixed(b.stddev_mb_per_s, 3);
+    line += ' ' + std::to_string(b.passes) + '\n';
+    Write(line);
+  }
+
+  void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+
+  void OnFinish(const SweepResult& r) override {
+    const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
+    std::string f;
+    for (const PassSummary& p : passes) {
+      f += "# pass " + std::to_string(p.pass + 1) + ": " + std::to_string(p.bytes) +
+           " bytes in " + FormatFixed(Seconds(p.read_time), 6) + " s, " +
+           FormatFixed(p.mb_per_s, 3) + " MB/s" + (p.complete ? "" : " (incomplete)") + "\n";
+    }
+    f += "# summary: min " + FormatFixed(r.min_mb_per_s, 3) + " max " +
+         FormatFixed(r.max_mb_per_s, 3) + " avg " + FormatFixed(r.avg_mb_per_s, 3) +
+         " MB/s (avg = bytes read / read time), " + std::to_string(r.bytes_read) + " bytes in " +
+         FormatFixed(Seconds(r.read_time), 6) + " s of reading, wall " +
+         FormatFixed(r.wall_seconds, 3) + " s, cpu " + FormatFixed(r.cpu_percent, 1) + "%\n";
+    if (r.storage_read_bytes) {
+      f += "# storage bytes read: " + std::to_string(*r.storage_read_bytes) + "\n";
+    }
+    const std::string status = r.StatusText();
+    f += kStatusPrefix + OneLine(status) + "\n";
+    Write(f);
+    if (seekable_ && status_pos_ != std::streampos(-1)) RewriteStatus(status);
+  }
+
+ private:
+  void Write(const std::string& text) {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+    if (!out_) throw Error("writing the raw data failed (disk full or output closed?)",
+                           ErrorKind::kRuntime);
+  }
+
+  // Overwrites the padded header field in place (same length, so nothing
+  // moves), then returns to the end so the caller may keep writing.
+  void RewriteStatus(const std::string& status) {
+    out_.seekp(status_pos_ + std::streamoff(sizeof(kStatusPrefix) - 1));
+    Write(StatusField(status));
+    out_.seekp(0, std::ios::end);
+    out_.flush();
+    if (!out_) throw Error("rewriting the raw data status line failed", ErrorKind::kRuntime);
+  }
+
+  std::ostream& out_;
+  bool seekable_;
+  std::streampos status_pos_ = std::streampos(-1);
+  std::vector<PassSummary> passes_;  // fallback when the result carries none
+};
+
+}  // namespace
+
+std::string FormatFixed(double value, int decimals) {
+  if (!std::isfinite(value) || value == 0) value = 0;  // also turns -0 into 0
+  std::array<char, 400> buf;  // DBL_MAX in fixed notation is 309 digits
+  const auto [end, ec] =
+      std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return "0";
+  std::string text(buf.data(), end);
+  // A tiny negative value rounds to "-0.000": print it as 0 too.
+  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return text;
+}
+
+OutputFormat ParseOutputFormat(const std::string& text) {
+  if (text == "raw") return OutputFormat::kRaw;
+  if (text == "csv") return OutputFormat::kCsv;
+  if (text == "json") return OutputFormat::kJson;
+  throw Error("unknown output format '" + text + "' (use raw, csv or json)", ErrorKind::kBadInput);
+}
+
+std::unique_ptr<SampleSink> MakeRawWriter(std::ostream& out, bool seekable) {
+  return std::make_unique<RawWriter>(out, seekable);
+}
+
+std::unique_ptr<SampleSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable) {
+  switch (format) {
+    case OutputFormat::kRaw:
+      return MakeRawWriter(out, seekable);
+    case OutputFormat::kCsv:
+      return MakeCsvWriter(out);
+    case OutputFormat::kJson:
+      return MakeJsonWriter(out);
+  }
+  throw Error("unknown output format", ErrorKind::kBadInput);
+}
+
+}  // namespace zcav

@@ -1,0 +1,262 @@
+#include "zcav/sim_device.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "zcav/clock.h"
+#include "zcav/error.h"
+#include "zcav/units.h"
+
+namespace zcav {
+namespace {
+
+constexpr double kCdSpeed1x = 153600;   // B/s: 75 sectors of 2048 B per second
+constexpr double kDvdSpeed1x = 1385000; // B/s
+
+// A disk of `zones` zones of equal radial width: rates fall linearly from
+// outer to inner, and a zone's share of the capacity is proportional to its
+// rate (sectors per track grow with the radius; every zone has as many
+// cylinders).
+std::vector<SimZone> LinearZones(int zones, double outer, double inner) {
+  std::vector<SimZone> out;
+  double total = 0;
+  for (int k = 0; k < zones; ++k) {
+    const double t = zones == 1 ? 0 : static_cast<double>(k) / (zones - 1);
+    const double rate = outer + (inner - outer) * t;
+    out.push_back({0, 0, rate});
+    total += rate;
+  }
+  double start = 0;
+  for (auto& z : out) {
+    z.start_frac = start;
+    start += z.mb_per_s / total;
+    z.end_frac = start;
+  }
+  out.back().end_frac = 1.0;
+  return out;
+}
+
+SimModel BaseModel(const std::string& model) {
+  SimModel m;
+  m.info.kind = "sim";
+  m.info.transport = "sim";
+  m.info.vendor = "zcav-sim";
+  m.info.direct_io = true;
+  if (model == "hdd" || model == "usb2-hdd") {
+    // A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner.
+    m.info.size_bytes = 250059350016ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = true;
+    m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
+    m.zones = LinearZones(16, 60, 30);
+    if (model == "usb2-hdd") {
+      // Real USB2 bulk transfers top out around 35 MB/s of the 60 MB/s
+      // signalling rate: the outer zones are capped flat.
+      m.ceiling_mb_per_s = 35;
+      m.info.model += " behind a USB2 bridge";
+      m.info.link = "USB 480 Mb/s";
+    }
+  } else if (model == "cd") {
+    // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
+    m.info.size_bytes = 360000ULL * 2048;
+    m.info.sector_bytes = 2048;
+    m.info.rotational = true;
+    m.info.model = "simulated 40x CAV CD-ROM";
+    m.cav = true;
+    m.radius_inner_mm = 25;
+    m.radius_outer_mm = 58;
+    m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
+    m.noise = 0.01;
+  } else if (model == "dvd") {
+    // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
+    m.info.size_bytes = 2295104ULL * 2048;
+    m.info.sector_bytes = 2048;
+    m.info.rotational = true;
+    m.info.model = "simulated 16x CAV DVD-ROM";
+    m.cav = true;
+    m.radius_inner_mm = 24;
+    m.radius_outer_mm = 58;
+    m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
+    m.noise = 0.01;
+  } else if (model == "ssd") {
+    m.info.size_bytes = 512110190592ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 512 GB SATA SSD";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = {{0, 1, 530}};
+  } else {
+    throw Error("unknown simulated device model '" + model +
+                "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd)");
+  }
+  return m;
+}
+
+double ParseNumber(const std::string& key, const std::string& value) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || !std::isfinite(v) || v < 0) {
+    throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number");
+  }
+  return v;
+}
+
+std::vector<SimModel::Range> ParseRanges(const std::string& value) {
+  std::vector<SimModel::Range> out;
+  std::stringstream ss(value);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto plus = item.find('+');
+    const std::string off = item.substr(0, plus);
+    const std::uint64_t length =
+        plus == std::string::npos ? 512 : ParseSize(item.substr(plus + 1), "sim: bad= length");
+    out.push_back({ParseSize(off, "sim: bad= offset", true), length});
+  }
+  return out;
+}
+
+class SimulatedDevice final : public Device {
+ public:
+  SimulatedDevice(SimModel model, VirtualClock& clock)
+      : model_(std::move(model)), clock_(clock), rng_(model_.seed) {}
+
+  const DeviceInfo& info() const override { return model_.info; }
+
+  std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
+    const std::uint64_t length = buffer.size();
+    if (offset_bytes + length > model_.info.size_bytes) {
+      return std::error_code(ENXIO, std::system_category());
+    }
+    for (const auto& bad : model_.bad) {
+      if (offset_bytes < bad.offset_bytes + bad.length_bytes &&
+          bad.offset_bytes < offset_bytes + length) {
+        // A failing sector: the drive retries for a while before giving up.
+        clock_.Advance(std::chrono::seconds(1));
+        return std::error_code(EIO, std::system_category());
+      }
+    }
+    double seconds = static_cast<double>(length) / (ExpectedMbPerS(model_, offset_bytes, length) * kMB);
+    if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
+    clock_.Advance(model_.per_read_overhead +
+                       std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9)),
+                   length);
+    return {};
+  }
+
+ private:
+  SimModel model_;
+  VirtualClock& clock_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+};
+
+// The bus passes at most ceiling_mb_per_s, whatever the media could do.
+double CappedRate(const SimModel& model, double media_mb_per_s) {
+  return model.ceiling_mb_per_s > 0 ? std::min(media_mb_per_s, model.ceiling_mb_per_s)
+                                    : media_mb_per_s;
+}
+
+}  // namespace
+
+SimModel ParseSimSpec(const std::string& name) {
+  const std::string spec = name.substr(name.rfind("sim:", 0) == 0 ? 4 : 0);
+  const auto q = spec.find('?');
+  const std::string model_name = spec.substr(0, q);
+  SimModel m = BaseModel(model_name);
+  m.info.path = name;
+  double outer = m.cav ? m.outer_mb_per_s : (m.zones.empty() ? 0 : m.zones.front().mb_per_s);
+  double inner = m.zones.empty() ? 0 : m.zones.back().mb_per_s;
+  int zones = static_cast<int>(m.zones.size());
+  bool rezone = false;
+  if (q != std::string::npos) {
+    std::stringstream ss(spec.substr(q + 1));
+    std::string item;
+    std::set<std::string> seen;
+    while (std::getline(ss, item, '&')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) {
+        throw Error("invalid sim: parameter '" + item + "': expected key=value");
+      }
+      const std::string key = item.substr(0, eq);
+      const std::string value = item.substr(eq + 1);
+      if (!seen.insert(key).second) throw Error("sim: parameter '" + key + "' given twice");
+      if (key == "size") {
+        m.info.size_bytes = RoundDown(ParseSize(value, "sim: size"), m.info.sector_bytes);
+        if (m.info.size_bytes == 0) throw Error("invalid sim: size '" + value + "': below one sector");
+      } else if (key == "seed") {
+        m.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
+      } else if (key == "noise") {
+        const bool pct = !value.empty() && value.back() == '%';
+        m.noise = ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+      } else if (key == "outer") {
+        outer = ParseNumber(key, value);
+        rezone = true;
+      } else if (key == "inner" && !m.cav && zones > 1) {
+        inner = ParseNumber(key, value);
+        rezone = true;
+      } else if (key == "zones" && !m.cav && zones > 1) {
+        zones = static_cast<int>(ParseCount(value, "sim: zones"));
+        rezone = true;
+      } else if (key == "ceiling") {
+        m.ceiling_mb_per_s = ParseNumber(key, value);
+      } else if (key == "bad") {
+        m.bad = ParseRanges(value);
+      } else {
+        throw Error("unknown sim: parameter '" + key + "' for model " + model_name +
+                    " (known: size, seed, noise, outer, ceiling, bad" +
+                    (m.cav || zones == 1 ? "" : ", inner, zones") + ")");
+      }
+    }
+  }
+  if (rezone) {
+    if (outer <= 0 || (!m.cav && inner <= 0)) throw Error("invalid sim: rates must be above 0 MB/s");
+    if (m.cav) {
+      m.outer_mb_per_s = outer;
+    } else {
+      m.zones = LinearZones(zones, outer, zones == 1 ? outer : inner);
+    }
+  }
+  return m;
+}
+
+double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+  const double size = static_cast<double>(model.info.size_bytes);
+  const double a = static_cast<double>(offset_bytes);
+  const double b = static_cast<double>(offset_bytes + length_bytes);
+  double seconds = 0;
+  if (model.cav) {
+    // CAV: rate is proportional to the radius, and the radius squared grows
+    // linearly with the position (constant linear density):
+    // rate(x) = k*sqrt(A + B*x); the time is the closed-form integral of 1/rate.
+    const double ri = model.radius_inner_mm, ro = model.radius_outer_mm;
+    const double k = model.outer_mb_per_s * kMB / ro;  // B/s per mm
+    const double A = ri * ri, B = (ro * ro - ri * ri) / size;
+    seconds = 2 / (k * B) * (std::sqrt(A + B * b) - std::sqrt(A + B * a));
+  } else {
+    for (const auto& z : model.zones) {
+      const double lo = std::max(a, z.start_frac * size);
+      const double hi = std::min(b, z.end_frac * size);
+      if (hi > lo) seconds += (hi - lo) / (CappedRate(model, z.mb_per_s) * kMB);
+    }
+  }
+  if (model.cav && model.ceiling_mb_per_s > 0) {
+    seconds = std::max(seconds, (b - a) / (model.ceiling_mb_per_s * kMB));
+  }
+  return seconds > 0 ? (b - a) / seconds / kMB : 0;
+}
+
+std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock) {
+  return std::make_unique<SimulatedDevice>(model, clock);
+}
+
+}  // namespace zcav

@@ -1,0 +1,21 @@
+// Statistics of a set of per-pass rates (Boost.Accumulators behind it).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace zcav {
+
+struct RateStats {
+  std::uint32_t count = 0;
+  double median = 0;  // exact (middle value, or mean of the two middle ones)
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  double stddev = 0;  // sample standard deviation (n-1); 0 when count < 2
+};
+
+// Summarises `values` (any unit). Empty input gives all zeros.
+RateStats Summarize(std::span<const double> values);
+
+}  // namespace zcav

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages zcav needs to build and test, when missing.
+# Non-interactive; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libboost-program-options-dev libboost-dev libboost-iostreams-dev
+  libboost-filesystem-dev libboost-system-dev
+  libgnuplot-iostream-dev gnuplot-nox
+  catch2 nlohmann-json3-dev liburing-dev
+  fuse3 libfuse3-dev
+  util-linux python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,599 @@
+#!/usr/bin/env bash
+# CLI tests: the zcav binary end to end.
+#
+# Bad input must give exit code 2, exactly one line on stderr starting with
+# "zcav: ", nothing on stdout, and no output file (nor a leftover temporary
+# *.tmp.* file). The positive cases run `zcav sweep` on simulated devices (no
+# real time, deterministic) and on small real files in a temporary directory.
+#
+# Usage: bash cli_test.sh /path/to/zcav
+# Prints one "ok - NAME" / "FAIL - NAME" line per case, then "N passed, M failed"
+# alone on the last line; exits 1 if any case failed. Needs python3 (JSON check).
+set -u
+
+if [[ $# -ne 1 || ! -x $1 ]]; then
+  echo "usage: bash cli_test.sh /path/to/zcav (got '${1:-}', not an executable)" >&2
+  exit 2
+fi
+ZCAV=$(realpath "$1")
+readonly ZCAV
+readonly MIB=$((1024 * 1024))
+
+# Under /var/tmp rather than /tmp: /tmp is often tmpfs, which refuses O_DIRECT.
+WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/zcav-cli-test.XXXXXX") || exit 1
+readonly WORK
+BG_PID=""
+cleanup() {
+  if [[ -n $BG_PID ]] && kill -0 "$BG_PID" 2>/dev/null; then
+    kill -KILL "$BG_PID" 2>/dev/null
+    wait "$BG_PID" 2>/dev/null
+  fi
+  cd / && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---------------------------------------------------------------------------
+# The harness. A case starts with `check` (or `begin`), which finishes the
+# previous case; assertions after it add problems to the current case.
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+CASE=""
+CASE_NO=0
+PROBLEMS=()
+DIR=""      # the current case's own empty directory (the commands' cwd)
+OUT=""      # file holding the last command's stdout
+ERR=""      # file holding the last command's stderr
+RC=0        # the last command's exit code
+BEFORE=""   # listing of $DIR before the command ran
+
+finish_case() {
+  [[ -n $CASE ]] || return 0
+  if [[ ${#PROBLEMS[@]} -eq 0 ]]; then
+    PASSED=$((PASSED + 1))
+    echo "ok - $CASE"
+  else
+    FAILED=$((FAILED + 1))
+    echo "FAIL - $CASE"
+    local p
+    for p in "${PROBLEMS[@]}"; do echo "    $p"; done
+    if [[ -s $ERR ]]; then
+      echo "    stderr (first 5 lines):"
+      head -n 5 "$ERR" | sed 's/^/      | /'
+    fi
+  fi
+  CASE=""
+  PROBLEMS=()
+}
+
+# begin NAME: starts a case in a fresh empty directory $DIR and cd's there.
+begin() {
+  finish_case
+  CASE=$1
+  CASE_NO=$((CASE_NO + 1))
+  DIR="$WORK/case$CASE_NO"
+  OUT="$WORK/case$CASE_NO.stdout"
+  ERR="$WORK/case$CASE_NO.stderr"
+  mkdir -p "$DIR" && cd "$DIR" || exit 1
+  : >"$OUT"
+  : >"$ERR"
+}
+
+problem() { PROBLEMS+=("$*"); }
+
+# run CMD...: runs CMD in $DIR, stdout to $OUT, stderr to $ERR, exit code in
+# $RC. A command that hangs is killed after 300 s (exit 124).
+run() {
+  BEFORE=$(ls -A "$DIR")
+  timeout -k 5 300 "$@" >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+# check NAME WANT_EXIT CMD...: begin NAME, run CMD, expect exit WANT_EXIT.
+check() {
+  local name=$1 want=$2
+  shift 2
+  begin "$name"
+  run "$@"
+  expect_exit "$want"
+}
+
+expect_exit() {
+  [[ $RC -eq $1 ]] || problem "exit code $RC, expected $1"
+}
+
+expect_stdout_empty() {
+  [[ ! -s $OUT ]] || problem "stdout not empty ($(wc -c <"$OUT") bytes): $(head -c 200 "$OUT")"
+}
+
+expect_stderr_empty() {
+  [[ ! -s $ERR ]] || problem "stderr not empty: $(head -n 3 "$ERR")"
+}
+
+# expect_one_error_line [ERE]: stderr is exactly one line, "zcav: ...",
+# matching ERE (case-insensitive) when given.
+expect_one_error_line() {
+  local lines
+  lines=$(wc -l <"$ERR")
+  if [[ $lines -ne 1 ]]; then
+    problem "stderr has $lines lines, expected exactly 1"
+  elif ! head -n 1 "$ERR" | grep -q '^zcav: '; then
+    problem "stderr line does not start with 'zcav: ': $(head -n 1 "$ERR")"
+  elif [[ $# -gt 0 ]] && ! grep -Eqi -- "$1" "$ERR"; then
+    problem "stderr does not match /$1/: $(head -n 1 "$ERR")"
+  fi
+}
+
+# expect_no_new_files: the command created nothing in $DIR (no output file,
+# no temporary *.tmp.* file).
+expect_no_new_files() {
+  local after
+  after=$(ls -A "$DIR")
+  [[ $after == "$BEFORE" ]] || problem "files left in the working directory: $(echo "$after" | tr '\n' ' ')"
+}
+
+expect_no_tmp_files() {
+  local left
+  left=$(find "$DIR" -name '*.tmp.*' | tr '\n' ' ')
+  [[ -z $left ]] || problem "temporary files left behind: $left"
+}
+
+# expect_grep ERE FILE [what]
+expect_grep() {
+  grep -Eq -- "$1" "$2" 2>/dev/null || problem "${3:-$(basename "$2")} does not match /$1/"
+}
+
+expect_no_grep() {
+  ! grep -Fq -- "$1" "$2" 2>/dev/null || problem "${3:-$(basename "$2")} contains '$1'"
+}
+
+# expect_eq ACTUAL EXPECTED WHAT
+expect_eq() {
+  [[ $1 == "$2" ]] || problem "$3 is '$1', expected '$2'"
+}
+
+# expect_num_eq ACTUAL EXPECTED WHAT: numerically equal within 1e-9.
+expect_num_eq() {
+  awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < 1e-9) }' ||
+    problem "$3 is '$1', expected $2"
+}
+
+# The classic data lines of a raw file (no '#' lines).
+data_lines() { grep -v '^#' "$1"; }
+data_count() { grep -vc '^#' "$1"; }
+first_offset() { data_lines "$1" | head -n 1 | awk '{ print $1 }'; }
+last_offset() { data_lines "$1" | tail -n 1 | awk '{ print $1 }'; }
+gib() { awk -v b="$1" 'BEGIN { printf "%.12f", b / 1073741824 }'; }
+
+# expect_raw_data FILE: every data line has >= 3 numeric columns, column 1
+# strictly increases, and no "++++" (classic zcav's "too fast to time").
+expect_raw_data() {
+  local verdict
+  verdict=$(awk '
+    /^#/ { next }
+    {
+      n++
+      if (NF < 3) short++
+      for (i = 1; i <= 3 && i <= NF; i++)
+        if ($i !~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) nonnum++
+      if (n > 1 && $1 + 0 <= prev) order++
+      prev = $1 + 0
+    }
+    END { printf "%d %d %d %d", n, short, nonnum, order }' "$1")
+  local n short nonnum order
+  read -r n short nonnum order <<<"$verdict"
+  [[ $n -gt 0 ]] || problem "no data lines in $(basename "$1")"
+  [[ $short -eq 0 ]] || problem "$short data lines with fewer than 3 columns"
+  [[ $nonnum -eq 0 ]] || problem "$nonnum non-numeric values in columns 1-3"
+  [[ $order -eq 0 ]] || problem "column 1 (offset) does not increase at $order lines"
+  expect_no_grep "++++" "$1"
+}
+
+skip_case() {
+  finish_case
+  SKIPPED=$((SKIPPED + 1))
+  echo "skip - $1: $2"
+}
+
+# bad_input NAME ARGS...: zcav ARGS... -o OUT must be refused as bad input.
+bad_input() {
+  local name=$1
+  shift
+  check "bad input: $name" 2 "$ZCAV" "$@" -o OUT
+  expect_one_error_line
+  expect_stdout_empty
+  expect_no_new_files
+}
+
+# ---------------------------------------------------------------------------
+# Fixtures, outside the case directories.
+
+FIX="$WORK/fixtures"
+mkdir -p "$FIX/a_directory" || exit 1
+: >"$FIX/empty"
+head -c "$MIB" /dev/urandom >"$FIX/one_mib"
+head -c $((10 * MIB + 4096)) /dev/urandom >"$FIX/ten_mib_4k"
+cp "$FIX/one_mib" "$FIX/unreadable" && chmod 000 "$FIX/unreadable"
+
+# ---------------------------------------------------------------------------
+# Bad input: exit 2, one line, no output file.
+
+bad_input "nonexistent path" sweep "$FIX/does-not-exist"
+expect_grep "does-not-exist" "$ERR" stderr
+bad_input "a directory" sweep "$FIX/a_directory"
+expect_grep "director" "$ERR" stderr
+bad_input "an empty file" sweep "$FIX/empty"
+expect_grep "empty" "$ERR" stderr
+
+if [[ $(id -u) -ne 0 ]]; then
+  bad_input "permission denied" sweep "$FIX/unreadable"
+  expect_grep "[Pp]ermission denied" "$ERR" stderr
+elif command -v setpriv >/dev/null && chmod 755 "$WORK" "$FIX" &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ZCAV" 2>/dev/null; then
+  # Root can read anything: drop to 'nobody' for this one case.
+  begin "bad input: permission denied (as nobody via setpriv)"
+  chmod 777 "$DIR"
+  run setpriv --reuid=65534 --regid=65534 --clear-groups "$ZCAV" sweep "$FIX/unreadable" -o OUT
+  expect_exit 2
+  expect_one_error_line "permission denied"
+  expect_stdout_empty
+  expect_no_new_files
+else
+  skip_case "bad input: permission denied" \
+    "running as root (root can read a chmod 000 file) and cannot drop to nobody with setpriv"
+fi
+
+bad_input "block larger than a 1 MiB file" sweep "$FIX/one_mib" --block-size 2G
+expect_grep "block" "$ERR" stderr
+bad_input "block larger than sim:ssd?size=1G" sweep "sim:ssd?size=1G" --block-size 2G
+expect_grep "block" "$ERR" stderr
+bad_input "classic -b larger than the device" -b 2048 "sim:ssd?size=1G"
+bad_input "range end beyond the end (sim)" sweep "sim:ssd?size=1G" --end 2G
+bad_input "range end beyond the end (file)" sweep "$FIX/one_mib" --end 2M
+bad_input "range start beyond the end" sweep "sim:ssd?size=1G" --start 2G
+bad_input "classic -r beyond the end" -r 2048 "sim:ssd?size=1G"
+bad_input "reversed range" sweep sim:hdd --start 100M --end 10M
+bad_input "classic reversed -r 300:100" -r 300:100 sim:hdd
+bad_input "empty range" sweep sim:hdd --start 10M --end 10M
+bad_input "--block-size 0" sweep sim:hdd --block-size 0
+bad_input "--block-size -1" sweep sim:hdd --block-size -1
+bad_input "--block-size abc" sweep sim:hdd --block-size abc
+bad_input "--block-size 12Q" sweep sim:hdd --block-size 12Q
+bad_input "--chunk-size 0" sweep sim:hdd --chunk-size 0
+bad_input "chunk larger than block" sweep sim:hdd --block-size 1M --chunk-size 2M
+bad_input "--start garbage" sweep sim:hdd --start 1x
+bad_input "--end -5G" sweep sim:hdd --end -5G
+bad_input "classic -b 0" -b 0 sim:hdd
+bad_input "classic -b abc" -b abc sim:hdd
+bad_input "--passes 0" sweep sim:hdd --passes 0
+bad_input "--passes -3" sweep sim:hdd --passes -3
+bad_input "--passes x" sweep sim:hdd --passes x
+bad_input "--passes 4294967297 (too large)" sweep sim:hdd --passes 4294967297
+bad_input "classic -c 0" sweep sim:hdd -c 0
+bad_input "classic -c 0 without the sweep command" -c 0 sim:hdd
+bad_input "--skip 0" sweep sim:hdd --skip 0
+bad_input "classic -s 0" -s 0 sim:hdd
+bad_input "unknown sim model" sweep sim:floppy
+expect_grep "floppy" "$ERR" stderr
+bad_input "unknown sim parameter" sweep "sim:hdd?colour=red"
+expect_grep "colour" "$ERR" stderr
+bad_input "bad sim parameter value" sweep "sim:hdd?size=abc"
+bad_input "unknown option after sweep" sweep sim:hdd --frobnicate
+expect_grep "frobnicate" "$ERR" stderr
+bad_input "unknown option before any command" --frobnicate
+expect_grep "frobnicate" "$ERR" stderr
+bad_input "missing device" sweep
+bad_input "missing device (classic flags only)" -c 2
+bad_input "two devices" sweep sim:hdd sim:ssd
+bad_input "classic -f plus a second device" -f sim:hdd sim:ssd
+bad_input "unknown format" sweep sim:hdd --format xml
+expect_grep "xml" "$ERR" stderr
+bad_input "-w (write test not available)" sweep sim:hdd -w
+expect_grep "write" "$ERR" stderr
+bad_input "--quick with --skip 3" sweep sim:hdd --quick --skip 3
+bad_input "--quick with classic -s 3" sweep sim:hdd --quick -s 3
+bad_input "--block-size together with -b" sweep sim:hdd --block-size 1M -b 1
+bad_input "--passes together with -c" sweep sim:hdd --passes 2 -c 2
+
+check "bad input: output into a nonexistent directory" 2 \
+  "$ZCAV" sweep sim:hdd --quiet -o "$WORK/no-such-dir/out.dat"
+expect_one_error_line "no-such-dir"
+expect_stdout_empty
+expect_no_new_files
+[[ ! -e $WORK/no-such-dir ]] || problem "$WORK/no-such-dir was created"
+
+check "bad input: output is a directory" 2 "$ZCAV" sweep sim:hdd --quiet -o "$FIX/a_directory"
+expect_one_error_line "director"
+expect_stdout_empty
+[[ -z $(ls -A "$FIX/a_directory") ]] || problem "files created in the output directory"
+[[ -z $(find "$FIX" -maxdepth 1 -name '*.tmp.*') ]] || problem "temporary file left beside it"
+
+# The output file must not replace the device being read (rename would
+# overwrite the input file, or the device node).
+begin "bad input: output file is the device itself"
+cp "$FIX/one_mib" same.dat
+sum_before=$(md5sum <same.dat)
+run "$ZCAV" sweep same.dat --quiet -o same.dat
+expect_exit 2
+expect_one_error_line
+expect_no_new_files
+expect_eq "$(md5sum <same.dat)" "$sum_before" "the device file's checksum"
+
+# An output that is a device node (/dev/null) is written in place, never
+# replaced by a rename.
+begin "output to /dev/null is written through, the node stays a device"
+run "$ZCAV" sweep 'sim:ssd?size=64M' --quiet -o /dev/null
+expect_exit 0
+[[ -c /dev/null ]] || problem "/dev/null is no longer a character device"
+[[ -z $(find /dev -maxdepth 1 -name 'null.tmp.*' 2>/dev/null) ]] || problem "temporary file left in /dev"
+
+# ---------------------------------------------------------------------------
+# Help and version.
+
+check "zcav --help" 0 "$ZCAV" --help
+expect_grep "[Uu]sage" "$OUT" stdout
+expect_grep "sweep" "$OUT" stdout
+expect_stderr_empty
+
+check "zcav with no arguments shows the help" 0 "$ZCAV"
+expect_grep "[Uu]sage" "$OUT" stdout
+
+check "zcav sweep --help" 0 "$ZCAV" sweep --help
+expect_grep "[Uu]sage: zcav sweep" "$OUT" stdout
+expect_grep "--block-size" "$OUT" stdout
+expect_grep "--passes" "$OUT" stdout
+expect_stderr_empty
+
+check "zcav --version" 0 "$ZCAV" --version
+expect_grep '^zcav [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" stdout
+expect_eq "$(wc -l <"$OUT")" 1 "number of stdout lines"
+expect_stderr_empty
+
+# ---------------------------------------------------------------------------
+# End to end on simulated devices.
+
+check "zcav sweep sim:hdd --quiet writes the classic layout on stdout" 0 "$ZCAV" sweep sim:hdd --quiet
+expect_stderr_empty
+expect_raw_data "$OUT"
+n=$(data_count "$OUT")
+[[ $n -ge 900 && $n -le 1100 ]] || problem "$n data lines, expected about 1000"
+expect_grep '^#loops: 1' "$OUT" stdout
+expect_grep '^# status: complete' "$OUT" stdout
+expect_grep 'MiB.*2\^20 B' "$OUT" stdout
+expect_num_eq "$(first_offset "$OUT")" 0 "first offset"
+expect_no_new_files
+
+check "-o - means stdout" 0 "$ZCAV" sweep sim:ssd --quiet -o -
+expect_raw_data "$OUT"
+expect_no_new_files
+
+check "--format json -o FILE writes parseable JSON" 0 \
+  "$ZCAV" sweep sim:hdd -o sweep.json --format json --quiet
+expect_stdout_empty
+expect_stderr_empty
+expect_no_tmp_files
+JSON_BLOCKS=""
+if [[ -f sweep.json ]]; then
+  JSON_BLOCKS=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("device", "options", "blocks", "summary"):
+    assert k in d, "missing key " + k
+for k in ("min_mb_per_s", "max_mb_per_s", "avg_mb_per_s", "cpu_percent", "seconds"):
+    assert k in d["summary"], "missing summary." + k
+b = d["blocks"]
+assert len(b) > 0, "no blocks"
+for k in ("offset_bytes", "length_bytes", "mb_per_s", "mean_mb_per_s", "min_mb_per_s",
+          "max_mb_per_s", "stddev_mb_per_s", "passes"):
+    assert k in b[0], "missing blocks[0]." + k
+offsets = [x["offset_bytes"] for x in b]
+assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets), "offsets not increasing"
+assert all(x["mb_per_s"] > 0 for x in b), "a block with a non-positive rate"
+s = d["summary"]
+assert s["min_mb_per_s"] <= s["avg_mb_per_s"] <= s["max_mb_per_s"], "min <= avg <= max"
+print(len(b))
+' sweep.json 2>&1) || { problem "JSON check failed: $JSON_BLOCKS"; JSON_BLOCKS=""; }
+  [[ -z $JSON_BLOCKS || ( $JSON_BLOCKS -ge 900 && $JSON_BLOCKS -le 1100 ) ]] ||
+    problem "$JSON_BLOCKS blocks, expected about 1000"
+else
+  problem "sweep.json was not created"
+fi
+
+check "--format csv has one row per block plus a header" 0 \
+  "$ZCAV" sweep sim:hdd -o sweep.csv --format csv --quiet
+expect_stdout_empty
+expect_no_tmp_files
+if [[ -f sweep.csv ]]; then
+  expect_grep '^offset_bytes,' sweep.csv
+  if [[ -n $JSON_BLOCKS ]]; then
+    expect_eq "$(wc -l <sweep.csv)" $((JSON_BLOCKS + 1)) "CSV line count (blocks + 1)"
+  else
+    problem "no JSON block count to compare with (the JSON case failed)"
+  fi
+  bad_rows=$(awk -F, 'NR > 1 && (NF < 8 || $3 + 0 <= 0)' sweep.csv | wc -l)
+  expect_eq "$bad_rows" 0 "CSV rows with fewer than 8 fields or no rate"
+else
+  problem "sweep.csv was not created"
+fi
+
+# Classic zcav: -b MiB, -c passes, -r end MiB, -f file, -l log.
+check "classic: zcav -b 1000 -c 2 -r 10000 -f sim:hdd -l FILE" 0 \
+  "$ZCAV" -b 1000 -c 2 -r 10000 -f sim:hdd -l classic.dat
+expect_stdout_empty
+expect_no_tmp_files
+if [[ -f classic.dat ]]; then
+  expect_raw_data classic.dat
+  expect_eq "$(data_count classic.dat)" 10 "number of blocks"
+  expect_grep '^#loops: 2' classic.dat
+  expect_grep 'block_bytes=1048576000 ' classic.dat "options header"
+  expect_num_eq "$(last_offset classic.dat)" "$(gib $((9000 * MIB)))" "last offset (GiB)"
+  passes_col=$(data_lines classic.dat | awk '$NF != 2' | wc -l)
+  expect_eq "$passes_col" 0 "blocks not measured over 2 passes (last column)"
+else
+  problem "classic.dat was not created"
+fi
+
+check "classic: the same with 'zcav sweep' in front" 0 \
+  "$ZCAV" sweep -b 1000 -c 2 -r 10000 -f sim:hdd --quiet
+expect_eq "$(data_count "$OUT")" 10 "number of blocks"
+expect_grep '^#loops: 2' "$OUT" stdout
+
+# -s 10: every 10th block of the default plan.
+begin "classic: zcav -s 10 sim:ssd?size=1G reads every 10th block"
+run "$ZCAV" sweep "sim:ssd?size=1G" --quiet
+all_blocks=$(data_count "$OUT")
+block_bytes=$(grep -o 'block_bytes=[0-9]*' "$OUT" | head -n 1 | cut -d= -f2)
+run "$ZCAV" -s 10 "sim:ssd?size=1G"
+expect_exit 0
+expect_raw_data "$OUT"
+expect_eq "$(data_count "$OUT")" $(((all_blocks + 9) / 10)) "number of blocks (every 10th of $all_blocks)"
+second=$(data_lines "$OUT" | sed -n 2p | awk '{ print $1 }')
+expect_num_eq "$second" "$(gib $((10 * ${block_bytes:-0})))" "second offset (GiB)"
+expect_grep 'skip=10' "$OUT" "options header"
+
+check "classic: -b 10 -r 100:300 on sim:hdd gives 20 blocks from 100 MiB" 0 \
+  "$ZCAV" sweep sim:hdd -b 10 -r 100:300 --quiet
+expect_raw_data "$OUT"
+expect_eq "$(data_count "$OUT")" 20 "number of blocks"
+expect_num_eq "$(first_offset "$OUT")" 0.09765625 "first offset (GiB)"
+expect_num_eq "$(last_offset "$OUT")" "$(gib $((290 * MIB)))" "last offset (GiB)"
+
+check "--start 100M --end 300M --block-size 10M matches -r 100:300 -b 10" 0 \
+  "$ZCAV" sweep sim:hdd --block-size 10M --start 100M --end 300M --quiet
+expect_eq "$(data_count "$OUT")" 20 "number of blocks"
+expect_num_eq "$(first_offset "$OUT")" 0.09765625 "first offset (GiB)"
+
+check "--passes 3 records 3 passes per block" 0 \
+  "$ZCAV" sweep "sim:hdd?size=10G" --block-size 1G --passes 3 --quiet
+expect_grep '^#loops: 3' "$OUT" stdout
+expect_eq "$(data_lines "$OUT" | awk '$NF != 3' | wc -l)" 0 "blocks without n=3"
+
+check "--quick reads about a tenth: about 1000 points" 0 "$ZCAV" sweep sim:hdd --quick --quiet
+expect_raw_data "$OUT"
+n=$(data_count "$OUT")
+[[ $n -ge 900 && $n -le 1100 ]] || problem "$n data lines, expected about 1000"
+
+check "classic -u is accepted but ignored, with a warning" 0 \
+  "$ZCAV" -u 1000 "sim:ssd?size=1G" --quiet -o ignored.dat
+expect_one_error_line "warning: .*-u"
+[[ -f ignored.dat ]] || problem "ignored.dat was not created"
+
+# ---------------------------------------------------------------------------
+# Real files.
+
+check "the trailing partial block of a 10 MiB + 4 KiB file is measured" 0 \
+  "$ZCAV" sweep "$FIX/ten_mib_4k" --block-size 1M --quiet
+expect_raw_data "$OUT"
+expect_eq "$(data_count "$OUT")" 11 "number of blocks"
+expect_num_eq "$(last_offset "$OUT")" "$(gib $((10 * MIB)))" "last offset (GiB)"
+
+check "the trailing partial block is 4096 bytes long in the JSON" 0 \
+  "$ZCAV" sweep "$FIX/ten_mib_4k" --block-size 1M --quiet --format json
+last_len=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["blocks"][-1]["length_bytes"])' \
+  <"$OUT" 2>&1)
+expect_eq "$last_len" 4096 "last block's length_bytes"
+
+# ---------------------------------------------------------------------------
+# Read error: exit 1, one message naming the offset, data kept and marked partial.
+
+check "a read error stops with exit 1 and keeps the data before it" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M -o partial.dat --quiet
+expect_one_error_line "524288000"
+expect_stdout_empty
+expect_no_tmp_files
+if [[ -f partial.dat ]]; then
+  expect_raw_data partial.dat
+  expect_eq "$(data_count partial.dat)" 500 "blocks before the bad offset"
+  expect_num_eq "$(last_offset partial.dat)" "$(gib $((499 * MIB)))" "last offset (GiB)"
+  expect_grep '^# status: partial' partial.dat
+  expect_grep '524288000' partial.dat
+  expect_no_grep "status: complete" partial.dat
+else
+  problem "partial.dat was not kept"
+fi
+
+check "a read error with JSON output marks it partial" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M --format json -o partial.json --quiet
+if [[ -f partial.json ]]; then
+  verdict=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(len(d["blocks"]), d.get("partial"), d["blocks"][-1]["offset_bytes"])' partial.json 2>&1)
+  expect_eq "$verdict" "500 True $((499 * MIB))" "blocks, partial, last offset"
+else
+  problem "partial.json was not kept"
+fi
+
+# ---------------------------------------------------------------------------
+# SIGINT: simulated sweeps take no real time, so interrupt a real, slow read
+# (4 KiB O_DIRECT chunks, 50 passes over 256 MiB).
+
+# interrupt_case SIGNAL: interrupt a sweep of $WORK/big256 with SIGNAL.
+interrupt_case() {
+  local sig=$1 i tmp
+  begin "SIG$sig stops the sweep, keeps the data marked partial, exit 130"
+  BEFORE=$(ls -A "$DIR")
+  "$ZCAV" sweep "$WORK/big256" --block-size 1M --chunk-size 4k --no-warmup --passes 50 \
+    -o interrupted.dat >"$OUT" 2>"$ERR" &
+  BG_PID=$!
+  # Wait 1 s, and until at least one block is in the (temporary) output.
+  sleep 1
+  for ((i = 0; i < 100; i++)); do
+    tmp=$(find . -maxdepth 1 -name 'interrupted.dat.tmp.*' | head -n 1)
+    [[ -n $tmp ]] && grep -qv '^#' "$tmp" 2>/dev/null && break
+    sleep 0.1
+  done
+  kill -0 "$BG_PID" 2>/dev/null || problem "zcav finished before it could be interrupted"
+  kill "-$sig" "$BG_PID" 2>/dev/null
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "$BG_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$BG_PID" 2>/dev/null; then
+    problem "zcav still running 60 s after SIG$sig; killed"
+    kill -KILL "$BG_PID" 2>/dev/null
+  fi
+  wait "$BG_PID"
+  RC=$?
+  BG_PID=""
+  expect_exit 130
+  expect_no_tmp_files
+  grep -q '^zcav: .*interrupt' "$ERR" || problem "no 'zcav: ... interrupted' message on stderr"
+  if [[ -f interrupted.dat ]]; then
+    expect_raw_data interrupted.dat
+    expect_grep 'partial: interrupted' interrupted.dat
+    expect_no_grep "status: complete" interrupted.dat
+  else
+    problem "interrupted.dat was not written"
+  fi
+}
+
+dd if=/dev/urandom of="$WORK/big256" bs=1M count=256 status=none
+interrupt_case INT
+interrupt_case TERM
+rm -f "$WORK/big256"
+
+# ---------------------------------------------------------------------------
+# Progress on stderr.
+
+check "progress on a non-TTY stderr: plain lines and a final 'complete:' line" 0 \
+  "$ZCAV" sweep sim:hdd
+expect_raw_data "$OUT"
+[[ -s $ERR ]] || problem "no progress on stderr"
+if grep -q $'\r' "$ERR"; then problem "carriage returns on a non-TTY stderr"; fi
+tail -n 1 "$ERR" | grep -q '^complete:' || problem "last stderr line is not 'complete: ...': $(tail -n 1 "$ERR")"
+
+check "--quiet prints nothing on stderr" 0 "$ZCAV" sweep sim:hdd -q -o quiet.dat
+expect_stderr_empty
+expect_stdout_empty
+[[ -f quiet.dat ]] || problem "quiet.dat was not created"
+
+# ---------------------------------------------------------------------------
+
+finish_case
+cd /
+[[ $SKIPPED -eq 0 ]] || echo "($SKIPPED skipped)"
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Real-I/O test: zcav reads a regular file on a disk file system with O_DIRECT.
+# The file is put in the page cache first; the sweep must still fetch every
+# pass from storage (summary.storage_read_bytes, from /proc/self/io), measure
+# the trailing partial block, and run at a rate comparable to dd iflag=direct.
+#
+# Usage: bash odirect_file_test.sh /path/to/zcav
+# Exit: 0 pass, 1 fail. Needs no root and never skips: a machine without a
+# file system that supports O_DIRECT fails it. Set ZCAV_REAL_TEST_DIR to pick
+# the directory (default: the first of $TMPDIR, /var/tmp, /tmp that takes
+# O_DIRECT reads). Needs python3 (to read the JSON output).
+set -euo pipefail
+
+readonly ZCAV=${1:?usage: odirect_file_test.sh /path/to/zcav}
+readonly BLOCK_MIB=16
+readonly SIZE_BYTES=$((200 * 1024 * 1024 + 12 * 1024))  # last 16M block is partial
+readonly PASSES=2
+readonly DD_FACTOR=3   # zcav's average within a factor of 3 of dd's (shared machine)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+command -v python3 >/dev/null || fail "python3 is required to read zcav's JSON output"
+[[ -x $ZCAV ]] || fail "zcav binary not found or not executable: $ZCAV"
+
+WORK=""
+ZCAV_PID=""
+cleanup() {
+  local rc=$?
+  set +e
+  if [[ -n $ZCAV_PID ]] && kill -0 "$ZCAV_PID" 2>/dev/null; then
+    kill "$ZCAV_PID" 2>/dev/null
+    wait "$ZCAV_PID" 2>/dev/null
+  fi
+  [[ -n $WORK ]] && rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A directory on a file system that really takes O_DIRECT reads (not tmpfs or
+# ramfs, where "direct" would still be RAM): probed with dd iflag=direct.
+pick_dir() {
+  local dir type
+  for dir in ${ZCAV_REAL_TEST_DIR:-} ${TMPDIR:-} /var/tmp /tmp; do
+    [[ -d $dir && -w $dir ]] || continue
+    type=$(stat -f -c %T "$dir")
+    case $type in tmpfs | ramfs) continue ;; esac
+    local probe
+    probe=$(mktemp "$dir/zcav-probe-XXXXXX") || continue
+    if dd if=/dev/zero of="$probe" bs=4096 count=1 status=none conv=fsync &&
+       dd if="$probe" of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null; then
+      rm -f "$probe"
+      echo "$dir"
+      return 0
+    fi
+    rm -f "$probe"
+  done
+  return 1
+}
+BASE=$(pick_dir) ||
+  fail "no directory among \$ZCAV_REAL_TEST_DIR, \$TMPDIR, /var/tmp, /tmp supports O_DIRECT reads"
+WORK=$(mktemp -d "$BASE/zcav-odirect-XXXXXX")
+readonly FILE=$WORK/data.bin
+readonly OUT=$WORK/out.json
+echo "directory $WORK ($(stat -f -c %T "$WORK"))"
+
+# Real data (not fallocate: reads of unwritten extents never reach the disk),
+# synced so no dirty page stands between zcav and the disk.
+head -c "$SIZE_BYTES" /dev/urandom > "$FILE"
+sync "$FILE" 2>/dev/null || sync
+# Put the whole file in the page cache: a buffered reader would now run at RAM speed.
+cat "$FILE" > /dev/null
+
+ZCAV_RC=0
+"$ZCAV" sweep "$FILE" --block-size "${BLOCK_MIB}M" --passes "$PASSES" --format json \
+  -o "$OUT" --quiet &
+ZCAV_PID=$!
+wait "$ZCAV_PID" || ZCAV_RC=$?
+ZCAV_PID=""
+[[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $FILE exited with $ZCAV_RC"
+[[ -s $OUT ]] || fail "zcav wrote no output to $OUT"
+
+# dd's O_DIRECT rate on the same file, for comparison: "N bytes (...) copied, S s, ...".
+DD_LINE=$(LC_ALL=C dd if="$FILE" of=/dev/null bs="${BLOCK_MIB}M" iflag=direct 2>&1 | tail -n 1)
+
+python3 - "$OUT" "$SIZE_BYTES" "$BLOCK_MIB" "$PASSES" "$DD_FACTOR" "$DD_LINE" <<'EOF'
+import json, re, sys
+
+path, size, block_mib, passes, factor, dd_line = sys.argv[1:]
+size, block, passes, factor = int(size), int(block_mib) << 20, int(passes), float(factor)
+doc = json.load(open(path))
+errors = []
+
+dev = doc["device"]
+if dev.get("direct_io") is not True:
+    errors.append(f"device.direct_io is {dev.get('direct_io')!r}: O_DIRECT was not used "
+                  f"(notes: {dev.get('notes')})")
+if dev.get("kind") != "file":
+    errors.append(f"device.kind is {dev.get('kind')!r}, expected 'file'")
+if dev.get("size_bytes") != size:
+    errors.append(f"device.size_bytes is {dev.get('size_bytes')}, expected {size}")
+if doc.get("status") != "complete" or doc.get("partial") is not False:
+    errors.append(f"status {doc.get('status')!r}, partial {doc.get('partial')!r}")
+
+# Blocks tile [0, size), the last one partial, each read on every pass.
+blocks = doc["blocks"]
+pos = 0
+for b in blocks:
+    if b["offset_bytes"] != pos:
+        errors.append(f"block at {b['offset_bytes']} leaves a gap or overlap (expected {pos})")
+    pos = b["offset_bytes"] + b["length_bytes"]
+    if b["passes"] != passes:
+        errors.append(f"block at {b['offset_bytes']} has {b['passes']} passes, expected {passes}")
+if pos != size:
+    errors.append(f"blocks end at {pos}, expected {size}")
+expected_last = size % block
+if not blocks or blocks[-1]["length_bytes"] != expected_last:
+    errors.append(f"last block is {blocks[-1]['length_bytes'] if blocks else None} bytes, "
+                  f"expected the partial {expected_last}")
+
+# Every pass came from storage, though the file was in the page cache.
+summary = doc["summary"]
+storage = summary.get("storage_read_bytes")
+if storage is None:
+    errors.append("summary.storage_read_bytes is unknown (/proc/self/io unreadable?)")
+elif storage < 2 * size * 0.99:
+    errors.append(f"storage_read_bytes {storage} < 99% of {passes} x {size}: "
+                  f"passes were served from the page cache")
+
+m = re.match(r"(\d+) bytes .* copied, ([0-9.]+) s", dd_line)
+if not m or float(m.group(2)) <= 0:
+    errors.append(f"cannot parse dd's output: {dd_line!r}")
+    dd_rate = None
+else:
+    dd_rate = int(m.group(1)) / float(m.group(2)) / 1e6
+avg = summary["avg_mb_per_s"]
+if dd_rate is not None and not (dd_rate / factor <= avg <= dd_rate * factor):
+    errors.append(f"zcav average {avg:.1f} MB/s is not within a factor {factor:g} "
+                  f"of dd iflag=direct's {dd_rate:.1f} MB/s")
+
+figures = ", ".join(f"pass {p['pass']}: {p['mb_per_s']:.1f} MB/s" for p in doc["passes"])
+print(f"zcav: {figures}, average {avg:.1f} MB/s ({summary.get('cpu_percent', 0):.0f}% cpu); "
+      f"dd iflag=direct: {dd_rate:.1f} MB/s" if dd_rate else f"zcav: {figures}")
+print(f"storage_read_bytes {storage} for {passes} x {size} bytes; "
+      f"{len(blocks)} blocks, last {blocks[-1]['length_bytes'] if blocks else 0} bytes")
+if errors:
+    for e in errors:
+        print("FAIL:", e, file=sys.stderr)
+    sys.exit(1)
+print("PASS")
+EOF

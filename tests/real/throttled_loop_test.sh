@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Real-I/O test: zcav reads a loop device through a blkio throttle of
+# 40 MB/s (10^6 B/s) and must measure every pass within +-3 % of 40 MB/s.
+# A pass served from the page cache would run at GB/s, so this also proves
+# every pass reached the device.
+#
+# Usage: bash throttled_loop_test.sh /path/to/zcav
+# Exit: 0 pass, 1 fail, 77 skip (not root, no loop devices, no blkio/io cgroup).
+# Needs python3 (to read the JSON output). Cleans up its loop device, cgroup
+# and files on every exit path.
+set -euo pipefail
+
+readonly ZCAV=${1:?usage: throttled_loop_test.sh /path/to/zcav}
+readonly RATE_BPS=40000000       # throttle, bytes per second
+readonly EXPECTED_MB_PER_S=40.0
+readonly TOLERANCE=0.03          # per pass
+readonly BLOCK_TOLERANCE=0.15    # per block median: blk-throttle works in ~100 ms slices
+readonly SIZE_MIB=384
+readonly PASSES=2
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root (loop devices and cgroups)"
+command -v losetup >/dev/null || skip "no losetup (util-linux) on this machine"
+[[ -e /dev/loop-control ]] || skip "no /dev/loop-control (loop driver not available)"
+command -v python3 >/dev/null || fail "python3 is required to read zcav's JSON output"
+[[ -x $ZCAV ]] || fail "zcav binary not found or not executable: $ZCAV"
+
+# The throttle: cgroup v1 blkio, or v2 io.max.
+readonly V1_ROOT=/sys/fs/cgroup/blkio
+readonly V2_ROOT=/sys/fs/cgroup
+if [[ -f $V1_ROOT/cgroup.procs && -f $V1_ROOT/blkio.throttle.read_bps_device ]]; then
+  CGROUP_MODE=v1
+  CGROUP_PARENT=$V1_ROOT
+elif [[ -f $V2_ROOT/cgroup.controllers ]] && grep -qw io "$V2_ROOT/cgroup.controllers"; then
+  CGROUP_MODE=v2
+  CGROUP_PARENT=$V2_ROOT
+else
+  skip "no blkio cgroup (v1 $V1_ROOT) and no io controller in cgroup v2 ($V2_ROOT)"
+fi
+
+WORK=""
+LOOP=""
+CGROUP=""
+ZCAV_PID=""
+cleanup() {
+  local rc=$?
+  set +e
+  # Only the process we started can be left in the group (if we were interrupted).
+  if [[ -n $ZCAV_PID ]] && kill -0 "$ZCAV_PID" 2>/dev/null; then
+    kill "$ZCAV_PID" 2>/dev/null
+    wait "$ZCAV_PID" 2>/dev/null
+  fi
+  if [[ -n $CGROUP && -d $CGROUP ]]; then
+    # This shell never joins the group; move back anything that did (our
+    # child, if it outlived the kill) before removing it.
+    local pid
+    while read -r pid; do
+      echo "$pid" > "$CGROUP_PARENT/cgroup.procs" 2>/dev/null
+    done < "$CGROUP/cgroup.procs"
+    local _
+    for _ in 1 2 3 4 5; do
+      rmdir "$CGROUP" 2>/dev/null && break
+      sleep 0.2
+    done
+    [[ -d $CGROUP ]] && echo "WARNING: could not remove cgroup $CGROUP" >&2
+  fi
+  if [[ -n $LOOP ]]; then
+    losetup -d "$LOOP" || echo "WARNING: could not detach $LOOP" >&2
+  fi
+  [[ -n $WORK ]] && rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/zcav-throttle-XXXXXX")
+readonly IMAGE=$WORK/disk.img
+readonly OUT=$WORK/out.json
+fallocate -l "${SIZE_MIB}M" "$IMAGE" 2>/dev/null ||
+  dd if=/dev/zero of="$IMAGE" bs=1M count="$SIZE_MIB" status=none
+LOOP=$(losetup -f --show "$IMAGE") || fail "losetup could not attach $IMAGE"
+MAJMIN=$(cat "/sys/block/${LOOP#/dev/}/dev")
+readonly MAJMIN
+
+CGROUP=$CGROUP_PARENT/zcav-test-$$
+mkdir "$CGROUP"
+if [[ $CGROUP_MODE == v1 ]]; then
+  echo "$MAJMIN $RATE_BPS" > "$CGROUP/blkio.throttle.read_bps_device"
+else
+  grep -qw io "$CGROUP_PARENT/cgroup.subtree_control" ||
+    echo "+io" > "$CGROUP_PARENT/cgroup.subtree_control" ||
+    skip "cannot enable the io controller in $CGROUP_PARENT/cgroup.subtree_control"
+  echo "$MAJMIN rbps=$RATE_BPS" > "$CGROUP/io.max"
+fi
+echo "device $LOOP ($MAJMIN, ${SIZE_MIB} MiB) throttled to $RATE_BPS B/s via cgroup $CGROUP_MODE $CGROUP"
+
+# zcav joins the group before it opens the device: sh writes its own PID,
+# then becomes zcav.
+ZCAV_RC=0
+sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
+  "$ZCAV" sweep "$LOOP" --block-size 32M --passes "$PASSES" --format json -o "$OUT" --quiet &
+ZCAV_PID=$!
+wait "$ZCAV_PID" || ZCAV_RC=$?
+ZCAV_PID=""
+[[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $LOOP exited with $ZCAV_RC"
+[[ -s $OUT ]] || fail "zcav wrote no output to $OUT"
+
+python3 - "$OUT" "$((SIZE_MIB * 1024 * 1024))" "$PASSES" "$EXPECTED_MB_PER_S" "$TOLERANCE" \
+  "$BLOCK_TOLERANCE" <<'EOF'
+import json, sys
+
+path, size, passes, expected, tol, block_tol = sys.argv[1:]
+size, passes = int(size), int(passes)
+expected, tol, block_tol = float(expected), float(tol), float(block_tol)
+doc = json.load(open(path))
+errors = []
+
+dev = doc["device"]
+if dev.get("direct_io") is not True:
+    errors.append(f"device.direct_io is {dev.get('direct_io')!r}, expected true")
+if dev.get("kind") != "block":
+    errors.append(f"device.kind is {dev.get('kind')!r}, expected 'block'")
+if dev.get("size_bytes") != size:
+    errors.append(f"device.size_bytes is {dev.get('size_bytes')}, expected {size}")
+if doc.get("status") != "complete" or doc.get("partial") is not False:
+    errors.append(f"status {doc.get('status')!r}, partial {doc.get('partial')!r}")
+
+# Blocks tile the whole device, each read on every pass.
+pos = 0
+for b in doc["blocks"]:
+    if b["offset_bytes"] != pos:
+        errors.append(f"block at {b['offset_bytes']} leaves a gap or overlap (expected {pos})")
+    pos = b["offset_bytes"] + b["length_bytes"]
+    if b["passes"] != passes:
+        errors.append(f"block at {b['offset_bytes']} has {b['passes']} passes, expected {passes}")
+if pos != size:
+    errors.append(f"blocks end at {pos}, expected {size}")
+
+rates = [p["mb_per_s"] for p in doc["passes"]]
+figures = ", ".join(f"pass {p['pass']}: {p['mb_per_s']:.2f} MB/s" for p in doc["passes"])
+if len(rates) != passes:
+    errors.append(f"{len(rates)} passes reported, expected {passes}")
+for p in doc["passes"]:
+    if not p.get("complete"):
+        errors.append(f"pass {p['pass']} incomplete")
+    if abs(p["mb_per_s"] - expected) > tol * expected:
+        errors.append(f"pass {p['pass']}: {p['mb_per_s']:.2f} MB/s is outside "
+                      f"{expected:g} MB/s +-{tol:.0%} (a cached pass would be far above)")
+block_rates = [b["mb_per_s"] for b in doc["blocks"]]
+block_figures = (f"block medians {min(block_rates):.2f}..{max(block_rates):.2f} MB/s"
+                 if block_rates else "no blocks")
+for b in doc["blocks"]:
+    if abs(b["mb_per_s"] - expected) > block_tol * expected:
+        errors.append(f"block at {b['offset_bytes']}: median {b['mb_per_s']:.2f} MB/s is outside "
+                      f"{expected:g} MB/s +-{block_tol:.0%}")
+
+print(f"throttle {expected:g} MB/s: {figures}; {block_figures}; "
+      f"average {doc['summary']['avg_mb_per_s']:.2f} MB/s")
+if errors:
+    for e in errors:
+        print("FAIL:", e, file=sys.stderr)
+    sys.exit(1)
+print("PASS")
+EOF

@@ -1,0 +1,28 @@
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "zcav/stats.h"
+
+TEST_CASE("Summarize gives the exact median, mean, extremes and sample stddev", "[stats]") {
+  const std::vector<double> odd{5, 1, 3};
+  const auto s = zcav::Summarize(odd);
+  CHECK(s.count == 3);
+  CHECK(s.median == 3);
+  CHECK(s.mean == Approx(3));
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  CHECK(s.stddev == Approx(2.0));  // sample stddev of 1,3,5
+
+  const std::vector<double> even{10, 2, 4, 100};
+  CHECK(zcav::Summarize(even).median == Approx(7));
+}
+
+TEST_CASE("Summarize of one value has zero spread and of none is all zero", "[stats]") {
+  const std::vector<double> one{42};
+  const auto s = zcav::Summarize(one);
+  CHECK(s.median == 42);
+  CHECK(s.stddev == 0);
+  const auto none = zcav::Summarize(std::span<const double>());
+  CHECK(none.count == 0);
+  CHECK(none.mean == 0);
+}

@@ -1,0 +1,334 @@
+#include <catch2/catch.hpp>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "testutil.h"
+#include "zcav/clock.h"
+#include "zcav/error.h"
+#include "zcav/sim_device.h"
+#include "zcav/sweep.h"
+#include "zcav/units.h"
+
+using zcav::kMiB;
+using zcav::test::RecordingSink;
+
+namespace {
+
+// Wraps a device and records every read it is asked for.
+class RecordingDevice final : public zcav::Device {
+ public:
+  explicit RecordingDevice(zcav::Device& inner) : inner_(inner) {}
+  const zcav::DeviceInfo& info() const override { return inner_.info(); }
+  std::error_code ReadAt(std::uint64_t offset, std::span<std::byte> buffer) noexcept override {
+    reads.push_back({offset, buffer.size()});
+    return inner_.ReadAt(offset, buffer);
+  }
+  std::error_code PreparePass() noexcept override {
+    ++prepared;
+    return {};
+  }
+  struct Read {
+    std::uint64_t offset, length;
+  };
+  std::vector<Read> reads;
+  int prepared = 0;
+
+ private:
+  zcav::Device& inner_;
+};
+
+struct SimRun {
+  zcav::SimModel model;
+  zcav::VirtualClock clock;
+  std::unique_ptr<zcav::Device> device;
+  zcav::RunInfo run;
+  RecordingSink sink;
+  zcav::SweepResult result;
+
+  SimRun(const std::string& spec, const zcav::SweepOptions& options,
+         const std::atomic<bool>* stop = nullptr, zcav::SampleSink* extra = nullptr)
+      : model(zcav::ParseSimSpec(spec)), device(zcav::MakeSimulatedDevice(model, clock)) {
+    run.device = device->info();
+    run.plan = zcav::PlanSweep(run.device, options);
+    if (extra != nullptr) {
+      zcav::TeeSink tee({&sink, extra});
+      result = zcav::RunSweep(*device, run, clock, tee, stop);
+    } else {
+      result = zcav::RunSweep(*device, run, clock, sink, stop);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Per-block rates reproduce the simulated zone table within 0.5 %", "[sweep]") {
+  for (const char* spec : {"sim:hdd?noise=0.5%&seed=11", "sim:usb2-hdd?noise=0.5%",
+                           "sim:cd?noise=0.2%", "sim:dvd?noise=0.2%", "sim:ssd?size=64G"}) {
+    CAPTURE(spec);
+    zcav::SweepOptions o;
+    o.passes = 3;
+    SimRun r(spec, o);
+    REQUIRE(r.result.status == zcav::SweepStatus::kComplete);
+    REQUIRE(r.sink.blocks.size() == r.run.plan.block_count);
+    for (const auto& b : r.sink.blocks) {
+      const double expected = zcav::ExpectedMbPerS(r.model, b.offset_bytes, b.length_bytes);
+      CAPTURE(b.offset_bytes, b.mb_per_s, expected);
+      REQUIRE(std::abs(b.mb_per_s - expected) / expected < 0.005);
+    }
+  }
+}
+
+TEST_CASE("Sweep emits one sample per block per pass and one result per block", "[sweep]") {
+  zcav::SweepOptions o;
+  o.passes = 4;
+  o.block_bytes = 64 * kMiB;
+  SimRun r("sim:hdd?size=10G&noise=2%", o);
+  const std::uint64_t blocks = r.run.plan.block_count;
+  CHECK(blocks == 160);
+  CHECK(r.sink.samples.size() == blocks * 4);
+  REQUIRE(r.sink.blocks.size() == blocks);
+  REQUIRE(r.sink.passes.size() == 4);
+  for (std::uint64_t i = 0; i < blocks; ++i) {
+    CHECK(r.sink.blocks[i].index == i);
+    CHECK(r.sink.blocks[i].passes == 4);
+    CHECK(r.sink.blocks[i].min_mb_per_s <= r.sink.blocks[i].mb_per_s);
+    CHECK(r.sink.blocks[i].mb_per_s <= r.sink.blocks[i].max_mb_per_s);
+    CHECK(r.sink.blocks[i].stddev_mb_per_s > 0);  // 2 % noise: passes differ
+  }
+  for (const auto& p : r.sink.passes) CHECK(p.complete);
+  CHECK(r.sink.finished);
+}
+
+TEST_CASE("Every pass reaches the device and is read in chunks", "[sweep]") {
+  zcav::VirtualClock clock;
+  const auto model = zcav::ParseSimSpec("sim:ssd?size=100M&noise=0");
+  auto sim = zcav::MakeSimulatedDevice(model, clock);
+  RecordingDevice dev(*sim);
+  zcav::SweepOptions o;
+  o.passes = 2;
+  o.block_bytes = 10 * kMiB;
+  o.chunk_bytes = 2 * kMiB;
+  zcav::RunInfo run;
+  run.device = dev.info();
+  run.plan = zcav::PlanSweep(run.device, o);
+  RecordingSink sink;
+  zcav::RunSweep(dev, run, clock, sink);
+  CHECK(dev.prepared == 2);
+  // One warm-up chunk, then 10 blocks x 5 chunks x 2 passes.
+  REQUIRE(dev.reads.size() == 1 + 100);
+  CHECK(dev.reads[0].offset == 0);
+  CHECK(dev.reads[1].offset == 0);
+  CHECK(dev.reads[2].offset == 2 * kMiB);
+  for (const auto& rd : dev.reads) CHECK(rd.length == 2 * kMiB);
+}
+
+TEST_CASE("The warm-up read can be switched off", "[sweep]") {
+  zcav::VirtualClock clock;
+  auto sim = zcav::MakeSimulatedDevice(zcav::ParseSimSpec("sim:ssd?size=16M"), clock);
+  RecordingDevice dev(*sim);
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  o.warmup = false;
+  zcav::RunInfo run;
+  run.device = dev.info();
+  run.plan = zcav::PlanSweep(run.device, o);
+  RecordingSink sink;
+  zcav::RunSweep(dev, run, clock, sink);
+  CHECK(dev.reads.size() == 16);
+}
+
+TEST_CASE("The trailing partial block is measured", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 3 * kMiB;
+  SimRun r("sim:ssd?size=10M", o);
+  REQUIRE(r.sink.blocks.size() == 4);
+  CHECK(r.sink.blocks[3].offset_bytes == 9 * kMiB);
+  CHECK(r.sink.blocks[3].length_bytes == kMiB);
+  CHECK(r.sink.blocks[3].mb_per_s > 0);
+  CHECK(r.result.bytes_read == 10 * kMiB);
+}
+
+TEST_CASE("A range reads only from its start to its end", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = kMiB;
+  o.start_bytes = 5 * kMiB;
+  o.end_bytes = 15 * kMiB;
+  SimRun r("sim:hdd?size=1G", o);
+  REQUIRE(r.sink.blocks.size() == 10);
+  CHECK(r.sink.blocks.front().offset_bytes == 5 * kMiB);
+  CHECK(r.sink.blocks.back().offset_bytes + r.sink.blocks.back().length_bytes == 15 * kMiB);
+}
+
+TEST_CASE("Skip reads every Nth block", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = kMiB;
+  o.skip = 4;
+  SimRun r("sim:ssd?size=10M", o);
+  REQUIRE(r.sink.blocks.size() == 3);  // slots 0, 4, 8
+  CHECK(r.sink.blocks[1].offset_bytes == 4 * kMiB);
+  CHECK(r.sink.blocks[2].offset_bytes == 8 * kMiB);
+}
+
+TEST_CASE("Quick mode reads an evenly spaced tenth of the surface", "[sweep]") {
+  zcav::SweepOptions o;
+  o.quick = true;
+  SimRun r("sim:hdd?size=2T", o);
+  const auto& blocks = r.sink.blocks;
+  CHECK(blocks.size() >= 900);
+  CHECK(blocks.size() <= 1100);
+  const double covered = static_cast<double>(r.result.bytes_read) / (2.0 * zcav::kTiB);
+  CHECK(covered == Approx(0.1).epsilon(0.05));
+  CHECK(blocks.back().offset_bytes > zcav::kTiB * 19 / 10);  // reaches the inner end
+  CHECK(blocks[1].offset_bytes - blocks[0].offset_bytes ==
+        blocks[2].offset_bytes - blocks[1].offset_bytes);
+}
+
+TEST_CASE("The default block size gives about 1000 points on any size of device", "[sweep]") {
+  for (const char* spec : {"sim:cd", "sim:dvd", "sim:hdd", "sim:hdd?size=20T", "sim:ssd?size=3M"}) {
+    CAPTURE(spec);
+    const auto model = zcav::ParseSimSpec(spec);
+    const zcav::SweepPlan plan = zcav::PlanSweep(model.info, {});
+    CHECK(plan.block_bytes % model.info.sector_bytes == 0);
+    CHECK(plan.chunk_bytes <= plan.block_bytes);
+    CHECK(plan.block_count >= 1000);
+    CHECK(plan.block_count <= 1250);
+    if (plan.block_bytes >= kMiB) CHECK(plan.block_bytes % kMiB == 0);
+  }
+}
+
+TEST_CASE("Sizes off the sector grid are rounded, with a note", "[sweep]") {
+  const auto model = zcav::ParseSimSpec("sim:cd");  // 2048-byte sectors
+  zcav::SweepOptions o;
+  o.block_bytes = 1000000;
+  o.chunk_bytes = 65000;
+  o.start_bytes = 1000;
+  const zcav::SweepPlan plan = zcav::PlanSweep(model.info, o);
+  CHECK(plan.block_bytes % 2048 == 0);
+  CHECK(plan.chunk_bytes % 2048 == 0);
+  CHECK(plan.start_bytes == 0);
+  CHECK(plan.notes.size() == 3);
+}
+
+TEST_CASE("Impossible plans are refused before any read", "[sweep]") {
+  const auto info = zcav::ParseSimSpec("sim:ssd?size=1G").info;
+  const auto refuses = [&](zcav::SweepOptions o) {
+    CHECK_THROWS_AS(zcav::PlanSweep(info, o), zcav::Error);
+  };
+  zcav::SweepOptions o;
+  o.end_bytes = 2 * zcav::kGiB;
+  refuses(o);  // beyond the end
+  o = {};
+  o.start_bytes = 500 * kMiB;
+  o.end_bytes = 100 * kMiB;
+  refuses(o);  // reversed
+  o = {};
+  o.start_bytes = zcav::kGiB;
+  refuses(o);  // empty
+  o = {};
+  o.block_bytes = 2 * zcav::kGiB;
+  refuses(o);  // block larger than the device
+  o = {};
+  o.block_bytes = kMiB;
+  o.chunk_bytes = 2 * kMiB;
+  refuses(o);  // chunk larger than block
+  o = {};
+  o.passes = 0;
+  refuses(o);
+  o = {};
+  o.skip = 0;
+  refuses(o);
+  o = {};
+  o.quick = true;
+  o.skip = 3;
+  refuses(o);
+}
+
+TEST_CASE("The average is bytes over reading time, not a mean of block rates", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 50 * kMiB;
+  // Two halves: 100 MB/s and 25 MB/s; equal bytes, the slow half takes 4x as long.
+  SimRun r("sim:hdd?size=100M&zones=2&outer=100&inner=25&noise=0", o);
+  REQUIRE(r.sink.blocks.size() == 2);
+  const double t = static_cast<double>(r.result.read_time.count()) * 1e-9;
+  CHECK(r.result.avg_mb_per_s == Approx(100.0 * kMiB / 1e6 / t));
+  CHECK(r.result.avg_mb_per_s < (r.sink.blocks[0].mb_per_s + r.sink.blocks[1].mb_per_s) / 2);
+  CHECK(r.result.min_mb_per_s == Approx(r.sink.blocks[1].mb_per_s));
+  CHECK(r.result.max_mb_per_s == Approx(r.sink.blocks[0].mb_per_s));
+}
+
+TEST_CASE("A read error stops the sweep at its offset and keeps what was measured", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  SimRun r("sim:hdd?size=64M&bad=21M", o);
+  CHECK(r.result.status == zcav::SweepStatus::kReadError);
+  CHECK(r.result.error_offset_bytes == 21 * kMiB);
+  CHECK(r.result.error == std::error_code(EIO, std::system_category()));
+  REQUIRE(r.sink.blocks.size() == 5);  // 0..20 MiB measured; the block at 20 MiB failed
+  CHECK(r.sink.blocks.back().offset_bytes == 16 * kMiB);
+  CHECK(r.result.partial());
+  CHECK(r.result.StatusText().find("read error at offset 22020096") != std::string::npos);
+}
+
+namespace {
+
+// Requests a stop once it has seen `after` samples.
+class StopAfter final : public zcav::SampleSink {
+ public:
+  StopAfter(std::atomic<bool>& flag, std::size_t after) : flag_(flag), after_(after) {}
+  void OnSample(const zcav::Sample&) override {
+    if (++seen_ == after_) flag_ = true;
+  }
+
+ private:
+  std::atomic<bool>& flag_;
+  std::size_t after_;
+  std::size_t seen_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("An interrupted sweep reports every measured block once, in order", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = kMiB;
+  o.passes = 3;
+  SECTION("in a middle pass") {
+    std::atomic<bool> stop{false};
+    StopAfter stopper(stop, 10 + 4);  // all of pass 1, 4 blocks of pass 2
+    SimRun r("sim:ssd?size=10M", o, &stop, &stopper);
+    CHECK(r.result.status == zcav::SweepStatus::kInterrupted);
+    REQUIRE(r.sink.blocks.size() == 10);
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      CHECK(r.sink.blocks[i].index == i);
+      CHECK(r.sink.blocks[i].passes == (i < 4 ? 2u : 1u));
+    }
+    REQUIRE(r.sink.passes.size() == 2);
+    CHECK(r.sink.passes[1].complete == false);
+  }
+  SECTION("in the last pass") {
+    std::atomic<bool> stop{false};
+    StopAfter stopper(stop, 20 + 6);
+    SimRun r("sim:ssd?size=10M", o, &stop, &stopper);
+    REQUIRE(r.sink.blocks.size() == 10);
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      CHECK(r.sink.blocks[i].index == i);
+      CHECK(r.sink.blocks[i].passes == (i < 6 ? 3u : 2u));
+    }
+  }
+  SECTION("before the first block") {
+    std::atomic<bool> stop{true};
+    SimRun r("sim:ssd?size=10M", o, &stop);
+    CHECK(r.result.status == zcav::SweepStatus::kInterrupted);
+    CHECK(r.sink.blocks.empty());
+    CHECK(r.sink.finished);
+  }
+}
+
+TEST_CASE("A simulated sweep counts the bytes it fetched from the device", "[sweep]") {
+  zcav::SweepOptions o;
+  o.passes = 2;
+  o.warmup = false;
+  SimRun r("sim:ssd?size=1G", o);
+  REQUIRE(r.result.storage_read_bytes.has_value());
+  CHECK(*r.result.storage_read_bytes == 2 * zcav::kGiB);
+}

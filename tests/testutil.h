@@ -1,0 +1,56 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "zcav/sample_sink.h"
+
+namespace zcav::test {
+
+// A sink that records every event it is given, in order.
+class RecordingSink final : public SampleSink {
+ public:
+  void OnStart(const RunInfo& run) override { started = true; plan = run.plan; }
+  void OnSample(const Sample& s) override { samples.push_back(s); }
+  void OnBlock(const BlockResult& b) override { blocks.push_back(b); }
+  void OnPassDone(const PassSummary& p) override { passes.push_back(p); }
+  void OnFinish(const SweepResult& r) override { finished = true; result = r; }
+
+  bool started = false;
+  bool finished = false;
+  SweepPlan plan;
+  std::vector<Sample> samples;
+  std::vector<BlockResult> blocks;
+  std::vector<PassSummary> passes;
+  SweepResult result;
+};
+
+// A fresh directory under the system temp dir, removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Whole contents of a file; throws std::runtime_error if unreadable.
+std::string ReadFile(const std::filesystem::path& path);
+void WriteFile(const std::filesystem::path& path, const std::string& contents);
+
+// Path of a file under tests/data.
+std::filesystem::path DataPath(const std::string& name);
+
+// When the environment variable ZCAV_UPDATE_GOLDEN=1 is set, writes `actual`
+// to the golden file and returns true; otherwise compares it with the file.
+// Regenerate all golden files with: ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests
+bool MatchesGolden(const std::string& actual, const std::string& golden_name);
+
+}  // namespace zcav::test

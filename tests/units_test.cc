@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include "zcav/error.h"
+#include "zcav/units.h"
+
+using zcav::ParseSize;
+
+TEST_CASE("Sizes parse as binary multiples unless spelled as decimal", "[units]") {
+  CHECK(ParseSize("512", "size") == 512);
+  CHECK(ParseSize("4k", "size") == 4096);
+  CHECK(ParseSize("4K", "size") == 4096);
+  CHECK(ParseSize("64M", "size") == 64ULL << 20);
+  CHECK(ParseSize("64MiB", "size") == 64ULL << 20);
+  CHECK(ParseSize("1G", "size") == 1ULL << 30);
+  CHECK(ParseSize("1.5T", "size") == 3ULL << 39);
+  CHECK(ParseSize("2P", "size") == 2ULL << 50);
+  CHECK(ParseSize("500MB", "size") == 500000000ULL);
+  CHECK(ParseSize("2GB", "size") == 2000000000ULL);
+  CHECK(ParseSize("1kB", "size") == 1000ULL);
+  CHECK(ParseSize("100B", "size") == 100ULL);
+}
+
+TEST_CASE("Garbage, zero and negative sizes are rejected with the field named", "[units]") {
+  for (const char* bad : {"", "abc", "-1", "-4k", "1X", "1.2.3", "12MBx", "M", ".", "1e5"}) {
+    CAPTURE(bad);
+    REQUIRE_THROWS_AS(ParseSize(bad, "block size"), zcav::Error);
+    try {
+      ParseSize(bad, "block size");
+    } catch (const zcav::Error& e) {
+      CHECK(std::string(e.what()).find("block size") != std::string::npos);
+      CHECK(e.kind() == zcav::ErrorKind::kBadInput);
+    }
+  }
+  CHECK_THROWS_AS(ParseSize("0", "block size"), zcav::Error);
+  CHECK(ParseSize("0", "start", true) == 0);
+  CHECK_THROWS_AS(ParseSize("99999999P", "size"), zcav::Error);
+}
+
+TEST_CASE("Counts are positive whole numbers", "[units]") {
+  CHECK(zcav::ParseCount("3", "passes") == 3);
+  for (const char* bad : {"0", "-1", "1.5", "x", "", "99999999999"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(zcav::ParseCount(bad, "passes"), zcav::Error);
+  }
+}
+
+TEST_CASE("Rates are in 10^6 bytes per second", "[units]") {
+  CHECK(zcav::MbPerS(100000000, std::chrono::seconds(2)) == Approx(50.0));
+  CHECK(zcav::MbPerS(1, std::chrono::nanoseconds(0)) == 0.0);
+  CHECK(zcav::MbToMib(1.048576) == Approx(1.0));
+}

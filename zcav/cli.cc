@@ -1,0 +1,203 @@
+#include "cli.h"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+#include "zcav/error.h"
+#include "zcav/units.h"
+
+namespace zcav {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kTopHelp = R"(zcav: profile how fast a storage device reads at every position.
+
+Usage:
+  zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position
+  zcav --help | --version
+  zcav [classic zcav flags] DEVICE   the classic zcav command line (same as zcav sweep)
+
+DEVICE is a block device (/dev/sdb, /dev/nvme0n1, /dev/sr0, /dev/loop0), a regular
+file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd
+(optionally sim:hdd?size=2T&seed=7&noise=0.5%).
+
+Run 'zcav sweep --help' for the sweep's options.
+Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
+)";
+
+po::options_description SweepOptionsDescription() {
+  po::options_description modern("Sweep options");
+  modern.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write results to FILE ('-' = stdout, the default); written as a temporary file "
+       "renamed at the end")
+      ("format", po::value<std::string>()->value_name("FMT"),
+       "raw (classic zcav layout, default), csv or json")
+      ("block-size", po::value<std::string>()->value_name("SIZE"),
+       "bytes per measured block (default: about 1000 blocks over the range)")
+      ("chunk-size", po::value<std::string>()->value_name("SIZE"),
+       "bytes per read call (default: 1M, or the block size if smaller)")
+      ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
+      ("start", po::value<std::string>()->value_name("SIZE"), "first byte to read (default 0)")
+      ("end", po::value<std::string>()->value_name("SIZE"),
+       "end of the range, exclusive (default: end of the device)")
+      ("skip", po::value<std::string>()->value_name("N"),
+       "read every Nth block and skip the rest (default 1)")
+      ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
+      ("no-warmup", "do not read one untimed chunk before the first timed block")
+      ("quiet,q", "no progress on stderr");
+  // Short-only options are keyed "-b", "-c", ... in the variables_map.
+  po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
+  classic.add_options()
+      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"), "block size [and chunk size] in MiB")
+      (",c", po::value<std::string>()->value_name("count"), "number of passes")
+      (",r", po::value<std::string>()->value_name("[start:]end"), "range in MiB")
+      (",s", po::value<std::string>()->value_name("skip"), "read every skip-th block")
+      (",l", po::value<std::vector<std::string>>()->value_name("log"), "output file")
+      (",f", po::value<std::vector<std::string>>()->value_name("file"), "device or file to read")
+      (",u", po::value<std::string>()->value_name("uid[:gid]"), "ignored (zcav does not change user)")
+      (",g", po::value<std::string>()->value_name("gid"), "ignored")
+      (",w", "write test (not available yet: refused)");
+  po::options_description all;
+  all.add(modern).add(classic);
+  return all;
+}
+
+// Classic zcav gives sizes as plain numbers of MiB; a unit suffix is accepted too.
+std::uint64_t ParseClassicMiB(const std::string& text, const std::string& what) {
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+  return plain ? ParseSize(text + "M", what, true) : ParseSize(text, what, true);
+}
+
+std::uint32_t ParseCount32(const std::string& text, const std::string& what) {
+  return static_cast<std::uint32_t>(ParseCount(text, what));
+}
+
+void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
+  const po::options_description desc = SweepOptionsDescription();
+  po::options_description hidden;
+  hidden.add_options()("device", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("device", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see 'zcav sweep --help')");
+  }
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav sweep DEVICE [options]\n\n" << desc << "\n"
+      << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
+      << "Exit codes: 0 done, 1 read error (data so far kept), 2 bad input, 130 interrupted.\n";
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = CliOptions::Command::kSweep;
+  if (vm.count("-w")) {
+    throw Error("the write test (-w) is not available yet: zcav only reads");
+  }
+  std::vector<std::string> devices;
+  if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
+  if (vm.count("-f")) {
+    for (const auto& f : vm["-f"].as<std::vector<std::string>>()) devices.push_back(f);
+  }
+  if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])");
+  if (devices.size() > 1) {
+    throw Error("several devices given (" + devices[0] + ", " + devices[1] +
+                "): reading several devices at once is not supported yet; run one sweep per device");
+  }
+  out.device = devices[0];
+  if (out.device.empty()) throw Error("empty device name");
+
+  std::vector<std::string> outputs;
+  if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
+  if (vm.count("-l")) {
+    for (const auto& l : vm["-l"].as<std::vector<std::string>>()) outputs.push_back(l);
+  }
+  if (outputs.size() > 1) throw Error("more than one output file given");
+  if (!outputs.empty()) out.output = outputs[0];
+  if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+
+  if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
+  SweepOptions& s = out.sweep;
+  if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both");
+  if (vm.count("block-size")) s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
+  if (vm.count("chunk-size")) s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+  if (vm.count("-b")) {
+    const std::string b = vm["-b"].as<std::string>();
+    const auto colon = b.find(':');
+    s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
+    if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
+    if (colon != std::string::npos) {
+      s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
+      if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
+    }
+  }
+  if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both");
+  if (vm.count("passes")) s.passes = ParseCount32(vm["passes"].as<std::string>(), "pass count");
+  if (vm.count("-c")) s.passes = ParseCount32(vm["-c"].as<std::string>(), "-c count");
+  if (vm.count("skip") && vm.count("-s")) throw Error("give --skip or -s, not both");
+  if (vm.count("skip")) s.skip = ParseCount32(vm["skip"].as<std::string>(), "skip");
+  if (vm.count("-s")) s.skip = ParseCount32(vm["-s"].as<std::string>(), "-s skip");
+  if (vm.count("start")) s.start_bytes = ParseSize(vm["start"].as<std::string>(), "range start", true);
+  if (vm.count("end")) s.end_bytes = ParseSize(vm["end"].as<std::string>(), "range end");
+  if (vm.count("-r")) {
+    if (vm.count("start") || vm.count("end")) throw Error("give -r or --start/--end, not both");
+    const std::string r = vm["-r"].as<std::string>();
+    const auto colon = r.find(':');
+    if (colon != std::string::npos) {
+      s.start_bytes = ParseClassicMiB(r.substr(0, colon), "-r range start");
+      s.end_bytes = ParseClassicMiB(r.substr(colon + 1), "-r range end");
+    } else {
+      s.end_bytes = ParseClassicMiB(r, "-r range end");
+    }
+    if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero");
+  }
+  s.quick = vm.count("quick") > 0;
+  s.warmup = vm.count("no-warmup") == 0;
+  out.quiet = vm.count("quiet") > 0;
+  if (vm.count("-u") || vm.count("-g")) {
+    out.warnings.push_back("-u/-g ignored: zcav does not change user; run it as a user that can read the device");
+  }
+}
+
+}  // namespace
+
+CliOptions ParseCommandLine(int argc, const char* const* argv) {
+  CliOptions out;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (int i = 0; i < argc; ++i) out.command_line += (i ? " " : "") + std::string(argv[i]);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = kTopHelp;
+    return out;
+  }
+  if (args[0] == "--version" || args[0] == "-V") {
+    out.command = CliOptions::Command::kVersion;
+    return out;
+  }
+  if (args[0] == "sweep") {
+    args.erase(args.begin());
+  } else if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
+    // A long option before any command: modern options belong to a command.
+    throw Error("unknown option '" + args[0] + "' (commands: sweep; see 'zcav --help')");
+  }
+  // Anything else is the classic zcav command line: flags and a file name.
+  ParseSweep(args, out);
+  return out;
+}
+
+}  // namespace zcav
