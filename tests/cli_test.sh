@@ -583,12 +583,90 @@ check "progress on a non-TTY stderr: plain lines and a final 'complete:' line" 0
 expect_raw_data "$OUT"
 [[ -s $ERR ]] || problem "no progress on stderr"
 if grep -q $'\r' "$ERR"; then problem "carriage returns on a non-TTY stderr"; fi
+grep -q '^complete:' "$ERR" || problem "no 'complete: ...' line on stderr"
+expect_grep '^zones of sim:hdd: curve zoned' "$ERR" stderr
+expect_grep '^summary: 16 zones' "$ERR" stderr
+
+check "--no-zones: the last stderr line is the 'complete:' line" 0 "$ZCAV" sweep sim:hdd --no-zones -o nz.dat
 tail -n 1 "$ERR" | grep -q '^complete:' || problem "last stderr line is not 'complete: ...': $(tail -n 1 "$ERR")"
+expect_no_grep "zones of" "$ERR"
+expect_no_grep "# zones of" nz.dat
 
 check "--quiet prints nothing on stderr" 0 "$ZCAV" sweep sim:hdd -q -o quiet.dat
 expect_stderr_empty
 expect_stdout_empty
 [[ -f quiet.dat ]] || problem "quiet.dat was not created"
+
+# ---------------------------------------------------------------------------
+# Zones: zcav zones on saved results, and the zone table in sweep outputs.
+
+check "sweep JSON carries curve_type, zones and outliers" 0 \
+  "$ZCAV" sweep 'sim:hdd?seed=5' --format json -q -o hdd.json
+python3 - hdd.json <<'PY' || problem "JSON zone fields wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["curve_type"] == "zoned", d["curve_type"]
+assert len(d["zones"]) == 16, len(d["zones"])
+for k in ("start_bytes", "end_bytes", "mb_per_s", "min_mb_per_s", "max_mb_per_s", "stddev_mb_per_s"):
+    assert k in d["zones"][0], k
+assert isinstance(d["outliers"], list)
+assert d["zones"][0]["start_bytes"] == 0 and d["zones"][-1]["end_bytes"] == d["device"]["size_bytes"]
+PY
+
+check "sweep raw output carries the zone table as comment lines" 0 "$ZCAV" sweep 'sim:usb2-hdd' -q -o usb.dat
+expect_grep '^# zones of sim:usb2-hdd: curve clipped' usb.dat
+expect_raw_data usb.dat
+
+for fmt in raw csv json; do
+  begin "zcav zones reads zcav's own $fmt output back: 16 zones"
+  run "$ZCAV" sweep 'sim:hdd?seed=9' --format "$fmt" -q -o "hdd.$fmt"
+  run "$ZCAV" zones "hdd.$fmt"
+  expect_exit 0
+  expect_grep 'curve zoned' "$OUT" stdout
+  expect_grep '^summary: 16 zones' "$OUT" stdout
+done
+
+check "zcav zones on an optical sweep names the curve cav and shows X speed" 0 \
+  "$ZCAV" sweep sim:cd -q --no-zones -o cd.json --format json
+run "$ZCAV" zones cd.json
+expect_exit 0
+expect_grep 'curve cav' "$OUT" stdout
+expect_grep 'CD speed' "$OUT" stdout
+expect_grep 'average over the disc: [0-9.]+x CD' "$OUT" stdout
+
+SHARED_LOG="$(dirname "$0")/../../shared/data/classic-zcav/bonnie-1.03-sda3-2010.dat"
+if [[ -f $SHARED_LOG ]]; then
+  check "zcav zones reads a real bonnie++ 1.03 log: one zone" 0 "$ZCAV" zones "$SHARED_LOG"
+  expect_grep 'curve flat' "$OUT" stdout
+  expect_grep '^summary: 1 zone;' "$OUT" stdout
+else
+  skip_case "bonnie++ 1.03 log" "shared/data/classic-zcav not found beside the repository"
+fi
+
+check "zcav zones --format csv on two files: a source column and one header" 0 \
+  bash -c "'$ZCAV' sweep 'sim:hdd?size=10G&zones=4' -q -o a.dat && '$ZCAV' sweep 'sim:ssd?size=10G' -q -o b.dat && '$ZCAV' zones a.dat b.dat --format csv"
+[[ $(grep -c '^source,' "$OUT") -eq 1 ]] || problem "expected exactly one header row"
+[[ $(grep -c '^"a.dat' "$OUT") -eq 4 ]] || problem "expected 4 zone rows for a.dat"
+[[ $(grep -c '^"b.dat' "$OUT") -eq 1 ]] || problem "expected 1 zone row for b.dat"
+
+check "zcav zones --format json on two files is an array" 0 \
+  bash -c "'$ZCAV' sweep 'sim:ssd?size=1G' -q -o a.dat && '$ZCAV' zones a.dat a.dat --format json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) == 2 and d[0]["curve_type"] == "flat"' "$OUT" ||
+  problem "not a JSON array of two flat analyses"
+
+printf 'hello\nworld\n' >"$FIX/junk.dat"
+printf '#loops: 1, version: 1.03\n#block K/s time\n0 60000 1.7\n100 abc 1.7\n' >"$FIX/badline.dat"
+for args in "zones" "zones $FIX/nonexistent.dat" "zones $FIX/empty" "zones $FIX/junk.dat" \
+            "zones $FIX/a_directory" "zones --format xml $FIX/junk.dat" \
+            "zones --sensitivity 0 $FIX/badline.dat" "zones --sensitivity abc $FIX/badline.dat" \
+            "zones --min-zone 0 $FIX/badline.dat" "zones --media floppy $FIX/badline.dat" \
+            "zones --frobnicate $FIX/badline.dat" "sweep sim:hdd --sensitivity -1" \
+            "sweep sim:hdd --media tape" "sweep sim:hdd --min-zone x"; do
+  # shellcheck disable=SC2086
+  bad_input "$args" $args
+done
+check "a malformed classic log names the file and line" 2 "$ZCAV" zones "$FIX/badline.dat"
+expect_one_error_line 'badline.dat:4'
 
 # ---------------------------------------------------------------------------
 

@@ -19,6 +19,8 @@
 #include "zcav/progress.h"
 #include "zcav/sample_sink.h"
 #include "zcav/units.h"
+#include "zcav/data_reader.h"
+#include "zcav/zone_report.h"
 #include "zcav/version.h"
 
 namespace zcav {
@@ -39,19 +41,22 @@ std::string UtcNow() {
 // terminal) is written directly: renaming over a device node would replace it.
 class OutputFile {
  public:
-  // Throws Error(kBadInput) when the target is a directory, is the device
-  // being read, or cannot be created.
-  OutputFile(const std::string& target, const std::string& device_path)
+  // Throws Error(kBadInput) when the target is a directory, is one of the
+  // `inputs` (the device being read, the files analysed), or cannot be created.
+  OutputFile(const std::string& target, const std::vector<std::string>& inputs)
       : target_(target), temp_(target + ".tmp." + std::to_string(getpid())) {
     struct stat out_st {};
     const bool exists = ::stat(target_.c_str(), &out_st) == 0;
     if (exists && S_ISDIR(out_st.st_mode)) {
       throw Error("output " + target_ + " is a directory");
     }
-    struct stat dev_st {};
-    if (exists && ::stat(device_path.c_str(), &dev_st) == 0 && dev_st.st_dev == out_st.st_dev &&
-        dev_st.st_ino == out_st.st_ino) {
-      throw Error("output " + target_ + " is the device being read: choose another file");
+    for (const std::string& input : inputs) {
+      struct stat in_st {};
+      if (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+          in_st.st_ino == out_st.st_ino) {
+        throw Error("output " + target_ + " is also an input (" + input +
+                    "): choose another file");
+      }
     }
     direct_ = exists && !S_ISREG(out_st.st_mode);
     const std::string& path = direct_ ? target_ : temp_;
@@ -118,7 +123,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   }
 
   std::unique_ptr<OutputFile> file;
-  if (options.output != "-") file = std::make_unique<OutputFile>(options.output, options.device);
+  if (options.output != "-") file = std::make_unique<OutputFile>(options.output, std::vector<std::string>{options.device});
   std::ostream& result_stream = file ? file->stream() : out;
   const std::unique_ptr<SampleSink> writer =
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
@@ -130,8 +135,14 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     sinks.push_back(progress.get());
   }
   TeeSink tee(sinks);
-  const SweepResult result = RunSweep(*device, run, clock, tee, &stop_requested);
+  const Media media = options.media_given ? options.media : GuessMedia(options.device);
+  ZoneDetectingSink zones(tee, options.zones, media);
+  SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
+  const SweepResult result = RunSweep(*device, run, clock, sink, &stop_requested);
   if (file) file->Commit();
+  if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
+    err << FormatZoneTable(zones.analysis(), zones.context());
+  }
 
   const std::string where = options.output == "-" ? "stdout" : options.output;
   switch (result.status) {
@@ -149,6 +160,57 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
       return 1;
   }
   return 1;
+}
+
+}  // namespace zcav
+
+namespace zcav {
+
+int RunZonesCommand(const CliOptions& options, std::ostream& out) {
+  // Read and analyse every file first: a bad file fails before any output.
+  std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> results;
+  for (const std::string& path : options.files) {
+    const Profile profile = ReadProfile(path);
+    ZoneReportContext context;
+    context.source = profile.device_path.empty() ? path : path + " (" + profile.device_path + ")";
+    context.device_bytes = profile.device_bytes;
+    context.media = options.media_given ? options.media : GuessMedia(profile.device_path);
+    context.notes = profile.notes;
+    ZoneAnalysis analysis = DetectZones(profile.points, options.zones, context.media != Media::kNone);
+    results.emplace_back(std::move(analysis), std::move(context));
+  }
+  std::string text;
+  if (options.zones_format == "json") {
+    text = results.size() == 1 ? "" : "[\n";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      std::string obj = ZoneAnalysisJson(results[i].first, results[i].second);
+      // Name the source first: {"source":"...", ...the analysis...}
+      std::string source;
+      for (const char ch : results[i].second.source) {
+        if (ch == '"' || ch == '\\') source += '\\';
+        source += ch;
+      }
+      text += "{\"source\":\"" + source + "\"," + obj.substr(1);
+      text += i + 1 < results.size() ? ",\n" : "\n";
+    }
+    if (results.size() != 1) text += "]\n";
+  } else if (options.zones_format == "csv") {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      text += FormatZoneCsv(results[i].first, results[i].second, i == 0, results.size() > 1);
+    }
+  } else {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      text += (i ? "\n" : "") + FormatZoneTable(results[i].first, results[i].second);
+    }
+  }
+  if (options.output == "-") {
+    out << text << std::flush;
+  } else {
+    OutputFile file(options.output, options.files);
+    file.stream() << text;
+    file.Commit();
+  }
+  return 0;
 }
 
 }  // namespace zcav

@@ -15,4 +15,9 @@ namespace zcav {
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested);
 
+// Analyses options.files and writes their zone tables to options.output (or
+// `out` for "-"). Returns 0. Throws Error for an unreadable or malformed file
+// (before anything is written).
+int RunZonesCommand(const CliOptions& options, std::ostream& out);
+
 }  // namespace zcav

@@ -15,6 +15,8 @@ constexpr const char* kTopHelp = R"(zcav: profile how fast a storage device read
 
 Usage:
   zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position
+  zcav zones FILE... [options]  find the zones (plateaus) in saved results: zcav's raw,
+                                CSV or JSON, and classic zcav logs (bonnie++ 1.03, 1.9x, 2.00)
   zcav --help | --version
   zcav [classic zcav flags] DEVICE   the classic zcav command line (same as zcav sweep)
 
@@ -22,9 +24,44 @@ DEVICE is a block device (/dev/sdb, /dev/nvme0n1, /dev/sr0, /dev/loop0), a regul
 file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd
 (optionally sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav sweep --help' for the sweep's options.
+Run 'zcav sweep --help' or 'zcav zones --help' for their options.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
+
+po::options_description ZoneOptionsDescription() {
+  po::options_description zones("Zone detection");
+  zones.add_options()
+      ("sensitivity", po::value<std::string>()->value_name("X"),
+       "multiply the segmentation penalty by X: above 1 finds fewer zones, below 1 more "
+       "(default 1)")
+      ("min-zone", po::value<std::string>()->value_name("N"),
+       "shortest zone in blocks (default: max(3, 0.2 % of the blocks))")
+      ("media", po::value<std::string>()->value_name("cd|dvd|bd"),
+       "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)");
+  return zones;
+}
+
+void ParseZoneOptions(const po::variables_map& vm, CliOptions& out) {
+  if (vm.count("sensitivity")) {
+    const std::string text = vm["sensitivity"].as<std::string>();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !(v > 0) || v > 1e6) {
+      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)");
+    }
+    out.zones.sensitivity = v;
+  }
+  if (vm.count("min-zone")) out.zones.min_zone_blocks = ParseCount(vm["min-zone"].as<std::string>(), "minimum zone length");
+  if (vm.count("media")) {
+    out.media = ParseMedia(vm["media"].as<std::string>());
+    out.media_given = true;
+  }
+}
 
 po::options_description SweepOptionsDescription() {
   po::options_description modern("Sweep options");
@@ -47,7 +84,8 @@ po::options_description SweepOptionsDescription() {
        "read every Nth block and skip the rest (default 1)")
       ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
       ("no-warmup", "do not read one untimed chunk before the first timed block")
-      ("quiet,q", "no progress on stderr");
+      ("no-zones", "do not detect zones at the end of the sweep")
+      ("quiet,q", "no progress and no zone table on stderr");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
   classic.add_options()
@@ -61,7 +99,7 @@ po::options_description SweepOptionsDescription() {
       (",g", po::value<std::string>()->value_name("gid"), "ignored")
       (",w", "write test (not available yet: refused)");
   po::options_description all;
-  all.add(modern).add(classic);
+  all.add(modern).add(ZoneOptionsDescription()).add(classic);
   return all;
 }
 
@@ -169,9 +207,64 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   s.quick = vm.count("quick") > 0;
   s.warmup = vm.count("no-warmup") == 0;
   out.quiet = vm.count("quiet") > 0;
+  out.detect_zones = vm.count("no-zones") == 0;
+  ParseZoneOptions(vm, out);
   if (vm.count("-u") || vm.count("-g")) {
     out.warnings.push_back("-u/-g ignored: zcav does not change user; run it as a user that can read the device");
   }
+}
+
+void ParseZones(const std::vector<std::string>& args, CliOptions& out) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("format", po::value<std::string>()->value_name("FMT"), "text (default), csv or json")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write the tables to FILE ('-' = stdout, the default)");
+  desc.add(ZoneOptionsDescription());
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see 'zcav zones --help')");
+  }
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav zones FILE... [options]\n\n"
+      << "Finds the zones (throughput plateaus) in saved results and names the curve:\n"
+      << "zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or\n"
+      << "JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are\n"
+      << "recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.\n\n"
+      << desc;
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = CliOptions::Command::kZones;
+  if (vm.count("file")) out.files = vm["file"].as<std::vector<std::string>>();
+  if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])");
+  if (vm.count("format")) {
+    out.zones_format = vm["format"].as<std::string>();
+    if (out.zones_format != "text" && out.zones_format != "csv" && out.zones_format != "json") {
+      throw Error("unknown format '" + out.zones_format + "' for zcav zones (use text, csv or json)");
+    }
+  }
+  if (vm.count("output")) out.output = vm["output"].as<std::string>();
+  if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+  ParseZoneOptions(vm, out);
 }
 
 }  // namespace
@@ -189,11 +282,16 @@ CliOptions ParseCommandLine(int argc, const char* const* argv) {
     out.command = CliOptions::Command::kVersion;
     return out;
   }
+  if (args[0] == "zones") {
+    args.erase(args.begin());
+    ParseZones(args, out);
+    return out;
+  }
   if (args[0] == "sweep") {
     args.erase(args.begin());
   } else if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error("unknown option '" + args[0] + "' (commands: sweep; see 'zcav --help')");
+    throw Error("unknown option '" + args[0] + "' (commands: sweep, zones; see 'zcav --help')");
   }
   // Anything else is the classic zcav command line: flags and a file name.
   ParseSweep(args, out);

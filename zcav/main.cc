@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
       case zcav::CliOptions::Command::kSweep:
         InstallSignalHandlers();
         return zcav::RunSweepCommand(options, std::cout, std::cerr, g_stop_requested);
+      case zcav::CliOptions::Command::kZones:
+        return zcav::RunZonesCommand(options, std::cout);
     }
   } catch (const zcav::Error& e) {
     std::cout.flush();

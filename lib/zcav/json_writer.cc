@@ -24,6 +24,7 @@
 
 #include "zcav/error.h"
 #include "zcav/writers.h"
+#include "zcav/zone_report.h"
 
 namespace zcav {
 
@@ -145,6 +146,10 @@ class JsonWriter final : public SampleSink {
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
 
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
+  }
+
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
     Json pass_array = Json::array();
@@ -152,6 +157,9 @@ class JsonWriter final : public SampleSink {
     std::string s = "\n],\n";
     s += Member("passes", pass_array) + ",\n";
     s += Member("summary", SummaryJson(r)) + ",\n";
+    // The zone analysis, when the sweep ran the detector: "curve_type",
+    // "zones", "outliers", "zone_summary" at the top level.
+    for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
     s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
     if (r.status == SweepStatus::kReadError) {
       Json error;
@@ -176,6 +184,7 @@ class JsonWriter final : public SampleSink {
   std::ostream& out_;
   bool first_block_ = true;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
+  Json zones_ = Json::object();      // set by OnZones
 };
 
 }  // namespace

@@ -10,12 +10,14 @@
 #include <charconv>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "zcav/error.h"
 #include "zcav/units.h"
 #include "zcav/writers.h"
+#include "zcav/zone_report.h"
 
 namespace zcav {
 
@@ -109,6 +111,14 @@ class RawWriter final : public SampleSink {
   }
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+
+  // The zone table as '#' comment lines, so classic parsers skip it.
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    std::string text;
+    std::istringstream lines(FormatZoneTable(analysis, context));
+    for (std::string line; std::getline(lines, line);) text += "# " + line + "\n";
+    Write(text);
+  }
 
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;

@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "zcav/sample.h"
+#include "zcav/zone_detector.h"
 
 namespace zcav {
+
+struct ZoneReportContext;  // zone_report.h
 
 class SampleSink {
  public:
@@ -21,6 +24,12 @@ class SampleSink {
   // blocks when the sweep stops early.
   virtual void OnBlock(const BlockResult& block) { (void)block; }
   virtual void OnPassDone(const PassSummary& pass) { (void)pass; }
+  // The zone analysis of the measured curve, just before OnFinish, when the
+  // sweep's sinks are wrapped in a ZoneDetectingSink (zone_report.h).
+  virtual void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) {
+    (void)analysis;
+    (void)context;
+  }
   // Last call. Output must be complete and flushed when it returns.
   virtual void OnFinish(const SweepResult& result) { (void)result; }
 };
@@ -33,6 +42,9 @@ class TeeSink final : public SampleSink {
   void OnSample(const Sample& x) override { for (auto* s : sinks_) s->OnSample(x); }
   void OnBlock(const BlockResult& x) override { for (auto* s : sinks_) s->OnBlock(x); }
   void OnPassDone(const PassSummary& x) override { for (auto* s : sinks_) s->OnPassDone(x); }
+  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
+    for (auto* s : sinks_) s->OnZones(a, c);
+  }
   void OnFinish(const SweepResult& x) override { for (auto* s : sinks_) s->OnFinish(x); }
 
  private:

@@ -10,6 +10,8 @@
 # the directory (default: the first of $TMPDIR, /var/tmp, /tmp that takes
 # O_DIRECT reads). Needs python3 (to read the JSON output).
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly ZCAV=${1:?usage: odirect_file_test.sh /path/to/zcav}
 readonly BLOCK_MIB=16
@@ -17,46 +19,19 @@ readonly SIZE_BYTES=$((200 * 1024 * 1024 + 12 * 1024))  # last 16M block is part
 readonly PASSES=2
 readonly DD_FACTOR=3   # zcav's average within a factor of 3 of dd's (shared machine)
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-command -v python3 >/dev/null || fail "python3 is required to read zcav's JSON output"
-[[ -x $ZCAV ]] || fail "zcav binary not found or not executable: $ZCAV"
+require_zcav "$ZCAV"
 
 WORK=""
-ZCAV_PID=""
 cleanup() {
   local rc=$?
   set +e
-  if [[ -n $ZCAV_PID ]] && kill -0 "$ZCAV_PID" 2>/dev/null; then
-    kill "$ZCAV_PID" 2>/dev/null
-    wait "$ZCAV_PID" 2>/dev/null
-  fi
+  stop_started
   [[ -n $WORK ]] && rm -rf "$WORK"
   exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A directory on a file system that really takes O_DIRECT reads (not tmpfs or
-# ramfs, where "direct" would still be RAM): probed with dd iflag=direct.
-pick_dir() {
-  local dir type
-  for dir in ${ZCAV_REAL_TEST_DIR:-} ${TMPDIR:-} /var/tmp /tmp; do
-    [[ -d $dir && -w $dir ]] || continue
-    type=$(stat -f -c %T "$dir")
-    case $type in tmpfs | ramfs) continue ;; esac
-    local probe
-    probe=$(mktemp "$dir/zcav-probe-XXXXXX") || continue
-    if dd if=/dev/zero of="$probe" bs=4096 count=1 status=none conv=fsync &&
-       dd if="$probe" of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null; then
-      rm -f "$probe"
-      echo "$dir"
-      return 0
-    fi
-    rm -f "$probe"
-  done
-  return 1
-}
 BASE=$(pick_dir) ||
   fail "no directory among \$ZCAV_REAL_TEST_DIR, \$TMPDIR, /var/tmp, /tmp supports O_DIRECT reads"
 WORK=$(mktemp -d "$BASE/zcav-odirect-XXXXXX")
@@ -72,11 +47,8 @@ sync "$FILE" 2>/dev/null || sync
 cat "$FILE" > /dev/null
 
 ZCAV_RC=0
-"$ZCAV" sweep "$FILE" --block-size "${BLOCK_MIB}M" --passes "$PASSES" --format json \
-  -o "$OUT" --quiet &
-ZCAV_PID=$!
-wait "$ZCAV_PID" || ZCAV_RC=$?
-ZCAV_PID=""
+run_and_wait "$ZCAV" sweep "$FILE" --block-size "${BLOCK_MIB}M" --passes "$PASSES" \
+  --format json -o "$OUT" --quiet || ZCAV_RC=$?
 [[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $FILE exited with $ZCAV_RC"
 [[ -s $OUT ]] || fail "zcav wrote no output to $OUT"
 

@@ -9,6 +9,8 @@
 # Needs python3 (to read the JSON output). Cleans up its loop device, cgroup
 # and files on every exit path.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly ZCAV=${1:?usage: throttled_loop_test.sh /path/to/zcav}
 readonly RATE_BPS=40000000       # throttle, bytes per second
@@ -18,14 +20,10 @@ readonly BLOCK_TOLERANCE=0.15    # per block median: blk-throttle works in ~100 
 readonly SIZE_MIB=384
 readonly PASSES=2
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
 [[ $(id -u) -eq 0 ]] || skip "needs root (loop devices and cgroups)"
 command -v losetup >/dev/null || skip "no losetup (util-linux) on this machine"
 [[ -e /dev/loop-control ]] || skip "no /dev/loop-control (loop driver not available)"
-command -v python3 >/dev/null || fail "python3 is required to read zcav's JSON output"
-[[ -x $ZCAV ]] || fail "zcav binary not found or not executable: $ZCAV"
+require_zcav "$ZCAV"
 
 # The throttle: cgroup v1 blkio, or v2 io.max.
 readonly V1_ROOT=/sys/fs/cgroup/blkio
@@ -43,15 +41,11 @@ fi
 WORK=""
 LOOP=""
 CGROUP=""
-ZCAV_PID=""
 cleanup() {
   local rc=$?
   set +e
   # Only the process we started can be left in the group (if we were interrupted).
-  if [[ -n $ZCAV_PID ]] && kill -0 "$ZCAV_PID" 2>/dev/null; then
-    kill "$ZCAV_PID" 2>/dev/null
-    wait "$ZCAV_PID" 2>/dev/null
-  fi
+  stop_started
   if [[ -n $CGROUP && -d $CGROUP ]]; then
     # This shell never joins the group; move back anything that did (our
     # child, if it outlived the kill) before removing it.
@@ -99,11 +93,9 @@ echo "device $LOOP ($MAJMIN, ${SIZE_MIB} MiB) throttled to $RATE_BPS B/s via cgr
 # zcav joins the group before it opens the device: sh writes its own PID,
 # then becomes zcav.
 ZCAV_RC=0
-sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
-  "$ZCAV" sweep "$LOOP" --block-size 32M --passes "$PASSES" --format json -o "$OUT" --quiet &
-ZCAV_PID=$!
-wait "$ZCAV_PID" || ZCAV_RC=$?
-ZCAV_PID=""
+run_and_wait sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
+  "$ZCAV" sweep "$LOOP" --block-size 32M --passes "$PASSES" --format json -o "$OUT" --quiet ||
+  ZCAV_RC=$?
 [[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $LOOP exited with $ZCAV_RC"
 [[ -s $OUT ]] || fail "zcav wrote no output to $OUT"
 

@@ -1,0 +1,999 @@
+// Reading saved results back: see data_reader.h for the formats.
+//
+// Every format is first turned into rows (offset, length, rate, passes behind
+// the row); rows of the same offset (a pass printed more than once, runs
+// concatenated into one file) are then reduced to their median.
+//
+// zcav's own formats carry exact byte offsets (raw: 9 decimals of GiB, about
+// one byte). Classic zcav logs need inference, done here once:
+//   1.03  offsets are exact MiB; the block size is the step between rows;
+//         rates are KiB/s (int-truncated), "++++" rows are recomputed from
+//         their time (microseconds).
+//   1.9x  offsets are printed to 0.01 GiB (10.24 MiB), so they are only used
+//         to find the row grid: the block size comes from rate × time of the
+//         timed rows (whole MiB), the step between rows is a whole number of
+//         blocks (zcav -s), and each row's offset is index × step when every
+//         printed offset lies within its rounding of that grid. "++++" rows
+//         (a block read in under a second) are recomputed from the time
+//         column, which has 1 ms resolution.
+#include "zcav/data_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "zcav/error.h"
+#include "zcav/units.h"
+#include "zcav/writers.h"  // FormatFixed
+
+namespace zcav {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Offsets beyond 2^63 bytes (8 EiB) are refused: no device is that large, and
+// index × step arithmetic stays clear of overflow.
+constexpr double kMaxOffsetBytes = 9.2e18;
+// Classic block sizes are an int of MiB; anything beyond 2^31 MiB is garbage.
+constexpr double kMaxBlockMib = 2147483647.0;
+
+// A classic 1.9x offset is printf("%.2f") of a float: within half a
+// hundredth of a GiB of the true position, plus float rounding (2^-24 relative).
+double PrintedGibToleranceMib(double mib) { return 0.005 * 1024.0 * (1 + 1e-9) + mib * 1.2e-7; }
+
+constexpr std::size_t kQuoteMax = 80;
+
+// `text` in quotes for a message, cut to a sensible length, with control and
+// non-ASCII bytes escaped (a binary file must not garble the terminal).
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, kQuoteMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else if (c == '\t') {
+      out += ' ';
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    }
+  }
+  if (text.size() > kQuoteMax) out += "...";
+  return out + "'";
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    if (i > start) words.push_back(s.substr(start, i - start));
+  }
+  return words;
+}
+
+std::optional<double> ToDouble(std::string_view s) {
+  double value = 0;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (s.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<std::uint64_t> ToUint(std::string_view s) {
+  std::uint64_t value = 0;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (s.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::string MibText(std::uint64_t bytes) {
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+double Median(std::vector<double> values) {
+  const std::size_t n = values.size();
+  std::sort(values.begin(), values.end());
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The file's text split into lines, and its name for messages.
+class Input {
+ public:
+  Input(std::string source, std::string text) : source_(std::move(source)), text_(std::move(text)) {
+    std::string_view all = text_;
+    if (StartsWith(all, "\xEF\xBB\xBF")) all.remove_prefix(3);  // a UTF-8 byte order mark
+    while (!all.empty()) {
+      const std::size_t nl = all.find('\n');
+      lines_.push_back(all.substr(0, nl));
+      if (nl == std::string_view::npos) break;
+      all.remove_prefix(nl + 1);
+    }
+  }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  const std::string& text() const { return text_; }
+  std::size_t size() const { return lines_.size(); }
+  // Line `number` (1-based), trimmed.
+  std::string_view line(std::size_t number) const { return Trim(lines_[number - 1]); }
+
+  [[noreturn]] void Fail(std::size_t number, const std::string& what) const {
+    throw Error(source_ + ":" + std::to_string(number) + ": " + what, ErrorKind::kBadInput);
+  }
+  [[noreturn]] void FailFile(const std::string& what) const {
+    throw Error(source_ + ": " + what, ErrorKind::kBadInput);
+  }
+
+ private:
+  std::string source_;
+  std::string text_;
+  std::vector<std::string_view> lines_;  // views into text_, without the '\n'
+};
+
+// A rate (or another non-negative measurement) from a token.
+double NonNegative(const Input& in, std::size_t line, const std::string& name,
+                   std::string_view token) {
+  const std::optional<double> v = ToDouble(token);
+  if (!v || std::isnan(*v)) in.Fail(line, name + " " + Quote(token) + " is not a number");
+  if (std::isinf(*v)) in.Fail(line, name + " " + Quote(token) + " is infinite");
+  if (*v < 0) in.Fail(line, name + " " + Quote(token) + " is negative");
+  return *v;
+}
+
+// One measured block as the file gives it.
+struct Row {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  double mb_per_s = 0;
+  std::uint64_t passes = 1;  // passes behind this row
+};
+
+// Offsets must go forward within a pass. A pass restarts after a table header
+// (StartTable) or when an offset returns to the table's first offset (classic
+// zcav run again with its output appended, or several runs concatenated).
+// Keys are exact integers in the file's own unit; `equal_allowed` for formats
+// whose printed offsets may repeat (1.9x: 0.01 GiB, blocks can be smaller).
+class PassOrder {
+ public:
+  explicit PassOrder(bool equal_allowed) : equal_allowed_(equal_allowed) {}
+
+  void StartTable() { started_ = false; }
+
+  // Returns true when the row starts a new pass. Throws for a step backwards.
+  bool Add(const Input& in, std::size_t line, std::uint64_t key, const std::string& shown) {
+    bool new_pass = false;
+    if (!started_) {
+      started_ = true;
+      first_ = key;
+      first_shown_ = shown;
+      new_pass = true;
+    } else if (key < last_ || (key == last_ && !equal_allowed_)) {
+      if (key != first_) {
+        in.Fail(
+            line,
+            "offset " + shown +
+                (key == last_ ? " appears twice in a row"
+                              : " goes backwards (the previous row is at " + last_shown_ + ")") +
+                "; a repeated pass must start again at the first offset, " + first_shown_);
+      }
+      new_pass = true;
+    }
+    last_ = key;
+    last_shown_ = shown;
+    return new_pass;
+  }
+
+ private:
+  bool equal_allowed_;
+  bool started_ = false;
+  std::uint64_t first_ = 0;
+  std::uint64_t last_ = 0;
+  std::string first_shown_;
+  std::string last_shown_;
+};
+
+// Merges rows of the same offset into one point per block (median rate,
+// passes summed) in offset order, and says so in the notes.
+void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
+  std::map<std::uint64_t, std::vector<const Row*>> by_offset;
+  for (const Row& r : rows) by_offset[r.offset_bytes].push_back(&r);
+  std::uint64_t max_passes = 0;
+  std::vector<std::uint64_t> passes_of;
+  std::size_t repeated = 0;
+  for (const auto& [offset, group] : by_offset) {
+    std::vector<double> rates;
+    std::uint64_t passes = 0;
+    std::uint64_t length = 0;
+    for (const Row* r : group) {
+      rates.push_back(r->mb_per_s);
+      passes += r->passes;
+      length = std::max(length, r->length_bytes);
+    }
+    if (group.size() > 1) ++repeated;
+    profile.points.push_back(
+        CurvePoint{.offset_bytes = offset, .length_bytes = length, .mb_per_s = Median(rates)});
+    passes_of.push_back(passes);
+    max_passes = std::max(max_passes, passes);
+  }
+  profile.passes = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(max_passes, std::numeric_limits<std::uint32_t>::max()));
+  if (repeated > 0) {
+    profile.notes.push_back(std::to_string(repeated) + " of " +
+                            std::to_string(profile.points.size()) +
+                            " blocks appear more than once (several passes or concatenated "
+                            "runs): each point is the median of its rows");
+  }
+  const auto fewer = static_cast<std::size_t>(std::count_if(
+      passes_of.begin(), passes_of.end(), [&](std::uint64_t p) { return p < max_passes; }));
+  if (fewer > 0) {
+    profile.notes.push_back(std::to_string(fewer) + " of " + std::to_string(passes_of.size()) +
+                            " blocks have fewer than " + std::to_string(max_passes) +
+                            " passes behind them (an interrupted or partial run)");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Format detection.
+
+enum class Format { kZcavRaw, kZcavCsv, kZcavJson, kBonnie103, kBonnie19x };
+
+constexpr std::string_view kCsvHeaderStart = "offset_bytes,length_bytes,mb_per_s";
+
+// The classic table header: "#block K/s time" (1.03) or
+// "#block offset (GiB), MiB/s, time" (1.9x, 2.00). Empty when not one.
+std::optional<Format> ClassicHeader(std::string_view line) {
+  if (!StartsWith(line, "#block")) return std::nullopt;
+  if (line.find("K/s") != std::string_view::npos) return Format::kBonnie103;
+  if (line.find("GiB") != std::string_view::npos) return Format::kBonnie19x;
+  return std::nullopt;
+}
+
+Format Detect(const Input& in) {
+  std::size_t first = 0;
+  for (std::size_t n = 1; n <= in.size() && first == 0; ++n) {
+    if (!in.line(n).empty()) first = n;
+  }
+  if (first == 0) in.FailFile("empty file (no data)");
+  const std::string_view head = in.line(first);
+  if (head.front() == '{') return Format::kZcavJson;
+  if (StartsWith(head, "# zcav ")) return Format::kZcavRaw;
+  if (StartsWith(head, kCsvHeaderStart)) return Format::kZcavCsv;
+  // Classic logs: comment lines ("# Read ...", "# Finished loop ...",
+  // "#loops: N") until the table header.
+  for (std::size_t n = first; n <= in.size(); ++n) {
+    const std::string_view line = in.line(n);
+    if (line.empty()) continue;
+    if (line.front() != '#') break;
+    if (const std::optional<Format> f = ClassicHeader(line)) return *f;
+  }
+  in.FailFile("not a zcav or classic zcav data file (first line: " + Quote(head) + ")");
+}
+
+// ---------------------------------------------------------------------------
+// Classic zcav logs (bonnie++ 1.03 and 1.9x/2.00).
+
+struct ClassicRow {
+  std::size_t pass = 0;          // which pass (table or repeat) the row belongs to
+  std::uint64_t offset_mib = 0;  // 1.03: exact
+  double offset_gib = 0;         // 1.9x: as printed, rounded to 0.01 GiB
+  std::optional<double> rate;    // KiB/s (1.03) or MiB/s (1.9x); empty for "++++"
+  double seconds = 0;
+  std::uint64_t loops = 1;  // classic "#loops: N" of the row's table
+};
+
+struct ClassicLog {
+  std::vector<ClassicRow> rows;
+  std::size_t pass_count = 0;
+  std::uint64_t max_loops = 1;
+};
+
+ClassicLog ReadClassicRows(const Input& in, Format layout) {
+  const bool v19 = layout == Format::kBonnie19x;
+  ClassicLog log;
+  PassOrder order(/*equal_allowed=*/v19);
+  std::uint64_t pending_loops = 1;
+  std::uint64_t table_loops = 1;
+  for (std::size_t n = 1; n <= in.size(); ++n) {
+    const std::string_view line = in.line(n);
+    if (line.empty()) continue;
+    if (StartsWith(line, "#loops:")) {
+      std::string_view count = Trim(line.substr(7));
+      count = Trim(count.substr(0, count.find(',')));
+      const std::optional<std::uint64_t> loops = ToUint(count);
+      if (!loops || *loops == 0) {
+        in.Fail(n, "'#loops:' needs a positive whole number, got " + Quote(count));
+      }
+      pending_loops = *loops;
+      continue;
+    }
+    if (const std::optional<Format> header = ClassicHeader(line)) {
+      if (*header != layout) {
+        in.Fail(n, "a " + std::string(v19 ? "1.03" : "1.9x") + " table header in a " +
+                       (v19 ? "1.9x" : "1.03") +
+                       " log (files of different zcav versions concatenated?)");
+      }
+      table_loops = pending_loops;
+      pending_loops = 1;
+      order.StartTable();
+      continue;
+    }
+    // A data row, or a commented "++++" row ("#0.10 ++++ 0.049"); other
+    // '#' lines are comments.
+    const bool commented = line.front() == '#';
+    const std::vector<std::string_view> words = Words(commented ? line.substr(1) : line);
+    if (commented && (words.size() != 3 || words[1] != "++++")) continue;
+    if (words.size() != 3) {
+      in.Fail(n, "expected 3 numbers (offset, rate, time), got " + Quote(line));
+    }
+    ClassicRow row;
+    row.loops = table_loops;
+    std::uint64_t key = 0;
+    std::string shown;
+    if (v19) {
+      const std::optional<double> gib = ToDouble(words[0]);
+      if (!gib || !std::isfinite(*gib) || *gib < 0) {
+        in.Fail(n, "offset " + Quote(words[0]) + " is not a non-negative number of GiB");
+      }
+      if (*gib * static_cast<double>(kGiB) > kMaxOffsetBytes) {
+        in.Fail(n, "offset " + Quote(words[0]) + " GiB is out of range");
+      }
+      row.offset_gib = *gib;
+      key = static_cast<std::uint64_t>(std::llround(*gib * 100));
+      shown = std::string(words[0]) + " GiB";
+    } else {
+      const std::optional<std::uint64_t> mib = ToUint(words[0]);
+      if (!mib) in.Fail(n, "offset " + Quote(words[0]) + " is not a whole number of MiB");
+      if (static_cast<double>(*mib) * static_cast<double>(kMiB) > kMaxOffsetBytes) {
+        in.Fail(n, "offset " + Quote(words[0]) + " MiB is out of range");
+      }
+      row.offset_mib = *mib;
+      key = *mib;
+      shown = std::string(words[0]) + " MiB";
+    }
+    if (words[1] != "++++") {
+      row.rate = NonNegative(in, n, v19 ? "rate (MiB/s)" : "rate (KiB/s)", words[1]);
+    }
+    row.seconds = NonNegative(in, n, "time (s)", words[2]);
+    if (order.Add(in, n, key, shown) && !log.rows.empty()) ++log.pass_count;
+    row.pass = log.pass_count;
+    log.max_loops = std::max(log.max_loops, row.loops);
+    log.rows.push_back(row);
+  }
+  if (log.rows.empty()) in.FailFile("no data rows (only comments and headers)");
+  ++log.pass_count;
+  return log;
+}
+
+// The rows of a classic log at `offsets_bytes` with their rates in MB/s
+// (`rate_unit_bytes`: KiB for 1.03, MiB for 1.9x), "++++" rates recomputed
+// from the time; adds the notes both layouts share. Rows whose time is 0 are
+// left out. REQUIRES: profile.block_bytes is set.
+std::vector<Row> ClassicRates(const ClassicLog& log, Profile& profile,
+                              std::uint64_t rate_unit_bytes, const std::string& time_resolution,
+                              const std::vector<std::uint64_t>& offsets_bytes) {
+  std::vector<Row> rows;
+  std::size_t recomputed = 0;
+  std::size_t untimed = 0;
+  for (std::size_t i = 0; i < log.rows.size(); ++i) {
+    const ClassicRow& c = log.rows[i];
+    Row row{.offset_bytes = offsets_bytes[i],
+            .length_bytes = profile.block_bytes,
+            .mb_per_s = 0,
+            .passes = c.loops};
+    if (c.rate) {
+      row.mb_per_s = *c.rate * static_cast<double>(rate_unit_bytes) / kMB;
+    } else if (c.seconds > 0) {
+      row.mb_per_s = static_cast<double>(profile.block_bytes) / c.seconds / kMB;
+      ++recomputed;
+    } else {
+      ++untimed;
+      continue;
+    }
+    rows.push_back(row);
+  }
+  if (recomputed > 0) {
+    profile.notes.push_back(std::to_string(recomputed) +
+                            " '++++' rates recomputed from the time column and the " +
+                            MibText(profile.block_bytes) + " block size" + time_resolution);
+  }
+  if (untimed > 0) {
+    profile.notes.push_back(std::to_string(untimed) +
+                            " '++++' rows with time 0 left out (too fast to time)");
+  }
+  if (log.max_loops > 1) {
+    profile.notes.push_back(
+        "each row is classic zcav's average over its loops (the mean of the middle third of "
+        "the times), not a median");
+  }
+  return rows;
+}
+
+void FinishClassic103(const Input& in, const ClassicLog& log, Profile& profile) {
+  // The offsets are exact MiB: the step between rows is the block size.
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < log.rows.size(); ++i) {
+    const ClassicRow& a = log.rows[i - 1];
+    const ClassicRow& b = log.rows[i];
+    if (a.pass == b.pass) steps.push_back(static_cast<double>(b.offset_mib - a.offset_mib));
+  }
+  std::uint64_t block_mib = 0;
+  if (!steps.empty()) {
+    block_mib = static_cast<std::uint64_t>(std::llround(Median(steps)));
+  } else {
+    // One row per pass: rate × time is the block (KiB/s × s = KiB).
+    std::vector<double> sizes;
+    for (const ClassicRow& c : log.rows) {
+      if (c.rate) sizes.push_back(*c.rate * c.seconds / static_cast<double>(kKiB));
+    }
+    if (!sizes.empty()) {
+      const double median = std::round(Median(sizes));
+      if (median >= 1 && median <= kMaxBlockMib) block_mib = static_cast<std::uint64_t>(median);
+    }
+  }
+  if (block_mib == 0 || static_cast<double>(block_mib) > kMaxBlockMib) {
+    in.FailFile("cannot infer the block size (one offset and no usable rate × time)");
+  }
+  profile.block_bytes = block_mib * kMiB;
+  std::vector<std::uint64_t> offsets;
+  for (const ClassicRow& c : log.rows) offsets.push_back(c.offset_mib * kMiB);
+  const std::vector<Row> rows = ClassicRates(log, profile, kKiB, "", offsets);
+  if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
+  ReduceRows(rows, profile);
+}
+
+// The first row index of one pass when its printed offsets fit
+// (first + j) × step_mib, each within its rounding; nothing when none fits.
+// Prefers 0 (runs start at the beginning) when it fits.
+std::optional<std::uint64_t> FitPass(const std::vector<double>& gib, double step_mib) {
+  double lo = 0;
+  double hi = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < gib.size(); ++j) {
+    const double mib = gib[j] * 1024.0;
+    const double tol = PrintedGibToleranceMib(mib);
+    lo = std::max(lo, (mib - tol) / step_mib - static_cast<double>(j));
+    hi = std::min(hi, (mib + tol) / step_mib - static_cast<double>(j));
+  }
+  const double first = std::ceil(lo);
+  if (first > hi) return std::nullopt;
+  if (first == 0) return 0;
+  const double pick = std::clamp(std::round((lo + hi) / 2), first, std::floor(hi));
+  return static_cast<std::uint64_t>(pick);
+}
+
+void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) {
+  // Block size: a timed row's rate × time is its block in MiB (rate printed
+  // with 2 decimals, time with 3); classic zcav blocks are whole MiB.
+  std::vector<double> sizes;
+  for (const ClassicRow& c : log.rows) {
+    if (c.rate) sizes.push_back(*c.rate * c.seconds);
+  }
+  std::uint64_t block_mib = 0;
+  if (!sizes.empty()) {
+    const double median = std::round(Median(sizes));
+    if (median < 1 || median > kMaxBlockMib) {
+      in.FailFile("cannot infer the block size: rate × time gives " + FormatFixed(median, 0) +
+                  " MiB, not a usable block size");
+    }
+    block_mib = static_cast<std::uint64_t>(median);
+  }
+
+  // The printed offsets of each pass.
+  std::vector<std::vector<double>> passes(log.pass_count);
+  for (const ClassicRow& c : log.rows) passes[c.pass].push_back(c.offset_gib);
+  const auto longest = std::max_element(
+      passes.begin(), passes.end(), [](const std::vector<double>& a, const std::vector<double>& b) {
+        return a.size() < b.size();
+      });
+
+  // The step between rows: a whole number of blocks (zcav -s skips blocks),
+  // or when no row is timed a whole number of MiB, near the average printed
+  // step, such that every pass fits its grid.
+  std::uint64_t step_mib = 0;
+  std::vector<std::uint64_t> first_index(passes.size(), 0);
+  auto fits = [&](std::uint64_t step) {
+    if (!FitPass(*longest, static_cast<double>(step))) return false;  // fails fast
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      const std::optional<std::uint64_t> first = FitPass(passes[p], static_cast<double>(step));
+      if (!first) return false;
+      first_index[p] = *first;
+    }
+    return true;
+  };
+  const std::size_t n = longest->size();
+  if (n >= 2) {
+    const double estimate =
+        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
+    const double tol =
+        2 * PrintedGibToleranceMib(longest->back() * 1024.0) / static_cast<double>(n - 1);
+    const double unit = block_mib > 0 ? static_cast<double>(block_mib) : 1.0;
+    const double k_lo = std::max(1.0, std::ceil((estimate - tol) / unit));
+    const double k_hi = std::floor((estimate + tol) / unit);
+    // Candidates nearest the estimate first; the first that fits wins.
+    std::vector<double> candidates;
+    for (double k = k_lo; k <= k_hi && candidates.size() < 100000; ++k) {
+      candidates.push_back(k * unit);
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [&](double a, double b) {
+      return std::abs(a - estimate) < std::abs(b - estimate);
+    });
+    for (double step : candidates) {
+      if (fits(static_cast<std::uint64_t>(step))) {
+        step_mib = static_cast<std::uint64_t>(step);
+        break;
+      }
+    }
+  } else if (block_mib > 0) {
+    step_mib = fits(block_mib) ? block_mib : 0;
+  } else {
+    in.FailFile(
+        "cannot infer the block size: every row is '++++' and no pass has two rows to give the "
+        "offset step");
+  }
+  if (step_mib > 0) fits(step_mib);  // first_index for the chosen step
+
+  if (block_mib > 0) {
+    profile.notes.push_back("block size " + MibText(block_mib * kMiB) +
+                            " inferred from rate × time");
+  } else if (step_mib > 0) {
+    block_mib = step_mib;
+    profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
+                            " inferred from the offset step; positions are only known to "
+                            "0.01 GiB");
+  } else {
+    // No timed row and no grid: the average printed step, to the MiB.
+    const double estimate =
+        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
+    block_mib = static_cast<std::uint64_t>(std::max(1.0, std::round(estimate)));
+    profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
+                            " estimated from the offsets; positions are only known to 0.01 GiB");
+  }
+  profile.block_bytes = block_mib * kMiB;
+
+  std::vector<std::uint64_t> offsets;
+  if (step_mib > 0) {
+    std::vector<std::uint64_t> index_in_pass(passes.size(), 0);
+    for (const ClassicRow& c : log.rows) {
+      offsets.push_back((first_index[c.pass] + index_in_pass[c.pass]++) * step_mib * kMiB);
+    }
+    profile.notes.push_back("offsets computed as row index × " + MibText(step_mib * kMiB) +
+                            ": the file prints them rounded to 0.01 GiB");
+    if (step_mib != block_mib) {
+      profile.notes.push_back("rows are " + MibText(step_mib * kMiB) + " apart with " +
+                              MibText(block_mib * kMiB) + " blocks (classic zcav -s " +
+                              std::to_string(step_mib / block_mib) + ")");
+    }
+  } else {
+    // Rows not evenly spaced (edited, or passes of different grids): the
+    // printed positions, on the block grid when the grid is coarser than
+    // the printing.
+    const bool snap = static_cast<double>(block_mib) > 2 * PrintedGibToleranceMib(0);
+    for (const ClassicRow& c : log.rows) {
+      const double mib = c.offset_gib * 1024.0;
+      const auto unit = snap ? block_mib : 1;
+      offsets.push_back(static_cast<std::uint64_t>(std::llround(mib / static_cast<double>(unit))) *
+                        unit * kMiB);
+    }
+    profile.notes.push_back(
+        std::string("the rows are not evenly spaced: offsets are the printed values, only known "
+                    "to 0.01 GiB, rounded to ") +
+        (snap ? "the " + MibText(block_mib * kMiB) + " block grid" : "the MiB"));
+  }
+  const std::vector<Row> rows =
+      ClassicRates(log, profile, kMiB, " (the time has 1 ms resolution)", offsets);
+  if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
+  ReduceRows(rows, profile);
+}
+
+// ---------------------------------------------------------------------------
+// zcav raw (raw_writer.cc).
+
+std::uint64_t HeaderNumber(const Input& in, std::size_t line, std::string_view name,
+                           std::string_view value) {
+  const std::optional<std::uint64_t> v = ToUint(value);
+  if (!v) in.Fail(line, std::string(name) + " " + Quote(value) + " is not a whole number");
+  return *v;
+}
+
+void ParseZcavRaw(const Input& in, Profile& profile) {
+  std::uint64_t block = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::string status;
+  std::vector<Row> rows;
+  PassOrder order(/*equal_allowed=*/false);
+  for (std::size_t n = 1; n <= in.size(); ++n) {
+    const std::string_view line = in.line(n);
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      if (StartsWith(line, "# zcav ")) {
+        order.StartTable();  // the start of a file (several may be concatenated)
+      } else if (StartsWith(line, "# size_bytes:")) {
+        profile.device_bytes = HeaderNumber(in, n, "size_bytes", Trim(line.substr(13)));
+      } else if (StartsWith(line, "# device:")) {
+        const std::string_view path = Trim(line.substr(9));
+        profile.device_path = path == "unknown" ? "" : std::string(path);
+      } else if (StartsWith(line, "# status:")) {
+        status = Trim(line.substr(9));
+      } else if (StartsWith(line, "# options:")) {
+        for (std::string_view word : Words(line.substr(10))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos) continue;
+          const std::string_view key = word.substr(0, eq);
+          const std::string_view value = word.substr(eq + 1);
+          if (key == "block_bytes") block = HeaderNumber(in, n, key, value);
+          if (key == "start_bytes") start = HeaderNumber(in, n, key, value);
+          if (key == "end_bytes") end = HeaderNumber(in, n, key, value);
+        }
+      }
+      continue;
+    }
+    const std::vector<std::string_view> w = Words(line);
+    if (w.size() != 8) {
+      in.Fail(n,
+              "expected 8 numbers (offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, "
+              "passes), got " +
+                  Quote(line));
+    }
+    const std::optional<double> gib = ToDouble(w[0]);
+    if (!gib || !std::isfinite(*gib) || *gib < 0) {
+      in.Fail(n, "offset " + Quote(w[0]) + " is not a non-negative number of GiB");
+    }
+    const double bytes = *gib * static_cast<double>(kGiB);
+    if (bytes > kMaxOffsetBytes) in.Fail(n, "offset " + Quote(w[0]) + " GiB is out of range");
+    NonNegative(in, n, "rate (MiB/s)", w[1]);
+    NonNegative(in, n, "time (s)", w[2]);
+    const double mb_per_s = NonNegative(in, n, "rate (MB/s)", w[3]);
+    NonNegative(in, n, "min rate (MB/s)", w[4]);
+    NonNegative(in, n, "max rate (MB/s)", w[5]);
+    NonNegative(in, n, "stddev (MB/s)", w[6]);
+    const std::optional<std::uint64_t> passes = ToUint(w[7]);
+    if (!passes || *passes == 0) {
+      in.Fail(n, "passes " + Quote(w[7]) + " is not a positive whole number");
+    }
+    // 9 decimals of GiB are about one byte: round to the block grid (or at
+    // least to 512-byte sectors) to get the exact offset back.
+    auto offset = static_cast<std::uint64_t>(std::llround(bytes));
+    const std::uint64_t sector = 512;
+    std::uint64_t snapped = (offset + sector / 2) / sector * sector;
+    if (block > 0 && offset + sector >= start) {
+      const double k =
+          std::round((bytes - static_cast<double>(start)) / static_cast<double>(block));
+      const std::uint64_t grid = start + static_cast<std::uint64_t>(std::max(0.0, k)) * block;
+      if ((grid > offset ? grid - offset : offset - grid) <= sector) snapped = grid;
+    }
+    order.Add(in, n, snapped, std::string(w[0]) + " GiB");
+    rows.push_back(
+        Row{.offset_bytes = snapped, .length_bytes = 0, .mb_per_s = mb_per_s, .passes = *passes});
+  }
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  ReduceRows(rows, profile);
+
+  std::vector<CurvePoint>& points = profile.points;
+  if (block == 0 && points.size() >= 2) {
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      steps.push_back(static_cast<double>(points[i].offset_bytes - points[i - 1].offset_bytes));
+    }
+    block = static_cast<std::uint64_t>(Median(steps));
+    profile.notes.push_back("no options line: block size " + MibText(block) +
+                            " inferred from the offsets");
+  }
+  profile.block_bytes = block;
+  const std::uint64_t limit = end > 0 ? end : profile.device_bytes;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::uint64_t length = block;
+    if (i + 1 < points.size()) {
+      length = std::min(length, points[i + 1].offset_bytes - points[i].offset_bytes);
+    }
+    if (limit > points[i].offset_bytes) length = std::min(length, limit - points[i].offset_bytes);
+    points[i].length_bytes = length;
+  }
+  if (status.empty() || StartsWith(status, "running")) {
+    profile.notes.push_back("no final status line: the run was killed, or is still running");
+  } else if (status != "complete") {
+    profile.notes.push_back("the run's status: " + status);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// zcav CSV (csv_writer.cc).
+
+std::vector<std::string_view> SplitCommas(std::string_view line) {
+  std::vector<std::string_view> fields;
+  while (true) {
+    const std::size_t comma = line.find(',');
+    fields.push_back(Trim(line.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+  return fields;
+}
+
+void ParseZcavCsv(const Input& in, Profile& profile) {
+  std::size_t header_line = 0;
+  for (std::size_t n = 1; n <= in.size() && header_line == 0; ++n) {
+    if (!in.line(n).empty()) header_line = n;
+  }
+  const std::string_view header = in.line(header_line);
+  const std::vector<std::string_view> names = SplitCommas(header);
+  auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - names.begin());
+  };
+  auto required = [&](std::string_view name) {
+    const std::optional<std::size_t> col = column(name);
+    if (!col) in.Fail(header_line, "the CSV header has no '" + std::string(name) + "' column");
+    return *col;
+  };
+  const std::size_t offset_col = required("offset_bytes");
+  const std::size_t length_col = required("length_bytes");
+  const std::size_t rate_col = required("mb_per_s");
+  const std::optional<std::size_t> passes_col = column("passes");
+
+  std::vector<Row> rows;
+  PassOrder order(/*equal_allowed=*/false);
+  for (std::size_t n = header_line + 1; n <= in.size(); ++n) {
+    const std::string_view line = in.line(n);
+    if (line.empty()) continue;
+    if (line == header) {  // concatenated files
+      order.StartTable();
+      continue;
+    }
+    const std::vector<std::string_view> f = SplitCommas(line);
+    if (f.size() != names.size()) {
+      in.Fail(n, "expected " + std::to_string(names.size()) + " comma-separated fields, got " +
+                     std::to_string(f.size()) + ": " + Quote(line));
+    }
+    const std::optional<std::uint64_t> offset = ToUint(f[offset_col]);
+    if (!offset) in.Fail(n, "offset_bytes " + Quote(f[offset_col]) + " is not a whole number");
+    const std::optional<std::uint64_t> length = ToUint(f[length_col]);
+    if (!length || *length == 0) {
+      in.Fail(n, "length_bytes " + Quote(f[length_col]) + " is not a positive whole number");
+    }
+    Row row{.offset_bytes = *offset,
+            .length_bytes = *length,
+            .mb_per_s = NonNegative(in, n, "mb_per_s", f[rate_col]),
+            .passes = 1};
+    if (passes_col) {
+      const std::optional<std::uint64_t> passes = ToUint(f[*passes_col]);
+      if (!passes || *passes == 0) {
+        in.Fail(n, "passes " + Quote(f[*passes_col]) + " is not a positive whole number");
+      }
+      row.passes = *passes;
+    }
+    order.Add(in, n, *offset, std::string(f[offset_col]));
+    rows.push_back(row);
+  }
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  ReduceRows(rows, profile);
+  for (const CurvePoint& p : profile.points) {
+    profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// zcav JSON (json_writer.cc).
+
+// A char iterator that counts the newlines it passes, so the parser's
+// callback knows the line of each block object.
+class LineCountingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  LineCountingIterator(const char* p, std::size_t* line) : p_(p), line_(line) {}
+  reference operator*() const { return *p_; }
+  LineCountingIterator& operator++() {
+    if (*p_ == '\n') ++*line_;
+    ++p_;
+    return *this;
+  }
+  LineCountingIterator operator++(int) {
+    LineCountingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  friend bool operator==(const LineCountingIterator& a, const LineCountingIterator& b) {
+    return a.p_ == b.p_;
+  }
+
+ private:
+  const char* p_;
+  std::size_t* line_;
+};
+
+void ParseZcavJson(const Input& in, Profile& profile) {
+  const std::string& text = in.text();
+  std::size_t line = 1;
+  std::vector<std::size_t> block_lines;  // line of each object in "blocks"
+  bool in_blocks = false;
+  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth == 1 && event == Json::parse_event_t::key) {
+      in_blocks = parsed == "blocks";
+    } else if (in_blocks && depth == 2 && event == Json::parse_event_t::object_start) {
+      block_lines.push_back(line);
+    }
+    return true;
+  };
+  Json root;
+  try {
+    root = Json::parse(LineCountingIterator(text.data(), &line),
+                       LineCountingIterator(text.data() + text.size(), &line), callback);
+  } catch (const Json::parse_error& e) {
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const auto error_line =
+        static_cast<std::size_t>(
+            std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) +
+        1;
+    const std::string what = e.what();
+    if (what.find("unexpected end of input") != std::string::npos) {
+      in.Fail(error_line, "the JSON ends early (a truncated file: was the run killed?)");
+    }
+    const std::size_t colon = what.find(": ", what.find("parse error"));
+    in.Fail(error_line,
+            "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const Json::exception& e) {
+    // Not a syntax error: a number too large ("number overflow parsing
+    // '1e999'"); the counting iterator knows how far the parser got.
+    const std::string what = e.what();
+    const std::size_t bracket = what.find("] ");
+    in.Fail(line,
+            "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+  }
+  if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
+  const auto blocks = root.find("blocks");
+  if (blocks == root.end() || !blocks->is_array()) {
+    in.FailFile("not a zcav JSON file (no \"blocks\" array)");
+  }
+  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+    if (const auto p = dev->find("path"); p != dev->end() && p->is_string()) {
+      profile.device_path = p->get<std::string>();
+    }
+    if (const auto s = dev->find("size_bytes"); s != dev->end() && s->is_number_unsigned()) {
+      profile.device_bytes = s->get<std::uint64_t>();
+    }
+  }
+  if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
+    if (const auto b = opt->find("block_bytes"); b != opt->end() && b->is_number_unsigned()) {
+      profile.block_bytes = b->get<std::uint64_t>();
+    }
+  }
+
+  std::vector<Row> rows;
+  PassOrder order(/*equal_allowed=*/false);
+  for (std::size_t i = 0; i < blocks->size(); ++i) {
+    const Json& block = (*blocks)[i];
+    const std::size_t at = i < block_lines.size() ? block_lines[i] : 0;
+    auto fail = [&](const std::string& what) {
+      const std::string where = "blocks[" + std::to_string(i) + "]: ";
+      if (at > 0) in.Fail(at, where + what);
+      in.FailFile(where + what);
+    };
+    if (!block.is_object()) fail("is not an object");
+    auto whole = [&](const char* name, bool required, std::uint64_t fallback) {
+      const auto it = block.find(name);
+      if (it == block.end()) {
+        if (required) fail(std::string("has no ") + name);
+        return fallback;
+      }
+      if (!it->is_number_unsigned()) fail(std::string(name) + " is not a whole number");
+      return it->get<std::uint64_t>();
+    };
+    Row row;
+    row.offset_bytes = whole("offset_bytes", true, 0);
+    row.length_bytes = whole("length_bytes", true, 0);
+    if (row.length_bytes == 0) fail("length_bytes is 0");
+    row.passes = whole("passes", false, 1);
+    if (row.passes == 0) fail("passes is 0");
+    const auto rate = block.find("mb_per_s");
+    if (rate == block.end()) fail("has no mb_per_s");
+    if (!rate->is_number()) fail("mb_per_s is not a number");
+    row.mb_per_s = rate->get<double>();
+    if (row.mb_per_s < 0) fail("mb_per_s is negative");
+    order.Add(in, at > 0 ? at : 1, row.offset_bytes, std::to_string(row.offset_bytes));
+    rows.push_back(row);
+  }
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  ReduceRows(rows, profile);
+  if (profile.block_bytes == 0) {
+    for (const CurvePoint& p : profile.points) {
+      profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
+    }
+  }
+  if (const auto partial = root.find("partial"); partial != root.end() && *partial == true) {
+    const auto status = root.find("status");
+    profile.notes.push_back("the run's status: " + (status != root.end() && status->is_string()
+                                                        ? status->get<std::string>()
+                                                        : "partial"));
+  }
+}
+
+}  // namespace
+
+Profile ParseProfile(std::istream& in, const std::string& source) {
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(source + ": read failed", ErrorKind::kRuntime);
+  const Input input(source, text.str());
+  Profile profile;
+  profile.source = source;
+  switch (Detect(input)) {
+    case Format::kZcavRaw:
+      profile.format = "zcav-raw";
+      ParseZcavRaw(input, profile);
+      break;
+    case Format::kZcavCsv:
+      profile.format = "zcav-csv";
+      ParseZcavCsv(input, profile);
+      break;
+    case Format::kZcavJson:
+      profile.format = "zcav-json";
+      ParseZcavJson(input, profile);
+      break;
+    case Format::kBonnie103:
+      profile.format = "bonnie-1.03";
+      FinishClassic103(input, ReadClassicRows(input, Format::kBonnie103), profile);
+      break;
+    case Format::kBonnie19x:
+      profile.format = "bonnie-1.9x";
+      FinishClassic19x(input, ReadClassicRows(input, Format::kBonnie19x), profile);
+      break;
+  }
+  return profile;
+}
+
+Profile ReadProfile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, not a data file", ErrorKind::kBadInput);
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw Error(path + ": cannot open" +
+                    (err != 0 ? ": " + std::generic_category().message(err) : std::string()),
+                ErrorKind::kBadInput);
+  }
+  return ParseProfile(in, path);
+}
+
+}  // namespace zcav

@@ -1,0 +1,45 @@
+// Reading saved results back: zcav's own raw/CSV/JSON outputs and the logs of
+// classic zcav versions (bonnie++ 1.03 and 1.9x/2.00).
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "zcav/zone_detector.h"
+
+namespace zcav {
+
+struct Profile {
+  std::string source;         // file name, as given
+  // "zcav-raw", "zcav-csv", "zcav-json", "bonnie-1.03", "bonnie-1.9x".
+  std::string format;
+  std::string device_path;    // when the file says; else empty
+  std::uint64_t device_bytes = 0;  // when known; else 0
+  std::uint64_t block_bytes = 0;   // nominal block size, when known or inferred
+  std::uint32_t passes = 0;        // passes behind each point, when known
+  std::vector<CurvePoint> points;  // per block, position order; mb_per_s = median (10^6 B/s)
+  // What a user should know about the import, e.g. "12 '++++' rates
+  // recomputed from the time column and the 100 MiB block size".
+  std::vector<std::string> notes;
+};
+
+// Reads a saved result, detecting its format from its content.
+// Classic files: 1.03 (`#loops: N, version: 1.03`, `#block K/s time`: offset
+// in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
+// with `++++` rates recomputed from the time column); several passes (the
+// same offset more than once) are reduced to the per-block median.
+// Detection: first non-blank character '{' = zcav JSON (needs "blocks");
+// first line `# zcav ` = zcav raw; first line `offset_bytes,length_bytes,
+// mb_per_s...` = zcav CSV; otherwise a `#block` header after leading '#'
+// lines picks the classic layout (`K/s` = 1.03, `GiB` = 1.9x).
+// 1.9x offsets are printed to 0.01 GiB only: the block size comes from
+// rate × time (whole MiB), offsets are row index × step when every printed
+// offset fits that grid; `notes` says what was inferred.
+// Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
+// and "FILE: ..." for an unreadable, empty or unrecognised file.
+Profile ReadProfile(const std::string& path);
+Profile ParseProfile(std::istream& in, const std::string& source);
+
+}  // namespace zcav

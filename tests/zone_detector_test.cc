@@ -1,0 +1,852 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zcav/zone_detector.h"
+
+namespace {
+
+constexpr std::uint64_t kBlockBytes = std::uint64_t{1} << 20;
+
+std::vector<zcav::CurvePoint> ToCurve(const std::vector<double>& rates) {
+  std::vector<zcav::CurvePoint> curve(rates.size());
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    curve[i] = {i * kBlockBytes, kBlockBytes, rates[i]};
+  }
+  return curve;
+}
+
+zcav::ZoneAnalysis Detect(const std::vector<double>& rates, zcav::ZoneOptions options = {},
+                          bool optical = false) {
+  const auto curve = ToCurve(rates);
+  return zcav::DetectZones(curve, options, optical);
+}
+
+// A zone table: levels (MB/s at the zone's start), lengths (blocks), droop
+// (fraction lost linearly across the zone).
+struct Table {
+  std::vector<double> level;
+  std::vector<std::size_t> length;
+  std::vector<double> droop;
+};
+
+std::vector<double> Render(const Table& t) {
+  std::vector<double> rates;
+  for (std::size_t k = 0; k < t.level.size(); ++k) {
+    const double len = static_cast<double>(t.length[k]);
+    for (std::size_t j = 0; j < t.length[k]; ++j) {
+      rates.push_back(t.level[k] * (1 - t.droop[k] * (static_cast<double>(j) + 0.5) / len));
+    }
+  }
+  return rates;
+}
+
+// Zone edges rarely fall on block edges: the first block of a zone then reads
+// partly at the previous zone's rate (time-weighted, so the harmonic mix).
+// Done at half the edges between zones of >= 6 blocks (a 3-block zone with a
+// straddling block has barely 2 blocks of its own level).
+void AddStraddlingBlocks(std::vector<double>& rates, const Table& t, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k + 1 < t.length.size(); ++k) {
+    at += t.length[k];
+    if (t.length[k] < 6 || t.length[k + 1] < 6 || u(rng) < 0.5) continue;
+    const double before = rates[at - 1], after = rates[at];
+    const double f = 0.1 + 0.8 * u(rng);  // share of the block in the previous zone
+    rates[at] = 1 / (f / before + (1 - f) / after);
+  }
+}
+
+std::vector<std::size_t> Boundaries(const Table& t) {
+  std::vector<std::size_t> b;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k + 1 < t.length.size(); ++k) b.push_back(at += t.length[k]);
+  return b;
+}
+
+std::vector<std::size_t> Boundaries(const zcav::ZoneAnalysis& a) {
+  std::vector<std::size_t> b;
+  for (std::size_t k = 1; k < a.zones.size(); ++k) b.push_back(a.zones[k].first_block);
+  return b;
+}
+
+// Multiplicative Gaussian noise: real rates jitter in proportion to the rate.
+void AddNoise(std::vector<double>& rates, double noise_rel, std::mt19937_64& rng) {
+  std::normal_distribution<double> gauss(0.0, noise_rel);
+  for (double& r : rates) r *= 1 + gauss(rng);
+}
+
+// Single-block (and a few two-block) events far off the curve; returns the
+// blocks. Events are never adjacent to each other, and stay 3 blocks away
+// from the zone boundaries `edges` and out of zones shorter than 10 blocks:
+// a dip-and-spike pair inside a 3-block zone leaves one clean block, and a
+// spike right after a step that lands on the previous level looks like that
+// level; no method can call those (unit tests cover outliers at edges).
+std::vector<std::size_t> AddOutliers(std::vector<double>& rates, std::size_t events,
+                                     std::mt19937_64& rng,
+                                     const std::vector<std::size_t>& edges = {}) {
+  std::vector<std::size_t> blocks;
+  const std::size_t n = rates.size();
+  if (n < 20) return blocks;
+  std::vector<bool> allowed(n, true);
+  std::vector<std::size_t> cuts{0};
+  cuts.insert(cuts.end(), edges.begin(), edges.end());
+  cuts.push_back(n);
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const std::size_t begin = cuts[k], end = cuts[k + 1];
+    for (std::size_t i = begin; i < end; ++i) {
+      const bool near_edge = (k > 0 && i < begin + 3) || (k + 2 < cuts.size() && i + 3 >= end);
+      allowed[i] = end - begin >= 10 && !near_edge;
+    }
+  }
+  std::uniform_int_distribution<std::size_t> pos(0, n - 2);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::set<std::size_t> taken;
+  for (std::size_t e = 0, tries = 0; e < events && tries < 1000; ++tries) {
+    const std::size_t at = pos(rng);
+    const std::size_t width = u(rng) < 0.2 ? 2 : 1;
+    bool clear = allowed[at] && allowed[at + width - 1];
+    for (std::size_t k = (at >= 2 ? at - 2 : 0); k <= at + width + 1; ++k) {
+      if (taken.count(k)) clear = false;
+    }
+    if (!clear) continue;
+    for (std::size_t k = at; k < at + width; ++k) {
+      // Mostly dips (a slow sector, a hiccup), sometimes spikes (cache).
+      rates[k] *= u(rng) < 0.8 ? 0.15 + 0.45 * u(rng) : 1.3 + 0.5 * u(rng);
+      taken.insert(k);
+      blocks.push_back(k);
+    }
+    ++e;
+  }
+  std::sort(blocks.begin(), blocks.end());
+  return blocks;
+}
+
+// Boundary F1 with a margin of max(1 block, 0.5 % of N); one-to-one greedy
+// matching in position order.
+double BoundaryF1(const std::vector<std::size_t>& truth, const std::vector<std::size_t>& found,
+                  std::size_t n) {
+  if (truth.empty() && found.empty()) return 1;
+  if (truth.empty() || found.empty()) return 0;
+  const double margin = std::max(1.0, 0.005 * static_cast<double>(n));
+  std::vector<bool> used(found.size(), false);
+  std::size_t matched = 0;
+  for (const std::size_t t : truth) {
+    std::size_t best = found.size();
+    double best_d = margin + 1;
+    for (std::size_t k = 0; k < found.size(); ++k) {
+      const double d = std::fabs(static_cast<double>(found[k]) - static_cast<double>(t));
+      if (!used[k] && d <= margin && d < best_d) best = k, best_d = d;
+    }
+    if (best < found.size()) used[best] = true, ++matched;
+  }
+  if (matched == 0) return 0;
+  const double p = static_cast<double>(matched) / static_cast<double>(found.size());
+  const double r = static_cast<double>(matched) / static_cast<double>(truth.size());
+  return 2 * p * r / (p + r);
+}
+
+// The detector's default penalty; the corpus test checks it is what
+// DetectZones reports.
+double DefaultPenalty(std::size_t n) { return 3 * std::log(static_cast<double>(n)); }
+
+// How far above the first zone the rate^2-linear trend of the later zones
+// puts the first zone's middle (the geometry that defines a clipped curve).
+double CeilingExcess(const Table& t) {
+  if (t.level.size() < 3) return 0;
+  double n = 0, sx = 0, sxx = 0, su = 0, sxu = 0, total = 0, at = 0;
+  for (const auto l : t.length) total += static_cast<double>(l);
+  for (std::size_t k = 0; k < t.level.size(); ++k) {
+    const double len = static_cast<double>(t.length[k]);
+    const double x = (at + len / 2) / total;
+    const double mean = t.level[k] * (1 - t.droop[k] / 2);
+    at += len;
+    if (k == 0) continue;
+    n += len, sx += len * x, sxx += len * x * x, su += len * mean * mean,
+        sxu += len * x * mean * mean;
+  }
+  const double b = (sxu - sx * su / n) / (sxx - sx * sx / n);
+  const double a = (su - b * sx) / n;
+  const double x0 = static_cast<double>(t.length[0]) / 2 / total;
+  return std::sqrt(std::max(0.0, a + b * x0)) / (t.level[0] * (1 - t.droop[0] / 2)) - 1;
+}
+
+struct Scenario {
+  std::uint64_t seed = 0;
+  std::string kind;  // staircase, cav, pcav, flat, clipped
+  zcav::CurveType type = zcav::CurveType::kOther;
+  std::vector<double> rates;
+  std::vector<std::size_t> boundaries;
+  std::vector<std::size_t> outliers;
+};
+
+std::size_t DrawN(std::mt19937_64& rng, bool large) {
+  std::uniform_real_distribution<double> u(0, 1);
+  if (large) return 50000 + static_cast<std::size_t>(50000 * u(rng));
+  return static_cast<std::size_t>(std::exp(std::log(100.0) + u(rng) * std::log(200.0)));
+}
+
+std::size_t OutlierEvents(std::size_t n, std::mt19937_64& rng) {
+  return std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(8, n / 100 + 1))(rng);
+}
+
+// Random staircase zone table. The issue's ranges: 1-30 zones, steps down to
+// 1 %, zone lengths down to 1 % of N (and never below the detector's minimum
+// of max(3, 0.2 % N) blocks), noise 0.2-2 % (multiplicative), droop 0-1 %
+// inside zones, isolated outliers, blocks straddling zone edges.
+//
+// Detectability. Within those ranges many tables are invisible to any method:
+// a 1 % step between 3-block zones under 2 % noise is 0.6 standard errors.
+// So every step is raised, if needed, to at least (sqrt(beta) + 3) standard
+// errors of a difference of zone means, noise * sqrt(1/La + 1/Lb) (relative),
+// where beta = 3 ln N is the detector's penalty: sqrt(beta) standard errors
+// is where a penalised segmentation stops accepting a step, and 3 more put
+// 99.9 % of the noisy realisations on the visible side. Steps stay >= 1 %.
+// A typical step per disk is what a 2.5:1 outer/inner ratio allows, each
+// step 0.5-1.5x that; tables that end above 3:1 after raising steps for
+// detectability (30 zones of 3 blocks under 2 % noise need 13 % steps, a
+// 50:1 "disk") are redrawn: the corpus keeps them to real-disk shapes, so at
+// small N with high noise it has fewer zones than 30.
+//
+// Unambiguous type. A staircase whose first plateau sits well below the
+// rate^2 trend of the others looks exactly like a clipped disk (that is what
+// clipped means), so such tables (excess >= 5 %; the detector's threshold is
+// 12 %, the real disks measure 4-8 %) are redrawn too.
+Scenario MakeStaircase(std::uint64_t seed, bool large) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Scenario s;
+  s.seed = seed;
+  s.kind = "staircase";
+  const std::size_t n = DrawN(rng, large);
+  const std::size_t min_len =
+      std::max<std::size_t>(3, static_cast<std::size_t>(std::ceil(0.01 * static_cast<double>(n))));
+  const double z_min = std::sqrt(DefaultPenalty(n)) + 3;
+  const std::size_t max_zones = std::min<std::size_t>(30, n / min_len);
+  Table t;
+  double noise = 0;
+  for (;;) {
+    const std::size_t zones = std::uniform_int_distribution<std::size_t>(1, max_zones)(rng);
+    noise = 0.002 + 0.018 * u(rng);
+    const bool droop = u(rng) < 0.5;
+    t = Table{};
+    // Lengths: the minimum plus an exponential (Dirichlet(1)) share of the rest.
+    std::vector<double> w(zones);
+    double sum = 0;
+    for (auto& x : w) sum += (x = -std::log(1 - u(rng)));
+    std::size_t used = 0;
+    for (std::size_t k = 0; k < zones; ++k) {
+      const std::size_t extra =
+          static_cast<std::size_t>(static_cast<double>(n - zones * min_len) * w[k] / sum);
+      t.length.push_back(min_len + extra);
+      used += min_len + extra;
+    }
+    t.length.back() += n - used;
+    const double top = std::exp(std::log(20.0) + u(rng) * std::log(25.0));  // 20-500 MB/s
+    const double typical =
+        zones > 1 ? std::max(0.01, 1 - std::pow(2.5, -1.0 / static_cast<double>(zones - 1))) : 0;
+    double level = top;
+    for (std::size_t k = 0; k < zones; ++k) {
+      t.level.push_back(level);
+      t.droop.push_back(droop ? 0.01 * u(rng) : 0.0);
+      if (k + 1 == zones) break;
+      const double se = noise * std::sqrt(1.0 / static_cast<double>(t.length[k]) +
+                                          1.0 / static_cast<double>(t.length[k + 1]));
+      const double step = std::max({0.01, typical * (0.5 + u(rng)), z_min * se});
+      level *= (1 - t.droop[k]) * (1 - step);
+    }
+    if (level * (1 - t.droop.back()) >= top / 3 && CeilingExcess(t) < 0.05) break;
+  }
+  s.rates = Render(t);
+  s.boundaries = Boundaries(t);
+  AddStraddlingBlocks(s.rates, t, rng);
+  AddNoise(s.rates, noise, rng);
+  s.outliers = AddOutliers(s.rates, OutlierEvents(n, rng), rng, s.boundaries);
+  s.type = t.level.size() == 1 ? zcav::CurveType::kFlat : zcav::CurveType::kZoned;
+  return s;
+}
+
+// Smooth optical curves: CAV (rate^2 linear in position, 2.0-2.6:1 as CD
+// 16-40x and DVD 6.5-16x) and P-CAV (CAV up to a knee at 25-70 %, then flat).
+Scenario MakeSmooth(std::uint64_t seed, bool partial) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Scenario s;
+  s.seed = seed;
+  s.kind = partial ? "pcav" : "cav";
+  s.type = partial ? zcav::CurveType::kPcav : zcav::CurveType::kCav;
+  const std::size_t n = DrawN(rng, false);
+  const double inner = 2 + 20 * u(rng);
+  const double ratio = partial ? 1.5 + 0.7 * u(rng) : 2.0 + 0.6 * u(rng);
+  const double knee = partial ? 0.25 + 0.45 * u(rng) : 1.0;
+  const double noise = 0.002 + 0.018 * u(rng);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = std::min((static_cast<double>(i) + 0.5) / static_cast<double>(n), knee);
+    s.rates.push_back(inner * std::sqrt(1 + (ratio * ratio - 1) * x / knee));
+  }
+  AddNoise(s.rates, noise, rng);
+  s.outliers = AddOutliers(s.rates, OutlierEvents(n, rng), rng);
+  return s;
+}
+
+// One level (SSD, bus-limited disk) with 0-1 % droop over the whole curve.
+Scenario MakeFlat(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Scenario s;
+  s.seed = seed;
+  s.kind = "flat";
+  s.type = zcav::CurveType::kFlat;
+  const std::size_t n = DrawN(rng, false);
+  const double level = 20 + 3000 * u(rng);
+  const double droop = 0.01 * u(rng);
+  for (std::size_t i = 0; i < n; ++i) {
+    s.rates.push_back(level * (1 - droop * static_cast<double>(i) / static_cast<double>(n)));
+  }
+  AddNoise(s.rates, 0.002 + 0.018 * u(rng), rng);
+  s.outliers = AddOutliers(s.rates, OutlierEvents(n, rng), rng);
+  return s;
+}
+
+// A naturally zoned disk (10-20 zones of equal radial width, outer/inner
+// 1.8-2.4:1, capacity share proportional to the rate, as sim:hdd) behind a
+// bus that caps it flat over the outer 45-85 %; >= 3 natural zones remain
+// below the cap. The first drop (cap to the next zone) is 30-100 % of a
+// natural step and detectable as in MakeStaircase; the cap leaves the ceiling
+// >= 18 % below the trend of the inner zones (the detector's threshold: 12 %).
+Scenario MakeClipped(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Scenario s;
+  s.seed = seed;
+  s.kind = "clipped";
+  s.type = zcav::CurveType::kClipped;
+  for (;;) {
+    const std::size_t n = DrawN(rng, false);
+    const int natural = 10 + static_cast<int>(11 * u(rng));
+    const double outer = 50 + 200 * u(rng);
+    const double inner = outer / (1.8 + 0.6 * u(rng));
+    const double noise = 0.002 + 0.018 * u(rng);
+    std::vector<double> rate(static_cast<std::size_t>(natural));
+    double total = 0;
+    for (int k = 0; k < natural; ++k) {
+      rate[static_cast<std::size_t>(k)] = outer + (inner - outer) * k / (natural - 1);
+      total += rate[static_cast<std::size_t>(k)];
+    }
+    // The cap: between the levels of natural zones j-1 and j, where zone j
+    // starts at 45-85 % of the capacity.
+    const double want = 0.45 + 0.4 * u(rng);
+    double at = 0;
+    std::size_t j = 0;
+    while (j < rate.size() && at + rate[j] / total <= want) at += rate[j++] / total;
+    if (j == 0 || rate.size() - j < 3) continue;
+    const double cap = rate[j] + (0.3 + 0.7 * u(rng)) * (rate[j - 1] - rate[j]);
+    Table t;
+    std::size_t used = 0;
+    std::size_t ceiling = 0;
+    for (std::size_t k = 0; k < rate.size(); ++k) {
+      const std::size_t len =
+          static_cast<std::size_t>(std::llround(static_cast<double>(n) * rate[k] / total));
+      if (k < j) {
+        ceiling += len;
+        continue;
+      }
+      if (k == j) {
+        t.level.push_back(cap), t.length.push_back(ceiling), t.droop.push_back(0);
+      }
+      t.level.push_back(rate[k]), t.length.push_back(len), t.droop.push_back(0);
+      used += len;
+    }
+    used += ceiling;
+    if (used > n) t.length.back() -= std::min(t.length.back(), used - n);
+    if (used < n) t.length.back() += n - used;
+    const std::size_t min_len = std::max<std::size_t>(
+        3, static_cast<std::size_t>(std::ceil(0.002 * static_cast<double>(n))));
+    const double z_min = std::sqrt(DefaultPenalty(n)) + 3;
+    bool visible = CeilingExcess(t) >= 0.18;
+    for (std::size_t k = 0; k + 1 < t.level.size(); ++k) {
+      const double se = noise * std::sqrt(1.0 / static_cast<double>(t.length[k]) +
+                                          1.0 / static_cast<double>(t.length[k + 1]));
+      if (1 - t.level[k + 1] / t.level[k] < std::max(0.01, z_min * se)) visible = false;
+      if (t.length[k] < min_len || t.length[k + 1] < min_len) visible = false;
+    }
+    if (!visible) continue;
+    s.rates = Render(t);
+    s.boundaries = Boundaries(t);
+    AddStraddlingBlocks(s.rates, t, rng);
+    AddNoise(s.rates, noise, rng);
+    s.outliers = AddOutliers(s.rates, OutlierEvents(n, rng), rng, s.boundaries);
+    return s;
+  }
+}
+
+bool AllFlagged(const std::vector<std::size_t>& injected, const zcav::ZoneAnalysis& a) {
+  std::set<std::size_t> found;
+  for (const auto& o : a.outliers) found.insert(o.block);
+  return std::all_of(injected.begin(), injected.end(),
+                     [&](std::size_t b) { return found.count(b) > 0; });
+}
+
+// Reads a zone table CSV of /work/shared/data/zone-tables: comment lines
+// start with '#', then a header row. Returns (start_frac, end_frac, rate,
+// visible_zone) rows.
+struct Band {
+  double start_frac = 0, end_frac = 0, mb_per_s = 0;
+  int visible_zone = 0;
+};
+
+std::vector<Band> ReadZoneTable(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<Band> bands;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (std::size_t k = 0; k < header.size() && k < cells.size(); ++k) row[header[k]] = cells[k];
+    bands.push_back({std::stod(row.at("start_frac")), std::stod(row.at("end_frac")),
+                     std::stod(row.at("seq_MBps_est")), std::stoi(row.at("visible_zone"))});
+  }
+  return bands;
+}
+
+}  // namespace
+
+// The figures the issue asks for (quoted in the closing note) are printed as
+// a warning: run `zcav_tests "[zones]"` to see them. A curve that misses is
+// listed with its seed; MakeStaircase(seed, ...) etc. rebuild it.
+TEST_CASE("DetectZones finds the zones and the curve type of a synthetic ground-truth corpus",
+          "[zones]") {
+  std::vector<Scenario> corpus;
+  for (std::uint64_t i = 0; i < 1000; ++i) corpus.push_back(MakeStaircase(10000 + i, i % 25 == 0));
+  for (std::uint64_t i = 0; i < 100; ++i) corpus.push_back(MakeSmooth(20000 + i, false));
+  for (std::uint64_t i = 0; i < 100; ++i) corpus.push_back(MakeSmooth(30000 + i, true));
+  for (std::uint64_t i = 0; i < 100; ++i) corpus.push_back(MakeFlat(40000 + i));
+  for (std::uint64_t i = 0; i < 100; ++i) corpus.push_back(MakeClipped(50000 + i));
+
+  std::size_t staircases = 0, large = 0, exact = 0, typed = 0, injected = 0, flagged = 0;
+  std::size_t clipped = 0, clipped_exact = 0;
+  double f1_sum = 0;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_kind;  // right, total
+  std::ostringstream misses;
+  for (const Scenario& s : corpus) {
+    const std::uint64_t seed = s.seed;
+    CAPTURE(seed, s.kind, s.rates.size());
+    const zcav::ZoneAnalysis a = Detect(s.rates);
+    CHECK(a.penalty == Approx(DefaultPenalty(s.rates.size())));
+    // Outliers are flagged and never zones: hard requirements on every curve.
+    CHECK(AllFlagged(s.outliers, a));
+    injected += s.outliers.size();
+    std::set<std::size_t> reported;
+    for (const auto& o : a.outliers) reported.insert(o.block);
+    for (const std::size_t b : s.outliers) flagged += reported.count(b);
+    for (const zcav::Zone& z : a.zones) {
+      const auto inside = std::count_if(s.outliers.begin(), s.outliers.end(), [&](std::size_t b) {
+        return b >= z.first_block && b < z.end_block;
+      });
+      CHECK(2 * static_cast<std::uint64_t>(inside) < z.end_block - z.first_block);
+    }
+    const bool type_ok = a.type == s.type;
+    typed += type_ok;
+    auto& kind = by_kind[s.kind];
+    kind.first += type_ok;
+    ++kind.second;
+    std::string why;
+    if (!type_ok) why += std::string(" type=") + zcav::CurveTypeName(a.type);
+    const bool count_ok = a.zones.size() == s.boundaries.size() + 1;
+    if (s.kind == "staircase") {
+      ++staircases;
+      large += s.rates.size() >= 50000;
+      f1_sum += BoundaryF1(s.boundaries, Boundaries(a), s.rates.size());
+      exact += count_ok;
+    }
+    if (s.kind == "clipped") {
+      ++clipped;
+      clipped_exact += count_ok;
+    }
+    if (!count_ok && (s.kind == "staircase" || s.kind == "clipped")) {
+      why += " zones=" + std::to_string(a.zones.size()) + "/" +
+             std::to_string(s.boundaries.size() + 1);
+    }
+    if (!why.empty()) {
+      misses << "  seed " << seed << " " << s.kind << " N=" << s.rates.size() << why << "\n";
+    }
+  }
+  const double mean_f1 = f1_sum / static_cast<double>(staircases);
+  const double exact_rate = static_cast<double>(exact) / static_cast<double>(staircases);
+  const double type_rate = static_cast<double>(typed) / static_cast<double>(corpus.size());
+  std::ostringstream report;
+  report << "zone corpus: " << corpus.size() << " scenarios; " << staircases << " staircases ("
+         << large << " with N >= 50,000): mean boundary F1 " << mean_f1 << ", exact zone count "
+         << 100 * exact_rate << " %; curve type right " << 100 * type_rate << " % of all (";
+  for (const auto& [kind, counts] : by_kind) {
+    report << kind << " " << counts.first << "/" << counts.second << " ";
+  }
+  report << "); clipped zone count exact " << clipped_exact << "/" << clipped
+         << "; injected outlier blocks flagged " << flagged << "/" << injected
+         << "\nmisses (seed, kind, N, what):\n"
+         << misses.str();
+  WARN(report.str());
+  CHECK(mean_f1 >= 0.97);
+  CHECK(exact_rate >= 0.95);
+  CHECK(type_rate >= 0.95);
+}
+
+TEST_CASE("DetectZones counts the zones of real disks' zone tables", "[zones]") {
+  const std::filesystem::path dir =
+      std::filesystem::path(ZCAV_TEST_DATA_DIR) / "../../../shared/data/zone-tables";
+  if (!std::filesystem::is_directory(dir)) {
+    WARN("skipped: no zone tables at " << dir.string());
+    return;
+  }
+  // N = 2000 blocks and 0.3 % noise: the Seagate ST41601N's adjacent zones
+  // differ by 1.1-1.2 % and its shortest zone is 3.7 % (75 blocks), so each
+  // step is > 20 standard errors; at 2 % noise and N = 200 it would be ~1.
+  const std::map<std::string, std::pair<std::size_t, zcav::CurveType>> expected{
+      {"DEC_RZ26.csv", {1, zcav::CurveType::kFlat}},
+      {"HP_C2247A.csv", {8, zcav::CurveType::kZoned}},
+      {"Quantum_AtlasIII_QM39100TD-SW.csv", {9, zcav::CurveType::kZoned}},
+      {"Seagate_ST41601N.csv", {14, zcav::CurveType::kZoned}},
+  };
+  std::size_t seen = 0;
+  for (const auto& [file, want] : expected) {
+    const std::filesystem::path path = dir / file;
+    if (!std::filesystem::exists(path)) continue;
+    ++seen;
+    const std::vector<Band> bands = ReadZoneTable(path);
+    REQUIRE(!bands.empty());
+    const std::size_t n = 2000;
+    std::vector<double> rates(n);
+    std::vector<std::size_t> truth;
+    int previous_zone = -1;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+      const Band* band = &bands.back();
+      for (const Band& b : bands) {
+        if (x >= b.start_frac && x < b.end_frac) band = &b;
+      }
+      rates[i] = band->mb_per_s;
+      if (previous_zone >= 0 && band->visible_zone != previous_zone) truth.push_back(i);
+      previous_zone = band->visible_zone;
+    }
+    REQUIRE(truth.size() + 1 == want.first);
+    for (const std::uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(file, seed);
+      std::mt19937_64 rng(seed);
+      std::vector<double> noisy = rates;
+      AddNoise(noisy, 0.003, rng);
+      const std::vector<std::size_t> outliers = AddOutliers(noisy, 3, rng, truth);
+      const zcav::ZoneAnalysis a = Detect(noisy);
+      CHECK(a.zones.size() == want.first);
+      CHECK(a.type == want.second);
+      CHECK(BoundaryF1(truth, Boundaries(a), n) == 1.0);
+      CHECK(AllFlagged(outliers, a));
+      if (seed == 1) WARN(file << ": " << a.zones.size() << " zones, " << a.description);
+    }
+  }
+  CHECK(seen == expected.size());
+}
+
+TEST_CASE("A single slow block among fast ones is an outlier, not a zone", "[zones]") {
+  const std::uint64_t seed = 7;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::vector<double> rates(300, 32.0);
+  AddNoise(rates, 0.005, rng);
+  rates[150] = 7.7;  // bonnie++ seed 000: a 7.7 MB/s block among 32 MB/s ones
+  rates[220] = 9.0;  // and a two-block hiccup
+  rates[221] = 11.0;
+  const zcav::ZoneAnalysis a = Detect(rates);
+  REQUIRE(a.outliers.size() == 3);
+  CHECK(a.outliers[0].block == 150);
+  CHECK(a.outliers[0].mb_per_s == 7.7);
+  CHECK(a.outliers[0].offset_bytes == 150 * kBlockBytes);
+  CHECK(a.outliers[1].block == 220);
+  CHECK(a.outliers[2].block == 221);
+  REQUIRE(a.zones.size() == 1);
+  CHECK(a.type == zcav::CurveType::kFlat);
+  CHECK(a.zones[0].min_mb_per_s > 30);  // excluded from the zone's statistics
+}
+
+TEST_CASE("A three-block plateau between steps is a zone, not three outliers", "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 100; ++i) rates.push_back(60);
+  for (int i = 0; i < 3; ++i) rates.push_back(50);
+  for (int i = 0; i < 100; ++i) rates.push_back(60);  // not monotone: the median is 60
+  const std::uint64_t seed = 3;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.002, rng);
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.outliers.empty());
+  REQUIRE(a.zones.size() == 3);
+  CHECK(a.zones[1].first_block == 100);
+  CHECK(a.zones[1].end_block == 103);
+}
+
+TEST_CASE("Outliers right at a step edge are flagged and leave the edge in place", "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 100; ++i) rates.push_back(20);
+  for (int i = 0; i < 100; ++i) rates.push_back(19);
+  const std::uint64_t seed = 41;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.004, rng);
+  rates[100] = 7;   // a dip on the first block of the slower zone
+  rates[150] = 30;  // a spike then a dip, beside the new level
+  rates[151] = 6;
+  rates[99] = 5;  // a dip on the last block of the faster zone
+  const zcav::ZoneAnalysis a = Detect(rates);
+  REQUIRE(a.outliers.size() == 4);
+  CHECK(a.outliers[0].block == 99);
+  CHECK(a.outliers[1].block == 100);
+  CHECK(a.outliers[2].block == 150);
+  CHECK(a.outliers[3].block == 151);
+  REQUIRE(a.zones.size() == 2);
+  CHECK(a.zones[1].first_block == Approx(100).margin(1));
+}
+
+TEST_CASE("A slow droop inside zones does not become a staircase", "[zones]") {
+  for (const std::size_t n : {2000u, 20000u, 200000u}) {
+    CAPTURE(n);
+    Table t;
+    for (int k = 0; k < 3; ++k) {
+      t.level.push_back(100 * std::pow(0.97, k) * (k == 0 ? 1 : 0.99));
+      t.length.push_back(n / 3 + (k == 2 ? n % 3 : 0));
+      t.droop.push_back(0.01);  // 1 % lost across each zone, then a 3 % step
+    }
+    std::vector<double> rates = Render(t);
+    const std::uint64_t seed = n;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    AddNoise(rates, 0.0005, rng);  // below the 0.1 % sigma floor: the hard case
+    const zcav::ZoneAnalysis a = Detect(rates);
+    CHECK(a.zones.size() == 3);
+    CHECK(a.type == zcav::CurveType::kZoned);
+    CHECK(BoundaryF1(Boundaries(t), Boundaries(a), n) == 1.0);
+  }
+}
+
+TEST_CASE("Sensitivity trades small steps for fewer zones", "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 400; ++i) rates.push_back(100);
+  for (int i = 0; i < 400; ++i) rates.push_back(97);  // 3 % step
+  for (int i = 0; i < 400; ++i) rates.push_back(70);  // 28 % step
+  const std::uint64_t seed = 11;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.01, rng);
+  const zcav::ZoneAnalysis normal = Detect(rates);
+  CHECK(normal.zones.size() == 3);
+  zcav::ZoneOptions coarse;
+  coarse.sensitivity = 10;
+  const zcav::ZoneAnalysis fewer = Detect(rates, coarse);
+  CHECK(fewer.zones.size() == 2);
+  CHECK(fewer.penalty == Approx(10 * normal.penalty));
+  zcav::ZoneOptions fine;
+  fine.sensitivity = 0.01;
+  CHECK(Detect(rates, fine).zones.size() > 3);  // noise now counts as steps
+}
+
+TEST_CASE("The minimum zone length keeps zones at least that long", "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 1000; ++i) rates.push_back(80);
+  for (int i = 0; i < 20; ++i) rates.push_back(70);
+  for (int i = 0; i < 1000; ++i) rates.push_back(60);
+  const std::uint64_t seed = 5;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.005, rng);
+  const zcav::ZoneAnalysis normal = Detect(rates);
+  CHECK(normal.min_zone_blocks == 5);  // max(3, 0.2 % of 2020)
+  REQUIRE(normal.zones.size() == 3);
+  CHECK(normal.zones[1].first_block == 1000);
+  CHECK(normal.zones[1].end_block == 1020);
+  zcav::ZoneOptions options;
+  options.min_zone_blocks = 50;
+  const zcav::ZoneAnalysis coarse = Detect(rates, options);
+  CHECK(coarse.min_zone_blocks == 50);
+  for (const auto& z : coarse.zones) CHECK(z.end_block - z.first_block >= 50);
+  // The 20-block zone cannot be one on its own any more.
+  CHECK(std::none_of(coarse.zones.begin(), coarse.zones.end(),
+                     [](const zcav::Zone& z) { return z.end_block - z.first_block < 50; }));
+  CHECK(Boundaries(coarse) != Boundaries(normal));
+}
+
+TEST_CASE("Empty, one-point and constant curves give sensible analyses", "[zones]") {
+  const zcav::ZoneAnalysis empty = Detect({});
+  CHECK(empty.zones.empty());
+  CHECK(empty.type == zcav::CurveType::kOther);
+  CHECK(empty.description == "no data");
+
+  const zcav::ZoneAnalysis one = Detect({42.0});
+  REQUIRE(one.zones.size() == 1);
+  CHECK(one.zones[0].mb_per_s == 42.0);
+  CHECK(one.zones[0].end_bytes == kBlockBytes);
+  CHECK(one.type == zcav::CurveType::kFlat);
+  CHECK(one.outliers.empty());
+
+  const zcav::ZoneAnalysis constant = Detect(std::vector<double>(5000, 530.0));
+  REQUIRE(constant.zones.size() == 1);
+  CHECK(constant.noise_sigma_mb_per_s == Approx(0.53));  // the 0.1 % floor
+  CHECK(constant.zones[0].stddev_mb_per_s == 0);
+  CHECK(constant.share_at_90 == 1.0);
+  CHECK(constant.outer_inner_ratio == 1.0);
+  CHECK(constant.description == "flat at 530.0 MB/s (one level)");
+
+  const zcav::ZoneAnalysis zero = Detect(std::vector<double>(100, 0.0));
+  CHECK(zero.zones.size() == 1);
+
+  CHECK(Detect(std::vector<double>(5000, 10.5), {}, /*optical=*/true).type ==
+        zcav::CurveType::kClv);
+}
+
+TEST_CASE("Levels alternating per head are reported as alternating", "[zones]") {
+  // Short plateaus alternating between two levels (per-head zoning), the
+  // whole pattern falling slowly.
+  std::vector<double> rates;
+  for (int k = 0; k < 24; ++k) {
+    const double base = 200 - 3 * k;
+    for (int i = 0; i < 40; ++i) rates.push_back(k % 2 == 0 ? base : base * 0.85);
+  }
+  const std::uint64_t seed = 17;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.005, rng);
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.alternating);
+  CHECK(a.zones.size() == 24);
+  CHECK(a.type == zcav::CurveType::kZoned);
+  CHECK(a.description.find("alternating") != std::string::npos);
+}
+
+TEST_CASE("A fast disk behind a slow bus is clipped; the same disk without the bus is zoned",
+          "[zones]") {
+  // As sim:hdd: 16 zones 60 -> 30 MB/s, capacity share proportional to rate.
+  double total = 0;
+  for (int k = 0; k < 16; ++k) total += 60 - 2 * k;
+  Table natural, capped;
+  const std::size_t n = 4000;
+  for (int k = 0; k < 16; ++k) {
+    const double rate = 60 - 2 * k;
+    natural.level.push_back(rate);
+    natural.length.push_back(static_cast<std::size_t>(n * rate / total));
+    natural.droop.push_back(0);
+  }
+  natural.length.back() +=
+      n - std::accumulate(natural.length.begin(), natural.length.end(), std::size_t{0});
+  std::vector<double> free_rates = Render(natural);
+  std::vector<double> capped_rates = free_rates;
+  for (double& r : capped_rates) r = std::min(r, 35.0);
+  const std::uint64_t seed = 23;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(free_rates, 0.005, rng);
+  AddNoise(capped_rates, 0.005, rng);
+
+  const zcav::ZoneAnalysis zoned = Detect(free_rates);
+  CHECK(zoned.type == zcav::CurveType::kZoned);
+  CHECK(zoned.zones.size() == 16);
+  CHECK(zoned.outer_inner_ratio == Approx(2.0).epsilon(0.01));
+  CHECK(zoned.description == "16 zones falling from 60.0 to 30.0 MB/s (2.00:1)");
+
+  const zcav::ZoneAnalysis clipped = Detect(capped_rates);
+  CHECK(clipped.type == zcav::CurveType::kClipped);
+  CHECK(clipped.zones.size() == 4);  // the ceiling, then 34, 32, 30
+  CHECK(clipped.zones[0].mb_per_s == Approx(35).epsilon(0.01));
+  CHECK(clipped.description.find("ceiling at 35.0 MB/s") != std::string::npos);
+}
+
+TEST_CASE("A CAV disc is one smooth zone with its fit, not dozens of steps", "[zones]") {
+  // sim:cd: 40x at 58 mm, rate proportional to the radius, from 25 mm.
+  const std::size_t n = 5000;
+  const double outer = 40 * 0.1536, inner = outer * 25 / 58;
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / n;
+    rates.push_back(std::sqrt(inner * inner + (outer * outer - inner * inner) * x));
+  }
+  const std::uint64_t seed = 29;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.01, rng);
+  const zcav::ZoneAnalysis a = Detect(rates, {}, /*optical=*/true);
+  CHECK(a.type == zcav::CurveType::kCav);
+  REQUIRE(a.zones.size() == 1);
+  CHECK(a.fit_start_mb_per_s == Approx(inner).epsilon(0.01));
+  CHECK(a.fit_end_mb_per_s == Approx(outer).epsilon(0.01));
+  CHECK(a.fit_r2 > 0.99);
+  CHECK(a.description.rfind("CAV: rising smoothly from 2.65 to 6.14 MB/s", 0) == 0);
+}
+
+TEST_CASE("A P-CAV disc is a rise then a flat part split at the knee", "[zones]") {
+  const std::size_t n = 3000;
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = std::min((static_cast<double>(i) + 0.5) / n, 0.4);
+    rates.push_back(10 * std::sqrt(1 + 3 * x / 0.4));  // 10 -> 20 MB/s, then flat
+  }
+  const std::uint64_t seed = 31;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.005, rng);
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.type == zcav::CurveType::kPcav);
+  REQUIRE(a.zones.size() == 2);
+  CHECK(a.zones[1].first_block == Approx(1200).margin(15));
+  CHECK(a.zones[1].mb_per_s == Approx(20).epsilon(0.01));
+  CHECK(a.fit_start_mb_per_s == Approx(10).epsilon(0.02));
+  CHECK(a.share_at_90 == Approx(0.6 + 0.4 * (1 - (0.81 * 4 - 1) / 3)).epsilon(0.02));
+}
+
+TEST_CASE("Rising steps are zoned CLV", "[zones]") {
+  std::vector<double> rates;
+  for (const double level : {8.3, 11.1, 13.9, 16.6}) {  // 6x, 8x, 10x, 12x DVD
+    for (int i = 0; i < 500; ++i) rates.push_back(level);
+  }
+  const std::uint64_t seed = 37;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.01, rng);
+  const zcav::ZoneAnalysis a = Detect(rates, {}, /*optical=*/true);
+  CHECK(a.type == zcav::CurveType::kZclv);
+  CHECK(a.zones.size() == 4);
+}
+
+TEST_CASE("The summary gives ratio, fastest and slowest zones and shares of the peak", "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 300; ++i) rates.push_back(100);  // 30 %
+  for (int i = 0; i < 300; ++i) rates.push_back(80);   // 30 %
+  for (int i = 0; i < 400; ++i) rates.push_back(45);   // 40 %
+  const zcav::ZoneAnalysis a = Detect(rates);
+  REQUIRE(a.zones.size() == 3);
+  CHECK(a.zones[1].start_bytes == 300 * kBlockBytes);
+  CHECK(a.zones[1].end_bytes == 600 * kBlockBytes);
+  CHECK(a.zones[2].mb_per_s == 45);
+  CHECK(a.fastest_zone == 0);
+  CHECK(a.slowest_zone == 2);
+  CHECK(a.outer_inner_ratio == Approx(100.0 / 45));
+  CHECK(a.share_at_90 == Approx(0.3));
+  CHECK(a.share_at_75 == Approx(0.6));
+  CHECK(a.share_at_50 == Approx(0.6));
+  CHECK(std::string(zcav::CurveTypeName(a.type)) == "zoned");
+  CHECK(a.description == "3 zones falling from 100.0 to 45.0 MB/s (2.22:1)");
+}

@@ -1,0 +1,152 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "testutil.h"
+#include "zcav/clock.h"
+#include "zcav/sim_device.h"
+#include "zcav/sweep.h"
+#include "zcav/units.h"
+#include "zcav/zone_report.h"
+
+namespace {
+
+zcav::ZoneAnalysis TwoZones() {
+  zcav::ZoneAnalysis a;
+  a.type = zcav::CurveType::kZoned;
+  a.description = "2 zones falling from 120.00 to 60.00 MB/s";
+  zcav::Zone z1;
+  z1.first_block = 0;
+  z1.end_block = 60;
+  z1.start_bytes = 0;
+  z1.end_bytes = 600000000;
+  z1.mb_per_s = z1.mean_mb_per_s = 120;
+  z1.min_mb_per_s = 119;
+  z1.max_mb_per_s = 121;
+  z1.stddev_mb_per_s = 0.5;
+  zcav::Zone z2 = z1;
+  z2.first_block = 60;
+  z2.end_block = 100;
+  z2.start_bytes = 600000000;
+  z2.end_bytes = 1000000000;
+  z2.mb_per_s = z2.mean_mb_per_s = 60;
+  z2.min_mb_per_s = 59;
+  z2.max_mb_per_s = 61;
+  a.zones = {z1, z2};
+  a.outliers = {{17, 170000000, 7.7}};
+  a.outer_inner_ratio = 2;
+  a.fastest_zone = 0;
+  a.slowest_zone = 1;
+  a.share_at_90 = 0.6;
+  a.share_at_75 = 0.6;
+  a.share_at_50 = 1.0;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("The zone table is aligned and gives positions in GB and % of the device",
+          "[zone_report]") {
+  zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone};
+  const std::string t = zcav::FormatZoneTable(TwoZones(), c);
+  CAPTURE(t);
+  CHECK(t.find("zones of /dev/sdb: curve zoned") != std::string::npos);
+  std::istringstream lines(t);
+  std::string title, header, row1, row2;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  std::getline(lines, row1);
+  std::getline(lines, row2);
+  CHECK(header.size() == row1.size());
+  CHECK(row1.size() == row2.size());
+  CHECK(header.find("median MB/s") != std::string::npos);
+  CHECK(row2.find("0.600") != std::string::npos);   // start GB
+  CHECK(row2.find("60.00") != std::string::npos);   // start % and median
+  CHECK(t.find("outer/inner 2.00:1") != std::string::npos);
+  CHECK(t.find(">= 90 % of the peak rate: 60.0 %") != std::string::npos);
+  CHECK(t.find("outliers: 1 block (0.170 GB: 7.70 MB/s)") != std::string::npos);
+  CHECK(t.find("speed") == std::string::npos);  // not optical: no X column
+}
+
+TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_report]") {
+  zcav::ZoneAnalysis a = TwoZones();
+  a.zones[0].mb_per_s = a.zones[0].mean_mb_per_s = 6.144;  // 40x CD
+  a.zones[1].mb_per_s = a.zones[1].mean_mb_per_s = 3.072;  // 20x CD
+  zcav::ZoneReportContext c{"/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0")};
+  REQUIRE(c.media == zcav::Media::kCd);
+  const std::string t = zcav::FormatZoneTable(a, c);
+  CHECK(t.find("CD speed") != std::string::npos);
+  CHECK(t.find("40.0x") != std::string::npos);
+  CHECK(t.find("20.0x") != std::string::npos);
+  // 600 MB at 40x and 400 MB at 20x: 1000 MB in (600/6.144 + 400/3.072) s.
+  const double avg_x = 1000.0 / (600 / 6.144 + 400 / 3.072) / 0.1536;
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%.1fx CD", avg_x);
+  CHECK(t.find(expected) != std::string::npos);
+  CHECK(zcav::OneXBytesPerS(zcav::Media::kDvd) == 1385000);
+  CHECK(zcav::OneXBytesPerS(zcav::Media::kBd) == 4500000);
+  CHECK(zcav::GuessMedia("sim:dvd?seed=2") == zcav::Media::kDvd);
+  CHECK(zcav::GuessMedia("/dev/sda") == zcav::Media::kNone);
+  CHECK_THROWS(zcav::ParseMedia("floppy"));
+}
+
+TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
+  zcav::ZoneReportContext c{"a \"b\".dat", 1000000000, zcav::Media::kNone};
+  const std::string csv = zcav::FormatZoneCsv(TwoZones(), c, true, true);
+  std::istringstream lines(csv);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(lines, l);) rows.push_back(l);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].rfind("source,index,start_bytes,end_bytes", 0) == 0);
+  CHECK(rows[2].rfind("\"a \"\"b\"\".dat\",2,600000000,1000000000,", 0) == 0);
+}
+
+TEST_CASE("The zone JSON uses the documented names", "[zone_report]") {
+  zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone};
+  const auto j = nlohmann::json::parse(zcav::ZoneAnalysisJson(TwoZones(), c));
+  CHECK(j["curve_type"] == "zoned");
+  REQUIRE(j["zones"].size() == 2);
+  for (const char* key : {"start_bytes", "end_bytes", "mb_per_s", "min_mb_per_s", "max_mb_per_s",
+                          "stddev_mb_per_s"}) {
+    CAPTURE(key);
+    CHECK(j["zones"][1].contains(key));
+  }
+  CHECK(j["zones"][1]["start_bytes"] == 600000000);
+  CHECK(j["outliers"][0]["offset_bytes"] == 170000000);
+  CHECK(j["outliers"][0]["mb_per_s"] == Approx(7.7));
+  CHECK(j["zone_summary"]["outer_inner_ratio"] == Approx(2.0));
+}
+
+namespace {
+
+class OrderSink final : public zcav::SampleSink {
+ public:
+  void OnZones(const zcav::ZoneAnalysis& a, const zcav::ZoneReportContext& c) override {
+    events += "zones;";
+    zones = a.zones.size();
+    source = c.source;
+  }
+  void OnFinish(const zcav::SweepResult&) override { events += "finish;"; }
+  std::string events;
+  std::size_t zones = 0;
+  std::string source;
+};
+
+}  // namespace
+
+TEST_CASE("A sweep wrapped in the zone sink finds the simulated disk's zones before it finishes",
+          "[zone_report]") {
+  zcav::VirtualClock clock;
+  const auto model = zcav::ParseSimSpec("sim:hdd?size=100G&zones=8&noise=0.5%");
+  auto dev = zcav::MakeSimulatedDevice(model, clock);
+  zcav::RunInfo run;
+  run.device = dev->info();
+  run.plan = zcav::PlanSweep(run.device, {});
+  OrderSink order;
+  zcav::ZoneDetectingSink zones(order, {}, zcav::Media::kNone);
+  zcav::RunSweep(*dev, run, clock, zones);
+  CHECK(order.events == "zones;finish;");
+  CHECK(order.zones == 8);
+  CHECK(order.source == model.info.path);
+  CHECK(zones.analysis().type == zcav::CurveType::kZoned);
+}
