@@ -1,16 +1,49 @@
-# Falloff curve of a zcav raw data file (classic layout): MB/s against position.
-#   gnuplot -c plots/falloff.gp DATA.dat [OUT.png]
-# Column 1 is the block offset in GiB (2^30 B); column 4 is the median MB/s (10^6 B/s),
-# columns 5 and 6 the min and max across passes. Classic zcav files have only
-# columns 1-3 (MiB/s in column 2): use "using 1:2" for those.
-data = ARG1
-out = (ARGC >= 2) ? ARG2 : data.".png"
-set terminal pngcairo size 1000,600 enhanced font ",10"
-set output out
-set title "Read throughput by position: ".data noenhanced
-set xlabel "position (GiB, 2^{30} B)"
-set ylabel "read rate (MB/s, 10^6 B/s)"
-set grid
-set key bottom left
-plot data using 1:5:6 with filledcurves lc rgb "#c6dbef" title "min–max across passes", \
-     data using 1:4 with lines lw 2 lc rgb "#08519c" title "median"
+#% Template of the falloff plot (zcav plot --kind falloff). Lines starting
+#% with '#%' are dropped; {{name}} is replaced by a value; a line starting
+#% with {{?flag}} is kept only when the flag is set. See lib/zcav/plot.cc.
+# zcav falloff plot: read rate against position on the device.
+# Render again (in this directory):  gnuplot {{script}}
+# Edit anything below: titles, colours, ranges. The data files are plain
+# text; lines starting with '#' are comments.
+#
+# Units: MB = 10^6 B, GB = 10^9 B, MB/s = 10^6 B/s.
+# {{data}}: one line per block (the block's middle):
+#   1 position (GB)  2 position (% of device)  3 median MB/s across passes
+#   4 min MB/s  5 max MB/s across passes (equal to 3 when not known)
+{{?zones}}# {{zones_data}}: one line per detected zone:
+{{?zones}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 median MB/s  6 label
+{{?outliers}}# {{outliers_data}}: blocks far off their neighbours:
+{{?outliers}}#   1 position (GB)  2 position (% of device)  3 MB/s
+
+data = '{{data}}'
+{{?zones}}zones_data = '{{zones_data}}'
+{{?outliers}}outliers_data = '{{outliers_data}}'
+device_gb = {{device_gb}}  # device size in GB: the top axis is % of it
+{{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
+
+set title '{{title}}' noenhanced
+set xlabel 'position (GB, 10^9 B)' noenhanced
+set x2label 'position (% of device)' noenhanced
+set ylabel 'read rate (MB/s, 10^6 B/s)' noenhanced
+{{?optical}}set y2label 'speed ({{media}} X, 1x = {{one_x}} MB/s)' noenhanced
+set xrange [{{x_min}}:{{x_max}}]
+set link x2 via x / device_gb * 100 inverse x * device_gb / 100
+set xtics nomirror
+set x2tics 10  # every 10 % of the device
+set yrange [0:{{y_max}}]
+{{?optical}}set link y2 via y / one_x inverse y * one_x
+{{?optical}}set ytics nomirror
+{{?optical}}set y2tics {{x_step}}  # X-speed steps
+set grid xtics ytics
+set key bottom left box opaque
+set style fill transparent solid 0.5 noborder
+
+{{output}}
+plot \
+{{?band}}  data using 1:4:5 with filledcurves lc rgb '#9ecae1' title 'min-max across passes', \
+  data using 1:3 with lines lw 2 lc rgb '#08519c' title '{{curve_title}}', \
+{{?zones}}  zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title 'detected zones (median)', \
+{{?zones}}  zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle, \
+{{?outliers}}  outliers_data using 1:3 with points pt 7 ps 0.9 lc rgb '#cb181d' title 'outliers', \
+
+{{more_outputs}}

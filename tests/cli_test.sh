@@ -669,6 +669,201 @@ check "a malformed classic log names the file and line" 2 "$ZCAV" zones "$FIX/ba
 expect_one_error_line 'badline.dat:4'
 
 # ---------------------------------------------------------------------------
+# zcav report: a table of the runs and their plots, Markdown or one HTML file.
+
+"$ZCAV" sweep 'sim:hdd?size=10G&zones=4' -q -o "$FIX/rep-a.dat" &&
+  "$ZCAV" sweep 'sim:usb2-hdd?size=10G' -q -o "$FIX/rep-b.dat" || echo "report fixtures: sweep failed"
+mkdir -p "$FIX/dir.html"
+HAVE_GNUPLOT=0
+command -v gnuplot >/dev/null && HAVE_GNUPLOT=1
+# The number of "<svg" in a file.
+svg_count() { grep -o '<svg' "$1" | wc -l; }
+
+begin "zcav report a.dat b.dat -o r.html: one self-contained page, 2 falloff + 1 comparison SVG"
+cp "$FIX/rep-a.dat" a.dat && cp "$FIX/rep-b.dat" b.dat
+run "$ZCAV" report a.dat b.dat -o r.html --label 'inner <&> "disk"'
+expect_exit 0
+expect_stdout_empty
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  expect_eq "$(svg_count r.html)" 3 "the number of <svg in r.html"
+else
+  expect_eq "$(svg_count r.html)" 0 "the number of <svg in r.html (no gnuplot)"
+  expect_grep 'gnuplot' "$ERR" stderr
+fi
+for bad in 'http' '<script' ' src=' '<link'; do expect_no_grep "$bad" r.html; done
+expect_grep 'inner &lt;&amp;&gt; &quot;disk&quot;' r.html
+python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' r.html 2>/dev/null ||
+  problem "r.html is not well-formed XML"
+expect_eq "$(ls -A | tr '\n' ' ')" "a.dat b.dat r.html " "the files in the directory"
+
+begin "zcav report a.dat b.dat -o r.md: a table row per input, PNGs and scripts beside it"
+cp "$FIX/rep-a.dat" a.dat && cp "$FIX/rep-b.dat" b.dat
+run "$ZCAV" report a.dat b.dat -o r.md -q
+expect_exit 0
+expect_stdout_empty
+# Table lines start with '|': the header, the separator, then one row per input.
+expect_eq "$(grep -c '^|' r.md)" 4 "the number of table lines (header + separator + 2 rows)"
+expect_grep '^\| [^|]+ \| .*sim:usb2-hdd' r.md
+for n in 1 2 3; do
+  [[ -s r-$n.gp ]] || problem "r-$n.gp missing or empty"
+  expect_grep "\(r-$n\.png\)" r.md
+  if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+    [[ -s r-$n.png ]] || problem "r-$n.png missing or empty"
+  fi
+done
+[[ ! -e r-4.gp ]] || problem "r-4.gp written: 2 inputs have 3 plots"
+expect_no_tmp_files
+
+check "zcav report on one file: one falloff plot, no comparison" 0 \
+  "$ZCAV" report "$FIX/rep-a.dat" -o one.html -q
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  expect_eq "$(svg_count one.html)" 1 "the number of <svg in one.html"
+fi
+
+for args in "report $FIX/rep-a.dat -o r.pdf" "report $FIX/rep-a.dat -o r" \
+            "report $FIX/nonexistent.dat -o r.html" "report $FIX/rep-a.dat $FIX/nonexistent.dat -o r.md" \
+            "report $FIX/junk.dat -o r.html" "report $FIX/badline.dat -o r.md" "report -o r.html" \
+            "report $FIX/rep-a.dat" "report $FIX/rep-a.dat -o -" \
+            "report $FIX/rep-a.dat --label a --label b -o r.html" \
+            "report $FIX/rep-a.dat -o $FIX/dir.html" \
+            "report $FIX/rep-a.dat -o $WORK/no-such-dir/r.md" "report $FIX/rep-a.dat --frobnicate -o r.md"; do
+  begin "bad input: zcav ${args//"$WORK"\//}"
+  # shellcheck disable=SC2086
+  run "$ZCAV" $args
+  expect_exit 2
+  expect_one_error_line
+  expect_stdout_empty
+  expect_no_new_files
+done
+[[ ! -e $WORK/no-such-dir ]] || problem "$WORK/no-such-dir was created"
+
+# ---------------------------------------------------------------------------
+# zcav plot and zcav sweep --plot.
+
+# png_check FILE: prints "WIDTH HEIGHT STDDEV" of a PNG (8-bit RGB/RGBA/grey,
+# non-interlaced, as pngcairo writes): decoded with python3's zlib, the
+# standard deviation of the grey level over all pixels (0-255).
+png_check() {
+  python3 - "$1" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat = 8, b''
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+bpp = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
+assert depth == 8, 'bit depth %d' % depth
+raw, stride = zlib.decompress(idat), w * bpp
+prev, total, total2, i = bytearray(stride), 0, 0, 0
+for y in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], (prev[x - bpp] if x >= bpp else 0)
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp):
+        g = line[x] if bpp < 3 else (line[x] + line[x + 1] + line[x + 2]) / 3
+        total += g
+        total2 += g * g
+    prev = line
+n = w * h
+print(w, h, round(max(0, total2 / n - (total / n) ** 2) ** 0.5, 2))
+PY
+}
+
+# expect_nonblank_png FILE: 1000x600 and a grey-level standard deviation
+# above 27. Measured with gnuplot 5.4.4: a blank white canvas 0; titled,
+# gridded axes with a key but no data 20.7; the falloff of sim:hdd 33.0, of
+# sim:cd 35.9 (the curves, the band and the zone segments add the variance).
+expect_nonblank_png() {
+  local info
+  if ! info=$(png_check "$1" 2>&1); then
+    problem "$1 is not a readable PNG: $info"
+    return
+  fi
+  read -r w h sd <<<"$info"
+  [[ $w == 1000 && $h == 600 ]] || problem "$1 is ${w}x$h, expected 1000x600"
+  python3 -c "import sys; sys.exit(0 if $sd > 27 else 1)" ||
+    problem "$1 looks blank (grey-level standard deviation $sd)"
+}
+
+"$ZCAV" sweep sim:hdd --passes 2 -q -o "$WORK/plot-hdd.dat" || echo "setup: sweep failed"
+"$ZCAV" sweep sim:cd -q -o "$WORK/plot-cd.dat" || echo "setup: sweep failed"
+printf '# zcav 0.1 raw data, classic zcav layout\n0.0 1 2 3 4 5 6\n' >"$WORK/plot-bad.dat"
+
+check "zcav plot on a sweep result writes the PNG, the .gp and its data" 0 \
+  "$ZCAV" plot "$WORK/plot-hdd.dat" -o hdd.png
+expect_stdout_empty
+for f in hdd.gp hdd.curve.dat hdd.zones.dat; do
+  [[ -s $f ]] || problem "$f not written"
+done
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  expect_nonblank_png hdd.png
+  rm -f hdd.png
+  (gnuplot hdd.gp) >/dev/null 2>&1 || problem "gnuplot hdd.gp failed on its own"
+  expect_nonblank_png hdd.png
+else
+  grep -q 'gnuplot hdd.gp' "$ERR" || problem "no hint on how to render later"
+fi
+expect_no_tmp_files
+[[ -z $(find . -name '.*render*') ]] || problem "a render directory was left behind"
+
+check "zcav plot of two results draws a comparison SVG with both labels" 0 \
+  "$ZCAV" plot "$WORK/plot-hdd.dat" "$WORK/plot-cd.dat" --label 'the disk' --label 'the CD' -o cmp.svg -q
+expect_stderr_empty
+grep -q "label\[2\] = 'the CD'" cmp.gp || problem "cmp.gp has no label[2] = 'the CD'"
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' cmp.svg 2>/dev/null ||
+    problem "cmp.svg does not parse as XML"
+  grep -q 'the disk' cmp.svg || problem "cmp.svg lacks the label 'the disk'"
+fi
+
+check "zcav plot of a CD result adds the X-speed axis" 0 "$ZCAV" plot "$WORK/plot-cd.dat" -o cd.png -q
+grep -q "set y2label 'speed (CD X" cd.gp || problem "cd.gp has no X-speed axis"
+
+check "zcav plot without -o writes beside the data file, never over it" 0 \
+  "$ZCAV" plot "$WORK/plot-hdd.dat" -q
+[[ -s $WORK/plot-hdd.gp && -s $WORK/plot-hdd.curve.dat ]] || problem "plot-hdd.gp not beside the data"
+head -n 1 "$WORK/plot-hdd.dat" | grep -q '^# zcav ' || problem "the input was replaced"
+
+for args in "plot $WORK/nonexistent.dat -o x.png" "plot $WORK/plot-bad.dat -o x.png" \
+            "plot $WORK/plot-hdd.dat $WORK/nonexistent.dat -o x.png" "plot -o x.png" \
+            "plot $WORK/plot-hdd.dat -o x.jpg" "plot $WORK/plot-hdd.dat --kind pie -o x.png" \
+            "plot $WORK/plot-hdd.dat --kind access -o x.png" \
+            "plot $WORK/plot-hdd.dat --label a --label b -o x.png"; do
+  begin "bad input: zcav ${args//"$WORK"\//}"
+  # shellcheck disable=SC2086
+  run "$ZCAV" $args
+  expect_exit 2
+  expect_one_error_line
+  expect_stdout_empty
+  expect_no_new_files
+done
+
+check "zcav sweep --plot DIR writes data, .gp, PNG and SVG" 0 "$ZCAV" sweep sim:hdd --plot plots -q -o hdd.dat
+for f in plots/sim-hdd.gp plots/sim-hdd.curve.dat; do [[ -s $f ]] || problem "$f not written"; done
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  [[ -s plots/sim-hdd.png && -s plots/sim-hdd.svg ]] || problem "no PNG/SVG in plots/"
+  expect_nonblank_png plots/sim-hdd.png
+  rm -f plots/sim-hdd.png plots/sim-hdd.svg
+  (cd plots && gnuplot sim-hdd.gp) >/dev/null 2>&1 || problem "gnuplot plots/sim-hdd.gp failed"
+  [[ -s plots/sim-hdd.png && -s plots/sim-hdd.svg ]] || problem "gnuplot sim-hdd.gp drew no PNG/SVG"
+fi
+
+# ---------------------------------------------------------------------------
 
 finish_case
 cd /

@@ -540,5 +540,31 @@ TEST_CASE("Damaged copies of valid files either parse to a sane profile or give 
   CHECK(rejected > 100);
 }
 
+TEST_CASE("zcav's own files give the device, the summary and the spread across passes",
+          "[data_reader]") {
+  for (const char* name : {"golden_raw.dat", "golden.json", "golden.csv"}) {
+    CAPTURE(name);
+    const Profile p = ReadProfile(test::DataPath(name).string());
+    REQUIRE(p.points.size() == 4);
+    CHECK(p.points[1].min_mb_per_s == Approx(184.5));
+    CHECK(p.points[1].max_mb_per_s == Approx(185.75));
+    CHECK(p.points[3].min_mb_per_s == Approx(160.25));
+    if (std::string(name) == "golden.csv") continue;  // the CSV has no header facts
+    CHECK(p.device_vendor == "ATA");
+    CHECK(p.device_model == "ST4000DM004-2CV1");
+    CHECK(p.transport == "ata");
+    CHECK(p.link == "SATA 6.0 Gbps");
+    REQUIRE(p.avg_mb_per_s);
+    CHECK(*p.avg_mb_per_s == Approx(182.211).epsilon(1e-4));
+    REQUIRE(p.cpu_percent);
+    CHECK(*p.cpu_percent == Approx(3.4).epsilon(1e-3));
+  }
+  const Profile classic = ReadProfile(test::DataPath("import/bonnie-2.00-loops3.dat").string());
+  CHECK(classic.device_model.empty());
+  CHECK_FALSE(classic.avg_mb_per_s);
+  CHECK(std::all_of(classic.points.begin(), classic.points.end(),
+                    [](const CurvePoint& pt) { return pt.max_mb_per_s == 0; }));
+}
+
 }  // namespace
 }  // namespace zcav

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,8 @@
 #include "zcav/sample_sink.h"
 #include "zcav/units.h"
 #include "zcav/data_reader.h"
+#include "zcav/plot.h"
+#include "zcav/report.h"
 #include "zcav/zone_report.h"
 #include "zcav/version.h"
 
@@ -95,6 +98,53 @@ class OutputFile {
   bool committed_ = false;
 };
 
+// Keeps each block's figures for the plot drawn after the sweep.
+class CurveSink final : public SampleSink {
+ public:
+  void OnStart(const RunInfo&) override {}
+  void OnSample(const Sample&) override {}
+  void OnBlock(const BlockResult& b) override {
+    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s,
+                      b.max_mb_per_s});
+  }
+  void OnPassDone(const PassSummary&) override {}
+  void OnFinish(const SweepResult&) override {}
+
+  std::vector<CurvePoint> points;
+};
+
+// A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
+// -> "sim-hdd-size-2T".
+std::string PlotNameFor(const std::string& device) {
+  std::string name = std::filesystem::path(device).filename().string();
+  if (name.empty()) name = device;
+  for (char& c : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!plain) c = '-';
+  }
+  return name.empty() ? "zcav" : name;
+}
+
+// Writes the plot, renders it when gnuplot is there, says what was written
+// (unless quiet) or how to render later.
+void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images, bool quiet,
+                    std::ostream& err) {
+  const PlotFiles files = WritePlot(kind, inputs, dir, name, images);
+  if (!GnuplotAvailable()) {
+    err << "zcav: warning: gnuplot (with the pngcairo and svg terminals) is not installed: "
+           "wrote " << files.script_path << " and its data; install gnuplot and run 'cd "
+        << (dir.empty() ? "." : dir) << " && gnuplot " << name << ".gp' to draw the images\n";
+    return;
+  }
+  RenderPlot(files);
+  if (!quiet) {
+    for (const std::string& image : files.image_paths) err << "zcav: wrote " << image << "\n";
+    err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot "
+        << name << ".gp' in its directory)\n";
+  }
+}
+
 }  // namespace
 
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
@@ -134,6 +184,8 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     progress = std::make_unique<ProgressSink>(err, steady_clock, isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
   }
+  CurveSink curve;
+  if (!options.plot_dir.empty()) sinks.push_back(&curve);
   TeeSink tee(sinks);
   const Media media = options.media_given ? options.media : GuessMedia(options.device);
   ZoneDetectingSink zones(tee, options.zones, media);
@@ -142,6 +194,32 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   if (file) file->Commit();
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
     err << FormatZoneTable(zones.analysis(), zones.context());
+  }
+
+  if (!options.plot_dir.empty() && !curve.points.empty()) {
+    PlotInput input;
+    Profile& p = input.profile;
+    p.source = options.device;
+    p.format = "sweep";
+    p.device_path = run.device.path;
+    p.device_bytes = run.device.size_bytes;
+    p.block_bytes = run.plan.block_bytes;
+    p.passes = run.plan.passes;
+    p.points = curve.points;
+    p.device_vendor = run.device.vendor;
+    p.device_model = run.device.model;
+    p.transport = run.device.transport;
+    p.link = run.device.link;
+    p.avg_mb_per_s = result.avg_mb_per_s;
+    p.cpu_percent = result.cpu_percent;
+    input.media = media;
+    input.zones = options.detect_zones ? zones.analysis() : ZoneAnalysis{};
+    input.label = !options.labels.empty() ? options.labels.front()
+                  : !p.device_model.empty() ? DefaultPlotLabel(p)
+                                            : options.device;
+    const std::string name = PlotNameFor(options.device);
+    WriteAndRender(PlotKind::kFalloff, {input}, options.plot_dir, name,
+                   {name + ".png", name + ".svg"}, options.quiet, err);
   }
 
   const std::string where = options.output == "-" ? "stdout" : options.output;
@@ -209,6 +287,57 @@ int RunZonesCommand(const CliOptions& options, std::ostream& out) {
     OutputFile file(options.output, options.files);
     file.stream() << text;
     file.Commit();
+  }
+  return 0;
+}
+
+}  // namespace zcav
+
+namespace zcav {
+
+int RunPlotCommand(const CliOptions& options, std::ostream& err) {
+  // Read every file first: a missing or malformed file fails before anything
+  // is written.
+  std::vector<PlotInput> inputs;
+  for (std::size_t i = 0; i < options.files.size(); ++i) {
+    const std::string label = i < options.labels.size() ? options.labels[i] : std::string();
+    inputs.push_back(
+        LoadPlotInput(options.files[i], label, options.zones, options.media_given, options.media));
+  }
+  std::filesystem::path image;
+  if (options.output != "-") {
+    image = options.output;
+  } else {
+    const std::filesystem::path first(options.files.front());
+    const std::string suffix =
+        options.plot_kind == PlotKind::kFalloff ? "" : std::string("-") + PlotKindName(options.plot_kind);
+    image = first.parent_path() / (first.stem().string() + suffix + ".png");
+  }
+  const std::string dir = image.parent_path().empty() ? "." : image.parent_path().string();
+  WriteAndRender(options.plot_kind, inputs, dir, image.stem().string(),
+                 {image.filename().string()}, options.quiet, err);
+  return 0;
+}
+
+}  // namespace zcav
+
+namespace zcav {
+
+int RunReportCommand(const CliOptions& options, std::ostream& err) {
+  // The report's format and every file are checked before anything is written.
+  ReportFormatForPath(options.output);
+  std::vector<PlotInput> runs;
+  for (std::size_t i = 0; i < options.files.size(); ++i) {
+    const std::string label = i < options.labels.size() ? options.labels[i] : std::string();
+    runs.push_back(
+        LoadPlotInput(options.files[i], label, options.zones, options.media_given, options.media));
+  }
+  const ReportFiles files = WriteReport(runs, options.output);
+  for (const std::string& note : files.notes) err << "zcav: warning: " << note << "\n";
+  if (!options.quiet) {
+    err << "zcav: wrote " << files.report_path;
+    if (!files.plot_paths.empty()) err << " and " << files.plot_paths.size() << " plot files beside it";
+    err << "\n";
   }
   return 0;
 }

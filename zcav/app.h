@@ -20,4 +20,18 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
 // (before anything is written).
 int RunZonesCommand(const CliOptions& options, std::ostream& out);
 
+// Draws options.files (see `zcav plot --help`): writes the image named by
+// options.output ("-" = derived from the first file), and beside it the
+// gnuplot script and data; without gnuplot, the script and data and a
+// warning on `err` saying how to render later. Returns 0. Throws Error for a
+// missing or malformed file (before anything is written) or a failed render
+// (no image left behind).
+int RunPlotCommand(const CliOptions& options, std::ostream& err);
+
+// Writes the report of options.files to options.output (.md or .html; see
+// report.h), notes (e.g. gnuplot missing) on `err`. Returns 0. Throws Error
+// for a bad report name or a missing or malformed file (before anything is
+// written) and for a failed render or write (no report left behind).
+int RunReportCommand(const CliOptions& options, std::ostream& err);
+
 }  // namespace zcav

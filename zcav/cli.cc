@@ -17,6 +17,12 @@ Usage:
   zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position
   zcav zones FILE... [options]  find the zones (plateaus) in saved results: zcav's raw,
                                 CSV or JSON, and classic zcav logs (bonnie++ 1.03, 1.9x, 2.00)
+  zcav plot FILE... [-o OUT.png|OUT.svg]  draw saved results with gnuplot: the falloff
+                                curve of one file, a comparison of several; writes the
+                                editable .gp script and its data beside the image
+  zcav report FILE... -o REPORT.md|REPORT.html  a table of the runs (min/max/avg MB/s,
+                                zones, ...) and their plots, as Markdown with PNGs beside
+                                it or as one self-contained HTML file
   zcav --help | --version
   zcav [classic zcav flags] DEVICE   the classic zcav command line (same as zcav sweep)
 
@@ -24,7 +30,7 @@ DEVICE is a block device (/dev/sdb, /dev/nvme0n1, /dev/sr0, /dev/loop0), a regul
 file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd
 (optionally sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav sweep --help' or 'zcav zones --help' for their options.
+Run 'zcav COMMAND --help' (sweep, zones, plot, report) for its options.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
 
@@ -85,6 +91,11 @@ po::options_description SweepOptionsDescription() {
       ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
       ("no-warmup", "do not read one untimed chunk before the first timed block")
       ("no-zones", "do not detect zones at the end of the sweep")
+      ("plot", po::value<std::string>()->value_name("DIR"),
+       "after the sweep, write the falloff plot into DIR: its data, the gnuplot script "
+       "(.gp), a PNG and an SVG")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "the plot's title (default: the device model, or the device name)")
       ("quiet,q", "no progress and no zone table on stderr");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
@@ -208,6 +219,14 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   s.warmup = vm.count("no-warmup") == 0;
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
+  if (vm.count("plot")) {
+    out.plot_dir = vm["plot"].as<std::string>();
+    if (out.plot_dir.empty()) throw Error("empty --plot directory");
+  }
+  if (vm.count("label")) {
+    out.labels = vm["label"].as<std::vector<std::string>>();
+    if (out.labels.size() > 1) throw Error("zcav sweep takes one --label");
+  }
   ParseZoneOptions(vm, out);
   if (vm.count("-u") || vm.count("-g")) {
     out.warnings.push_back("-u/-g ignored: zcav does not change user; run it as a user that can read the device");
@@ -267,6 +286,148 @@ void ParseZones(const std::vector<std::string>& args, CliOptions& out) {
   ParseZoneOptions(vm, out);
 }
 
+void ParsePlot(const std::vector<std::string>& args, CliOptions& out) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
+       "the image; the .gp script and data files go beside it, named after it (default: "
+       "the first FILE's name with .png, or NAME-KIND.png for other kinds, beside it)")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "legend/title of the next FILE, in order (default: device model, else file name)")
+      ("kind", po::value<std::string>()->value_name("KIND"),
+       "falloff (default for one FILE), comparison (default for several), access, "
+       "histogram or concurrent")
+      ("quiet,q", "do not say which files were written");
+  desc.add(ZoneOptionsDescription());
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see 'zcav plot --help')");
+  }
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
+      << "Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:\n"
+      << "one FILE gives its falloff curve (MB/s against position, the min-max band across\n"
+      << "passes, the detected zones labelled, outliers marked), several FILEs a comparison\n"
+      << "with the position in % of each device. Beside the image zcav writes NAME.gp and\n"
+      << "its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.\n"
+      << "Without gnuplot, zcav writes the script and data and says how to render later.\n"
+      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
+      << desc;
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = CliOptions::Command::kPlot;
+  if (vm.count("file")) out.files = vm["file"].as<std::vector<std::string>>();
+  if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])");
+  if (vm.count("label")) out.labels = vm["label"].as<std::vector<std::string>>();
+  if (out.labels.size() > out.files.size()) {
+    throw Error(std::to_string(out.labels.size()) + " labels for " +
+                std::to_string(out.files.size()) + " files: give at most one --label per file");
+  }
+  if (vm.count("kind")) {
+    out.plot_kind = ParsePlotKind(vm["kind"].as<std::string>());
+    out.plot_kind_given = true;
+  } else {
+    out.plot_kind = out.files.size() == 1 ? PlotKind::kFalloff : PlotKind::kComparison;
+  }
+  if (vm.count("output")) {
+    out.output = vm["output"].as<std::string>();
+    const auto ends = [&](const std::string& ext) {
+      return out.output.size() > ext.size() &&
+             out.output.compare(out.output.size() - ext.size(), ext.size(), ext) == 0;
+    };
+    if (!ends(".png") && !ends(".svg")) {
+      throw Error("output '" + out.output + "': the image name must end in .png or .svg");
+    }
+  }
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneOptions(vm, out);
+}
+
+void ParseReport(const std::vector<std::string>& args, CliOptions& out) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
+       "the report (required): .md = Markdown with the plots as PNG files beside it "
+       "(REPORT-N.png and REPORT-N.gp), .html = one self-contained page with inline SVG")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "name of the next FILE in the table and plots, in order (default: device model, "
+       "else file name)")
+      ("quiet,q", "no notes on stderr");
+  desc.add(ZoneOptionsDescription());
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see 'zcav report --help')");
+  }
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
+      << "Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a\n"
+      << "table with one row per FILE (device, interface, min/max/average MB/s, zones and\n"
+      << "curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's\n"
+      << "falloff curve and, for several FILEs, a comparison. Markdown puts the plots\n"
+      << "beside the report as PNG files with their gnuplot scripts; HTML is one file with\n"
+      << "the plots inline (no scripts, no network), readable on a phone and printable.\n"
+      << "Without gnuplot the report is written without images, and zcav says so.\n"
+      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
+      << desc;
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = CliOptions::Command::kReport;
+  if (vm.count("file")) out.files = vm["file"].as<std::vector<std::string>>();
+  if (out.files.empty()) {
+    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)");
+  }
+  if (vm.count("label")) out.labels = vm["label"].as<std::vector<std::string>>();
+  if (out.labels.size() > out.files.size()) {
+    throw Error(std::to_string(out.labels.size()) + " labels for " +
+                std::to_string(out.files.size()) + " files: give at most one --label per file");
+  }
+  if (!vm.count("output") || vm["output"].as<std::string>().empty() ||
+      vm["output"].as<std::string>() == "-") {
+    throw Error("no report file given: add -o REPORT.md or -o REPORT.html");
+  }
+  out.output = vm["output"].as<std::string>();
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneOptions(vm, out);
+}
+
 }  // namespace
 
 CliOptions ParseCommandLine(int argc, const char* const* argv) {
@@ -287,11 +448,21 @@ CliOptions ParseCommandLine(int argc, const char* const* argv) {
     ParseZones(args, out);
     return out;
   }
+  if (args[0] == "plot") {
+    args.erase(args.begin());
+    ParsePlot(args, out);
+    return out;
+  }
+  if (args[0] == "report") {
+    args.erase(args.begin());
+    ParseReport(args, out);
+    return out;
+  }
   if (args[0] == "sweep") {
     args.erase(args.begin());
   } else if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error("unknown option '" + args[0] + "' (commands: sweep, zones; see 'zcav --help')");
+    throw Error("unknown option '" + args[0] + "' (commands: sweep, zones, plot, report; see 'zcav --help')");
   }
   // Anything else is the classic zcav command line: flags and a file name.
   ParseSweep(args, out);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/plot.h"
 #include "zcav/sweep.h"
 #include "zcav/writers.h"
 #include "zcav/zone_detector.h"
@@ -12,7 +13,9 @@
 namespace zcav {
 
 struct CliOptions {
-  enum class Command { kHelp, kVersion, kSweep, kZones };
+  // kReport: zcav report FILE... -o REPORT.md|REPORT.html [--label L]...; uses
+  // files, labels, output, zones and media below.
+  enum class Command { kHelp, kVersion, kSweep, kZones, kPlot, kReport };
   Command command = Command::kHelp;
   std::string help_text;        // for kHelp: what to print on stdout
   std::string device;           // path or sim:NAME
@@ -29,11 +32,19 @@ struct CliOptions {
   // zcav zones: the saved results to analyse and the table format.
   std::vector<std::string> files;
   std::string zones_format = "text";  // text, csv or json. Default: text
+  // zcav plot FILE... (output: -o IMAGE, .png or .svg; "-" = FIRST_FILE's name
+  // with .png, or -comparison.png etc. for other kinds, beside it) and
+  // zcav sweep --plot DIR.
+  bool plot_kind_given = false;  // --kind given
+  PlotKind plot_kind = PlotKind::kFalloff;  // Default: falloff for one file, comparison for several
+  std::vector<std::string> labels;  // --label, one per file in order. Default: device model or file name
+  std::string plot_dir;  // sweep --plot DIR: data, .gp, PNG and SVG there. Default: none
   std::string command_line;     // argv joined, for the output header
   std::vector<std::string> warnings;  // things accepted but ignored, for stderr
 };
 
-// Parses argv. `zcav sweep DEVICE [options]`, `zcav --help`, `zcav --version`,
+// Parses argv. `zcav sweep DEVICE [options]`, `zcav zones FILE...`,
+// `zcav plot FILE...`, `zcav --help`, `zcav --version`,
 // and the classic zcav command lines (`zcav [-b MiB[:chunkMiB]] [-c count]
 // [-r [start:]end] [-s skip] [-l log] [-f] file`) with their classic meaning.
 // Throws Error(kBadInput) with one line naming the problem.

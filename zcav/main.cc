@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
         return zcav::RunSweepCommand(options, std::cout, std::cerr, g_stop_requested);
       case zcav::CliOptions::Command::kZones:
         return zcav::RunZonesCommand(options, std::cout);
+      case zcav::CliOptions::Command::kPlot:
+        return zcav::RunPlotCommand(options, std::cerr);
+      case zcav::CliOptions::Command::kReport:
+        return zcav::RunReportCommand(options, std::cerr);
     }
   } catch (const zcav::Error& e) {
     std::cout.flush();

@@ -180,6 +180,9 @@ struct Row {
   std::uint64_t length_bytes = 0;
   double mb_per_s = 0;
   std::uint64_t passes = 1;  // passes behind this row
+  // Spread across the row's passes, when the file gives it; 0 = unknown.
+  double min_mb_per_s = 0;
+  double max_mb_per_s = 0;
 };
 
 // Offsets must go forward within a pass. A pass restarts after a table header
@@ -238,14 +241,26 @@ void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
     std::vector<double> rates;
     std::uint64_t passes = 0;
     std::uint64_t length = 0;
+    // The spread of a merged point covers every row's spread; rows without
+    // one count with their own rate. Unknown (0) when no row has a spread.
+    bool spread_known = false;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = 0;
     for (const Row* r : group) {
       rates.push_back(r->mb_per_s);
       passes += r->passes;
       length = std::max(length, r->length_bytes);
+      const bool has_spread = r->max_mb_per_s > 0;
+      spread_known = spread_known || has_spread;
+      lo = std::min(lo, has_spread ? r->min_mb_per_s : r->mb_per_s);
+      hi = std::max(hi, has_spread ? r->max_mb_per_s : r->mb_per_s);
     }
     if (group.size() > 1) ++repeated;
-    profile.points.push_back(
-        CurvePoint{.offset_bytes = offset, .length_bytes = length, .mb_per_s = Median(rates)});
+    profile.points.push_back(CurvePoint{.offset_bytes = offset,
+                                        .length_bytes = length,
+                                        .mb_per_s = Median(rates),
+                                        .min_mb_per_s = spread_known ? lo : 0,
+                                        .max_mb_per_s = spread_known ? hi : 0});
     passes_of.push_back(passes);
     max_passes = std::max(max_passes, passes);
   }
@@ -621,6 +636,32 @@ void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) 
 // ---------------------------------------------------------------------------
 // zcav raw (raw_writer.cc).
 
+// A header value; "unknown" (what the writers print for a missing fact) is empty.
+std::string KnownText(std::string_view value) {
+  value = Trim(value);
+  return value == "unknown" ? std::string() : std::string(value);
+}
+
+// "# summary: min A max B avg C MB/s (...), N bytes in S s of reading, wall W
+// s, cpu P%": the average rate and the CPU share. Unparsable values are left
+// unset (the summary is informative, not data).
+void ParseRawSummary(std::string_view text, Profile& profile) {
+  const std::vector<std::string_view> w = Words(text);
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+    if (w[i] == "avg") {
+      if (const std::optional<double> v = ToDouble(w[i + 1]); v && std::isfinite(*v) && *v >= 0) {
+        profile.avg_mb_per_s = *v;
+      }
+    } else if (w[i] == "cpu") {
+      std::string_view pct = w[i + 1];
+      if (!pct.empty() && pct.back() == '%') pct.remove_suffix(1);
+      if (const std::optional<double> v = ToDouble(pct); v && std::isfinite(*v) && *v >= 0) {
+        profile.cpu_percent = *v;
+      }
+    }
+  }
+}
+
 std::uint64_t HeaderNumber(const Input& in, std::size_t line, std::string_view name,
                            std::string_view value) {
   const std::optional<std::uint64_t> v = ToUint(value);
@@ -648,6 +689,16 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
         profile.device_path = path == "unknown" ? "" : std::string(path);
       } else if (StartsWith(line, "# status:")) {
         status = Trim(line.substr(9));
+      } else if (StartsWith(line, "# vendor:")) {
+        profile.device_vendor = KnownText(line.substr(9));
+      } else if (StartsWith(line, "# model:")) {
+        profile.device_model = KnownText(line.substr(8));
+      } else if (StartsWith(line, "# transport:")) {
+        profile.transport = KnownText(line.substr(12));
+      } else if (StartsWith(line, "# link:")) {
+        profile.link = KnownText(line.substr(7));
+      } else if (StartsWith(line, "# summary:")) {
+        ParseRawSummary(line.substr(10), profile);
       } else if (StartsWith(line, "# options:")) {
         for (std::string_view word : Words(line.substr(10))) {
           const std::size_t eq = word.find('=');
@@ -677,8 +728,8 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
     NonNegative(in, n, "rate (MiB/s)", w[1]);
     NonNegative(in, n, "time (s)", w[2]);
     const double mb_per_s = NonNegative(in, n, "rate (MB/s)", w[3]);
-    NonNegative(in, n, "min rate (MB/s)", w[4]);
-    NonNegative(in, n, "max rate (MB/s)", w[5]);
+    const double min_mb_per_s = NonNegative(in, n, "min rate (MB/s)", w[4]);
+    const double max_mb_per_s = NonNegative(in, n, "max rate (MB/s)", w[5]);
     NonNegative(in, n, "stddev (MB/s)", w[6]);
     const std::optional<std::uint64_t> passes = ToUint(w[7]);
     if (!passes || *passes == 0) {
@@ -696,8 +747,12 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
       if ((grid > offset ? grid - offset : offset - grid) <= sector) snapped = grid;
     }
     order.Add(in, n, snapped, std::string(w[0]) + " GiB");
-    rows.push_back(
-        Row{.offset_bytes = snapped, .length_bytes = 0, .mb_per_s = mb_per_s, .passes = *passes});
+    rows.push_back(Row{.offset_bytes = snapped,
+                       .length_bytes = 0,
+                       .mb_per_s = mb_per_s,
+                       .passes = *passes,
+                       .min_mb_per_s = min_mb_per_s,
+                       .max_mb_per_s = max_mb_per_s});
   }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   ReduceRows(rows, profile);
@@ -764,6 +819,8 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
   const std::size_t length_col = required("length_bytes");
   const std::size_t rate_col = required("mb_per_s");
   const std::optional<std::size_t> passes_col = column("passes");
+  const std::optional<std::size_t> min_col = column("min_mb_per_s");
+  const std::optional<std::size_t> max_col = column("max_mb_per_s");
 
   std::vector<Row> rows;
   PassOrder order(/*equal_allowed=*/false);
@@ -795,6 +852,10 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
         in.Fail(n, "passes " + Quote(f[*passes_col]) + " is not a positive whole number");
       }
       row.passes = *passes;
+    }
+    if (min_col && max_col) {
+      row.min_mb_per_s = NonNegative(in, n, "min_mb_per_s", f[*min_col]);
+      row.max_mb_per_s = NonNegative(in, n, "max_mb_per_s", f[*max_col]);
     }
     order.Add(in, n, *offset, std::string(f[offset_col]));
     rows.push_back(row);
@@ -890,6 +951,25 @@ void ParseZcavJson(const Input& in, Profile& profile) {
     if (const auto s = dev->find("size_bytes"); s != dev->end() && s->is_number_unsigned()) {
       profile.device_bytes = s->get<std::uint64_t>();
     }
+    auto device_text = [&](const char* name) {
+      const auto it = dev->find(name);
+      return it != dev->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    profile.device_vendor = device_text("vendor");
+    profile.device_model = device_text("model");
+    profile.transport = device_text("transport");
+    profile.link = device_text("link");
+  }
+  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
+    auto number = [&](const char* name) -> std::optional<double> {
+      const auto it = sum->find(name);
+      if (it == sum->end() || !it->is_number()) return std::nullopt;
+      const double v = it->get<double>();
+      if (!std::isfinite(v) || v < 0) return std::nullopt;
+      return v;
+    };
+    profile.avg_mb_per_s = number("avg_mb_per_s");
+    profile.cpu_percent = number("cpu_percent");
   }
   if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
     if (const auto b = opt->find("block_bytes"); b != opt->end() && b->is_number_unsigned()) {
@@ -928,6 +1008,14 @@ void ParseZcavJson(const Input& in, Profile& profile) {
     if (!rate->is_number()) fail("mb_per_s is not a number");
     row.mb_per_s = rate->get<double>();
     if (row.mb_per_s < 0) fail("mb_per_s is negative");
+    // The spread across passes is optional (older files, hand-made input).
+    const auto lo = block.find("min_mb_per_s");
+    const auto hi = block.find("max_mb_per_s");
+    if (lo != block.end() && hi != block.end() && lo->is_number() && hi->is_number() &&
+        lo->get<double>() >= 0 && hi->get<double>() >= lo->get<double>()) {
+      row.min_mb_per_s = lo->get<double>();
+      row.max_mb_per_s = hi->get<double>();
+    }
     order.Add(in, at > 0 ? at : 1, row.offset_bytes, std::to_string(row.offset_bytes));
     rows.push_back(row);
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct Profile {
   std::uint64_t block_bytes = 0;   // nominal block size, when known or inferred
   std::uint32_t passes = 0;        // passes behind each point, when known
   std::vector<CurvePoint> points;  // per block, position order; mb_per_s = median (10^6 B/s)
+  // From zcav's own headers/summary when present (empty/nullopt otherwise).
+  std::string device_vendor;
+  std::string device_model;
+  std::string transport;           // e.g. "usb", "ata", "sim"
+  std::string link;                // e.g. "USB 480 Mb/s"
+  std::optional<double> avg_mb_per_s;   // bytes read / read time
+  std::optional<double> cpu_percent;    // process user+sys as % of wall
   // What a user should know about the import, e.g. "12 '++++' rates
   // recomputed from the time column and the 100 MiB block size".
   std::vector<std::string> notes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -224,6 +225,19 @@ SimModel ParseSimSpec(const std::string& name) {
       m.outer_mb_per_s = outer;
     } else {
       m.zones = LinearZones(zones, outer, zones == 1 ? outer : inner);
+    }
+  }
+  if (!m.cav && m.zones.size() > 1) {
+    // Name what was built, so plots and reports label it truthfully.
+    char name[160];
+    std::snprintf(name, sizeof name, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
+                  static_cast<double>(m.info.size_bytes) / kGB, m.zones.size(),
+                  m.zones.front().mb_per_s, m.zones.back().mb_per_s,
+                  m.ceiling_mb_per_s > 0 ? " behind a bus capped at " : "");
+    m.info.model = name;
+    if (m.ceiling_mb_per_s > 0) {
+      std::snprintf(name, sizeof name, "%.0f MB/s", m.ceiling_mb_per_s);
+      m.info.model += name;
     }
   }
   return m;

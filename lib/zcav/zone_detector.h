@@ -18,7 +18,10 @@ namespace zcav {
 struct CurvePoint {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
-  double mb_per_s = 0;  // 10^6 B/s
+  double mb_per_s = 0;  // 10^6 B/s (median across passes)
+  // Spread across passes, when known (plots draw it as a band); 0 = unknown.
+  double min_mb_per_s = 0;
+  double max_mb_per_s = 0;
 };
 
 struct ZoneOptions {

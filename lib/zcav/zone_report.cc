@@ -271,7 +271,8 @@ void ZoneDetectingSink::OnStart(const RunInfo& run) {
 }
 
 void ZoneDetectingSink::OnBlock(const BlockResult& block) {
-  points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s});
+  points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
+                     block.max_mb_per_s});
   inner_.OnBlock(block);
 }
 

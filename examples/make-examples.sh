@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Re-creates the examples: the exact commands shown in examples/README.md,
+# run in OUTDIR, then a check that every expected file is there and not empty.
+#
+# Usage: bash examples/make-examples.sh /path/to/zcav [OUTDIR]
+#   OUTDIR defaults to this script's directory (examples/). Simulated devices
+#   only (no disk is read); fixed seeds, so the curves are the same each time
+#   (only the "started:" time in the data headers changes).
+# Without gnuplot the data, .gp scripts and reports are still written and the
+# images are not checked. Exits 1 if a command fails or a file is missing.
+set -eu
+
+if [[ $# -lt 1 || ! -x $1 ]]; then
+  echo "usage: bash make-examples.sh /path/to/zcav [OUTDIR] (got '${1:-}', not an executable)" >&2
+  exit 2
+fi
+ZCAV_BIN=$(realpath "$1")
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${2:-$HERE}
+mkdir -p "$OUT"
+cd "$OUT"
+# The commands below call plain `zcav`, as the README shows them (and as the
+# data headers record them).
+ZDIR=$(mktemp -d "${TMPDIR:-/tmp}/zcav-examples.XXXXXX")
+trap 'rm -rf "$ZDIR"' EXIT
+ln -s "$ZCAV_BIN" "$ZDIR/zcav"
+PATH="$ZDIR:$PATH"
+
+set -x
+# 1. A simulated 250 GB ZCAV disk, 3 passes; --plot writes the falloff plot too.
+zcav sweep 'sim:hdd?seed=1' --passes 3 --block-size 1G -q -o sim-hdd.dat --plot .
+# 2. The same disk behind a USB2 bridge: the bus clips the outer zones.
+zcav sweep 'sim:usb2-hdd?seed=1' --passes 3 --block-size 1G -q -o sim-usb2-hdd.dat
+zcav plot sim-usb2-hdd.dat -o sim-usb2-hdd.png -q
+# 3. A CD (CAV: the rate rises with the radius), saved as JSON.
+zcav sweep 'sim:cd?seed=1' --block-size 8M --format json -q -o sim-cd.json
+zcav plot sim-cd.json -o sim-cd.png -q
+# 4. A DVD (X speed on the right-hand axis).
+zcav sweep 'sim:dvd?seed=1' --block-size 32M -q -o sim-dvd.dat
+zcav plot sim-dvd.dat -o sim-dvd.png -q
+# 5. A comparison: the internal disk against the USB2 one, x in % of device.
+zcav plot sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 enclosure' \
+  -o hdd-vs-usb2.png -q
+# 6. A report of the two disks: one self-contained HTML page, and Markdown
+#    with its PNGs beside it.
+zcav report sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 enclosure' \
+  -o report.html -q
+zcav report sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 enclosure' \
+  -o report.md -q
+set +x
+
+bash "$HERE/check-examples.sh" "$OUT"

@@ -1,0 +1,696 @@
+// Plots: see plot.h.
+//
+// Each script is a template from plots/*.gp (embedded by CMake as
+// plot_templates.h) with a few values filled in. The template language is
+// kept tiny so the templates stay plain gnuplot a person can read:
+//   {{name}}     replaced by a value (file names, title, ranges, ...);
+//   {{?flag}}    at the start of a line: the line is kept only when the flag
+//                is set (the min-max band, zones, outliers, an X-speed axis);
+//   #%           at the start of a line: a note about the template, dropped.
+// A plot element line that ends in ", \" and is followed by a blank line
+// loses the ", \" (its optional successors were dropped).
+//
+// Rendering runs the gnuplot executable (popen) on a copy of the script and
+// data in a temporary directory beside them, then renames the images into
+// place: the script is the single description of the plot, and a failed
+// render leaves no partial image.
+#include "zcav/plot.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "zcav/error.h"
+#include "zcav/plot_templates.h"
+#include "zcav/units.h"
+#include "zcav/writers.h"  // FormatFixed
+
+namespace zcav {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Image size in pixels, both PNG and SVG.
+constexpr int kWidthPx = 1000;
+constexpr int kHeightPx = 600;
+
+// Room above the highest point for the zone labels and the key.
+constexpr double kHeadroom = 1.15;
+
+const char* TemplateOf(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kFalloff: return plot_templates::kFalloff;
+    case PlotKind::kComparison: return plot_templates::kComparison;
+    case PlotKind::kAccess: return plot_templates::kAccess;
+    case PlotKind::kHistogram: return plot_templates::kHistogram;
+    case PlotKind::kConcurrent: return plot_templates::kConcurrent;
+  }
+  return plot_templates::kFalloff;
+}
+
+// A gnuplot single-quoted string: no escapes but '' for a quote. A newline
+// would end the command, so it becomes a space.
+std::string GpQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// The inside of GpQuote, for values placed inside quotes in a template.
+std::string GpQuoted(const std::string& text) {
+  const std::string q = GpQuote(text);
+  return q.substr(1, q.size() - 2);
+}
+
+std::string ShellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Fills a template (see the top of this file).
+std::string Expand(std::string_view tmpl, const std::map<std::string, std::string>& values,
+                   const std::set<std::string>& flags) {
+  std::vector<std::string> lines;
+  while (!tmpl.empty()) {
+    const std::size_t nl = tmpl.find('\n');
+    std::string line(tmpl.substr(0, nl));
+    tmpl.remove_prefix(nl == std::string_view::npos ? tmpl.size() : nl + 1);
+    if (line.rfind("#%", 0) == 0) continue;
+    if (line.rfind("{{?", 0) == 0) {
+      const std::size_t close = line.find("}}");
+      assert(close != std::string::npos);
+      if (flags.count(line.substr(3, close - 3)) == 0) continue;
+      line.erase(0, close + 2);
+    }
+    std::string out;
+    std::size_t pos = 0;
+    while (true) {
+      const std::size_t open = line.find("{{", pos);
+      if (open == std::string::npos) break;
+      const std::size_t close = line.find("}}", open);
+      assert(close != std::string::npos);
+      const auto it = values.find(line.substr(open + 2, close - open - 2));
+      assert(it != values.end());
+      out += line.substr(pos, open - pos) + (it == values.end() ? "" : it->second);
+      pos = close + 2;
+    }
+    out += line.substr(pos);
+    lines.push_back(out);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string& line = lines[i];
+    const bool last_element = i + 1 == lines.size() || lines[i + 1].empty();
+    if (last_element && EndsWith(line, ", \\")) line.resize(line.size() - 3);
+    text += line + "\n";
+  }
+  // Values that are several lines (the output commands) may leave runs of
+  // blank lines: keep at most one.
+  std::string squeezed;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && squeezed.size() >= 2 && squeezed[squeezed.size() - 1] == '\n' &&
+        squeezed[squeezed.size() - 2] == '\n') {
+      continue;
+    }
+    squeezed += text[i];
+  }
+  return squeezed;
+}
+
+std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+double Gb(std::uint64_t bytes) { return static_cast<double>(bytes) / kGB; }
+
+// The size the "% of device" axis refers to: the device when known, else the
+// end of the data.
+std::uint64_t DeviceBytes(const Profile& profile, std::uint64_t data_end) {
+  return profile.device_bytes > 0 ? profile.device_bytes : std::max<std::uint64_t>(data_end, 1);
+}
+
+std::uint64_t CurveEnd(const std::vector<CurvePoint>& points) {
+  std::uint64_t end = 0;
+  for (const CurvePoint& p : points) end = std::max(end, p.offset_bytes + p.length_bytes);
+  return end;
+}
+
+double Middle(const CurvePoint& p) {
+  return static_cast<double>(p.offset_bytes) + static_cast<double>(p.length_bytes) / 2;
+}
+
+double Percent(double bytes, std::uint64_t device_bytes) {
+  return bytes / static_cast<double>(device_bytes) * 100;
+}
+
+bool HasSpread(const std::vector<CurvePoint>& points) {
+  return std::any_of(points.begin(), points.end(),
+                     [](const CurvePoint& p) { return p.max_mb_per_s > 0; });
+}
+
+double MaxRate(const std::vector<CurvePoint>& points) {
+  double top = 0;
+  for (const CurvePoint& p : points) top = std::max({top, p.mb_per_s, p.max_mb_per_s});
+  return top;
+}
+
+// "Y max" of a rate axis: a little above the top, so labels and the key fit.
+std::string YMax(double top_mb_per_s) {
+  return top_mb_per_s > 0 ? FormatFixed(top_mb_per_s * kHeadroom, 1) : "*";
+}
+
+// The curve's data file text (columns in the templates' comments).
+std::string CurveData(const std::vector<CurvePoint>& points, const Profile& profile,
+                      const std::string& what) {
+  const std::uint64_t device = DeviceBytes(profile, CurveEnd(points));
+  std::string s = "# zcav plot data: " + what + "\n";
+  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per block, at the block's middle.\n";
+  s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
+       " GB)\n";
+  s += "# position_gb position_pct median_mb_per_s min_mb_per_s max_mb_per_s\n";
+  for (const CurvePoint& p : points) {
+    const double mid = Middle(p);
+    const bool spread = p.max_mb_per_s > 0;
+    s += FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
+         FormatFixed(p.mb_per_s, 3) + ' ' +
+         FormatFixed(spread ? p.min_mb_per_s : p.mb_per_s, 3) + ' ' +
+         FormatFixed(spread ? p.max_mb_per_s : p.mb_per_s, 3) + '\n';
+  }
+  return s;
+}
+
+std::string AccessData(const PlotInput& input) {
+  std::uint64_t end = CurveEnd(input.profile.points);
+  for (const AccessSample& a : input.access) end = std::max(end, a.offset_bytes + 1);
+  const std::uint64_t device = DeviceBytes(input.profile, end);
+  std::string s = "# zcav plot data: access times of " + input.label + "\n";
+  s += "# Units: GB = 10^9 B, ms = milliseconds; one line per timed read.\n";
+  s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
+       " GB)\n";
+  s += "# position_gb position_pct access_ms\n";
+  for (const AccessSample& a : input.access) {
+    const auto at = static_cast<double>(a.offset_bytes);
+    s += FormatFixed(at / kGB, 6) + ' ' + FormatFixed(Percent(at, device), 4) + ' ' +
+         FormatFixed(a.ms, 3) + '\n';
+  }
+  return s;
+}
+
+double OneXMbPerS(Media media) { return OneXBytesPerS(media) / kMB; }
+
+std::string OneXText(Media media) { return FormatFixed(OneXMbPerS(media), 4); }
+
+// Average rate: the run's own (bytes / read time) when the file has it, else
+// the length-weighted mean of the curve (the same thing for one pass).
+double AverageMbPerS(const Profile& profile) {
+  if (profile.avg_mb_per_s && *profile.avg_mb_per_s > 0) return *profile.avg_mb_per_s;
+  double bytes = 0;
+  double seconds = 0;
+  for (const CurvePoint& p : profile.points) {
+    if (p.mb_per_s <= 0) continue;
+    bytes += static_cast<double>(p.length_bytes);
+    seconds += static_cast<double>(p.length_bytes) / (p.mb_per_s * kMB);
+  }
+  return seconds > 0 ? bytes / seconds / kMB : 0;
+}
+
+// One bar of the histogram: about 40 bars over the range, on a 1-2-5 step.
+double HistogramBinMs(const std::vector<PlotInput>& inputs) {
+  double top = 0;
+  for (const PlotInput& in : inputs) {
+    for (const AccessSample& a : in.access) top = std::max(top, a.ms);
+  }
+  if (top <= 0) return 1;
+  const double raw = top / 40;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double step : {1.0, 2.0, 5.0}) {
+    if (step * decade >= raw) return step * decade;
+  }
+  return 10 * decade;
+}
+
+// Output commands: the first image before the plot command, the others
+// re-plotted after it.
+std::string TerminalFor(const std::string& image) {
+  const std::string size = " size " + std::to_string(kWidthPx) + "," + std::to_string(kHeightPx);
+  if (EndsWith(image, ".svg")) {
+    return "set terminal svg" + size + " font 'sans,10' background rgb 'white'";
+  }
+  return "set terminal pngcairo" + size + " font 'sans,10'";
+}
+
+// Writes `text` to `path` (via a temporary name), refusing to replace one of
+// `inputs`' source files.
+void WriteText(const fs::path& path, const std::string& text,
+               const std::vector<PlotInput>& inputs) {
+  for (const PlotInput& in : inputs) {
+    std::error_code ec;
+    if (!in.profile.source.empty() && fs::equivalent(path, in.profile.source, ec)) {
+      throw Error("plot file " + path.string() + " would replace the input " +
+                  in.profile.source + ": choose another image name (-o)");
+    }
+  }
+  const fs::path temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(temp, ec);
+      throw Error("cannot write " + path.string(), ErrorKind::kRuntime);
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) throw Error("rename " + temp.string() + ": " + ec.message(), ErrorKind::kRuntime);
+}
+
+// Labels as given, made unique by the file name when two are equal (the same
+// disk model over two buses).
+std::vector<std::string> UniqueLabels(const std::vector<PlotInput>& inputs) {
+  std::vector<std::string> labels;
+  for (const PlotInput& in : inputs) labels.push_back(in.label);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto same = std::count(labels.begin(), labels.end(), labels[i]);
+    if (same > 1) {
+      const std::string original = labels[i];
+      for (std::size_t j = 0; j < labels.size(); ++j) {
+        if (labels[j] == original) {
+          labels[j] = original + " (" + Basename(inputs[j].profile.source) + ")";
+        }
+      }
+    }
+  }
+  return labels;
+}
+
+std::string Joined(const std::vector<std::string>& labels) {
+  if (labels.size() > 3) return std::to_string(labels.size()) + " results";
+  std::string s;
+  for (std::size_t i = 0; i < labels.size(); ++i) s += (i ? " vs " : "") + labels[i];
+  return s;
+}
+
+// A common optical media of all inputs, else kNone.
+Media CommonMedia(const std::vector<PlotInput>& inputs) {
+  const Media first = inputs.front().media;
+  for (const PlotInput& in : inputs) {
+    if (in.media != first) return Media::kNone;
+  }
+  return first;
+}
+
+// The falloff plot's values and data files.
+void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
+                 std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                 PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const std::vector<CurvePoint>& points = in.profile.points;
+  const std::uint64_t end = CurveEnd(points);
+  const std::uint64_t device = DeviceBytes(in.profile, end);
+  v["data"] = name + ".curve.dat";
+  WriteText(dir / v["data"], CurveData(points, in.profile, "read rate of " + in.label), inputs);
+  files.data_paths.push_back((dir / v["data"]).string());
+  v["device_gb"] = FormatFixed(Gb(device), 6);
+  v["x_min"] = FormatFixed(Gb(points.front().offset_bytes), 6);
+  v["x_max"] = FormatFixed(Gb(end), 6);
+  v["y_max"] = YMax(MaxRate(points));
+  if (HasSpread(points) && in.profile.passes > 1) flags.insert("band");
+  v["curve_title"] = in.profile.passes > 1
+                         ? "median of " + std::to_string(in.profile.passes) + " passes"
+                         : std::string("read rate per block");
+  const bool optical = in.media != Media::kNone;
+  if (optical) {
+    flags.insert("optical");
+    v["one_x"] = OneXText(in.media);
+    v["media"] = MediaName(in.media);
+  }
+
+  // Two title lines: who, then what the curve shows.
+  std::string detail;
+  if (!in.zones.description.empty() && in.zones.description != "no data") {
+    detail = in.zones.description;
+  }
+  const double avg = AverageMbPerS(in.profile);
+  if (avg > 0) {
+    detail += (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) +
+              " MB/s";
+    if (optical) detail += " = " + FormatFixed(avg / OneXMbPerS(in.media), 1) + "x";
+  }
+  v["title"] = GpQuoted(in.label) + (detail.empty() ? "" : "' . \"\\n\" . '" + GpQuoted(detail));
+  if (optical) {
+    // About 8 labelled steps of a 1-2-5 series on the X-speed axis.
+    const double raw = MaxRate(points) * kHeadroom / OneXMbPerS(in.media) / 8;
+    const double decade = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    double step = 10 * decade;
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= raw) {
+        step = m * decade;
+        break;
+      }
+    }
+    v["x_step"] = FormatFixed(step, step < 1 ? 1 : 0);
+  }
+
+  // A smooth fit (cav, pcav) is described in the title; its "zones" are the
+  // fitted segments, not plateaus, so they are not drawn as levels.
+  const bool smooth = in.zones.type == CurveType::kCav || in.zones.type == CurveType::kPcav;
+  if (!in.zones.zones.empty() && !smooth) {
+    flags.insert("zones");
+    v["zones_data"] = name + ".zones.dat";
+    std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
+    s += "# start_gb end_gb start_pct end_pct median_mb_per_s label\n";
+    for (std::size_t i = 0; i < in.zones.zones.size(); ++i) {
+      const Zone& z = in.zones.zones[i];
+      std::string label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
+      if (optical) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(in.media), 1) + "x";
+      s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
+           FormatFixed(Percent(static_cast<double>(z.start_bytes), device), 4) + ' ' +
+           FormatFixed(Percent(static_cast<double>(z.end_bytes), device), 4) + ' ' +
+           FormatFixed(z.mb_per_s, 3) + " \"" + label + "\"\n";
+    }
+    WriteText(dir / v["zones_data"], s, inputs);
+    files.data_paths.push_back((dir / v["zones_data"]).string());
+  }
+  if (!in.zones.outliers.empty()) {
+    flags.insert("outliers");
+    v["outliers_data"] = name + ".outliers.dat";
+    std::string s = "# zcav plot data: outliers (blocks far off their neighbours) of " +
+                    in.label + "\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
+    s += "# position_gb position_pct mb_per_s\n";
+    for (const Outlier& o : in.zones.outliers) {
+      const double at = o.block < points.size() ? Middle(points[o.block])
+                                                : static_cast<double>(o.offset_bytes);
+      s += FormatFixed(at / kGB, 6) + ' ' + FormatFixed(Percent(at, device), 4) + ' ' +
+           FormatFixed(o.mb_per_s, 3) + '\n';
+    }
+    WriteText(dir / v["outliers_data"], s, inputs);
+    files.data_paths.push_back((dir / v["outliers_data"]).string());
+  }
+}
+
+// Values of the multi-input plots: one data file per input (two for
+// concurrent), the array assignments, the title.
+void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::path& dir,
+               const std::string& name, std::map<std::string, std::string>& v,
+               std::set<std::string>& flags, PlotFiles& files) {
+  const std::vector<std::string> labels = UniqueLabels(inputs);
+  std::string assignments;
+  double top = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const PlotInput& in = inputs[i];
+    const std::string n = std::to_string(i + 1);
+    const std::string base = name + "-" + n;
+    std::string line;
+    if (kind == PlotKind::kConcurrent) {
+      WriteText(dir / (base + ".alone.dat"),
+                CurveData(in.profile.points, in.profile, "read rate of " + labels[i] + ", alone"), inputs);
+      WriteText(dir / (base + ".together.dat"),
+                CurveData(in.concurrent, in.profile,
+                          "read rate of " + labels[i] + " while the other devices were read"), inputs);
+      files.data_paths.push_back((dir / (base + ".alone.dat")).string());
+      files.data_paths.push_back((dir / (base + ".together.dat")).string());
+      line = "alone[" + n + "] = " + GpQuote(base + ".alone.dat") + "; together[" + n +
+             "] = " + GpQuote(base + ".together.dat") + "; ";
+      top = std::max({top, MaxRate(in.profile.points), MaxRate(in.concurrent)});
+    } else {
+      const bool access = kind == PlotKind::kAccess || kind == PlotKind::kHistogram;
+      const std::string file = base + (access ? ".access.dat" : ".curve.dat");
+      WriteText(dir / file,
+                access ? AccessData(in)
+                       : CurveData(in.profile.points, in.profile, "read rate of " + labels[i]), inputs);
+      files.data_paths.push_back((dir / file).string());
+      line = "data[" + n + "] = " + GpQuote(file) + "; ";
+      top = std::max(top, MaxRate(in.profile.points));
+    }
+    assignments += line + "label[" + n + "] = " + GpQuote(labels[i]) + "\n";
+  }
+  if (!assignments.empty()) assignments.pop_back();
+  v["inputs"] = assignments;
+  v["count"] = std::to_string(inputs.size());
+  v["y_max"] = YMax(top);
+  std::string title;
+  switch (kind) {
+    case PlotKind::kComparison: {
+      title = "Read rate by position: " + Joined(labels);
+      const Media media = CommonMedia(inputs);
+      if (media != Media::kNone) {
+        flags.insert("optical");
+        v["one_x"] = OneXText(media);
+        v["media"] = MediaName(media);
+        std::string averages;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          averages += (i ? ", " : "") +
+                      FormatFixed(AverageMbPerS(inputs[i].profile) / OneXMbPerS(media), 1) + "x";
+        }
+        title += " (average " + averages + ")";
+      }
+      break;
+    }
+    case PlotKind::kAccess: title = "Access time by position: " + Joined(labels); break;
+    case PlotKind::kHistogram: {
+      title = "Access time histogram: " + Joined(labels);
+      v["bin_ms"] = FormatFixed(HistogramBinMs(inputs), 3);
+      break;
+    }
+    case PlotKind::kConcurrent: title = "Read alone and together: " + Joined(labels); break;
+    case PlotKind::kFalloff: break;
+  }
+  v["title"] = GpQuoted(title);
+}
+
+void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
+  if (inputs.empty()) throw Error("nothing to plot (no input)");
+  if (kind == PlotKind::kFalloff && inputs.size() > 1) {
+    throw Error("a falloff plot shows one result, " + std::to_string(inputs.size()) +
+                " given (use --kind comparison)");
+  }
+  for (const PlotInput& in : inputs) {
+    const std::string who = in.label.empty() ? in.profile.source : in.label;
+    const bool access = kind == PlotKind::kAccess || kind == PlotKind::kHistogram;
+    if (access && in.access.empty()) {
+      throw Error(who + ": no access-time samples to plot (this result has only a throughput "
+                        "curve; use --kind falloff or comparison)");
+    }
+    if (!access && in.profile.points.empty()) throw Error(who + ": no data points to plot");
+    if (kind == PlotKind::kConcurrent && in.concurrent.empty()) {
+      throw Error(who + ": no concurrent run to plot (use --kind falloff or comparison)");
+    }
+  }
+}
+
+// Runs `command` through the shell; returns its exit status and output.
+int RunCaptured(const std::string& command, std::string& output) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  if (status == -1 || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// A directory made by mkdtemp, removed with its contents on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const fs::path& pattern_prefix) {
+    std::string pattern = pattern_prefix.string() + "XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a temporary directory " + pattern + ": " +
+                      std::generic_category().message(errno),
+                  ErrorKind::kRuntime);
+    }
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+const char* PlotKindName(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kFalloff: return "falloff";
+    case PlotKind::kComparison: return "comparison";
+    case PlotKind::kAccess: return "access";
+    case PlotKind::kHistogram: return "histogram";
+    case PlotKind::kConcurrent: return "concurrent";
+  }
+  return "falloff";
+}
+
+PlotKind ParsePlotKind(const std::string& text) {
+  for (PlotKind kind : {PlotKind::kFalloff, PlotKind::kComparison, PlotKind::kAccess,
+                        PlotKind::kHistogram, PlotKind::kConcurrent}) {
+    if (text == PlotKindName(kind)) return kind;
+  }
+  throw Error("unknown plot kind '" + text +
+              "' (use falloff, comparison, access, histogram or concurrent)");
+}
+
+std::string DefaultPlotLabel(const Profile& profile) {
+  if (!profile.device_model.empty()) {
+    return profile.transport.empty() ? profile.device_model
+                                     : profile.device_model + " (" + profile.transport + ")";
+  }
+  return Basename(profile.source);
+}
+
+PlotInput LoadPlotInput(const std::string& path, const std::string& label,
+                        const ZoneOptions& options, bool media_given, Media media) {
+  PlotInput input;
+  input.profile = ReadProfile(path);
+  input.media = media_given ? media : GuessMedia(input.profile.device_path);
+  input.zones = DetectZones(input.profile.points, options, input.media != Media::kNone);
+  input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
+  return input;
+}
+
+PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images) {
+  if (name.empty() || name.find('/') != std::string::npos) {
+    throw Error("invalid plot name '" + name + "' (a file name without a directory)");
+  }
+  std::vector<std::string> outputs = images.empty() ? std::vector<std::string>{name + ".png"}
+                                                    : images;
+  for (const std::string& image : outputs) {
+    if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
+      throw Error("image " + image + ": the name must end in .png or .svg");
+    }
+  }
+  CheckInputs(kind, inputs);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create directory " + dir + ": " + ec.message());
+
+  PlotFiles files;
+  const fs::path d(dir);
+  files.script_path = (d / (name + ".gp")).string();
+  std::map<std::string, std::string> values;
+  std::set<std::string> flags;
+  values["script"] = name + ".gp";
+  if (kind == PlotKind::kFalloff) {
+    FillFalloff(inputs, d, name, values, flags, files);
+  } else {
+    FillMulti(kind, inputs, d, name, values, flags, files);
+  }
+  std::string first = "# Images: the terminal follows the extension (pngcairo for .png, svg "
+                      "for .svg).\n";
+  first += TerminalFor(outputs.front()) + "\nset output " + GpQuote(outputs.front());
+  std::string more;
+  for (std::size_t i = 1; i < outputs.size(); ++i) {
+    more += TerminalFor(outputs[i]) + "\nset output " + GpQuote(outputs[i]) + "\nreplot\n";
+  }
+  more += "unset output";
+  values["output"] = first;
+  values["more_outputs"] = more;
+  for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
+  WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
+  return files;
+}
+
+bool GnuplotAvailable() {
+  static const bool available = [] {
+    std::string output;
+    return RunCaptured("gnuplot -e \"set terminal pngcairo; set terminal svg\" 2>&1", output) ==
+           0;
+  }();
+  return available;
+}
+
+void RenderPlot(const PlotFiles& files) {
+  const fs::path script(files.script_path);
+  const fs::path dir = script.parent_path().empty() ? fs::path(".") : script.parent_path();
+  const TempDir work(dir / ("." + script.stem().string() + ".render-"));
+  std::error_code ec;
+  fs::copy_file(script, work.path() / script.filename(), ec);
+  for (const std::string& data : files.data_paths) {
+    if (!ec) fs::copy_file(data, work.path() / fs::path(data).filename(), ec);
+  }
+  if (ec) throw Error("preparing to render " + files.script_path + ": " + ec.message(),
+                      ErrorKind::kRuntime);
+  std::string output;
+  const int status =
+      RunCaptured("cd " + ShellQuote(work.path().string()) + " && gnuplot " +
+                      ShellQuote(script.filename().string()) + " 2>&1 </dev/null",
+                  output);
+  if (status != 0) {
+    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+    const std::size_t last = output.rfind('\n');
+    const std::string tail = last == std::string::npos ? output : output.substr(last + 1);
+    throw Error("gnuplot " + files.script_path + " failed" +
+                    (tail.empty() ? std::string() : ": " + tail),
+                ErrorKind::kRuntime);
+  }
+  for (const std::string& image : files.image_paths) {
+    const fs::path drawn = work.path() / fs::path(image).filename();
+    if (!fs::exists(drawn)) {
+      throw Error("gnuplot " + files.script_path + " drew no " + image, ErrorKind::kRuntime);
+    }
+  }
+  for (const std::string& image : files.image_paths) {
+    fs::rename(work.path() / fs::path(image).filename(), image, ec);
+    if (ec) throw Error("rename to " + image + ": " + ec.message(), ErrorKind::kRuntime);
+  }
+}
+
+std::string RenderSvg(PlotKind kind, const std::vector<PlotInput>& inputs) {
+  if (!GnuplotAvailable()) {
+    throw Error("gnuplot (with the svg terminal) is not installed: cannot draw the plot",
+                ErrorKind::kRuntime);
+  }
+  const TempDir dir(fs::temp_directory_path() / "zcav-plot-");
+  const PlotFiles files = WritePlot(kind, inputs, dir.path().string(), "plot", {"plot.svg"});
+  RenderPlot(files);
+  std::ifstream in(files.image_paths.front(), std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw Error("reading the rendered SVG failed", ErrorKind::kRuntime);
+  return text.str();
+}
+
+}  // namespace zcav

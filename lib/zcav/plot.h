@@ -1,0 +1,100 @@
+// Plots: gnuplot scripts a person can read and edit, and their rendering.
+//
+// For each plot zcav writes NAME.gp plus the plain data files it reads
+// (columns named in a header comment) into one directory; `gnuplot NAME.gp`
+// re-renders it there. The templates live in plots/*.gp and are embedded in
+// the binary at build time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zcav/data_reader.h"
+#include "zcav/zone_detector.h"
+#include "zcav/zone_report.h"
+
+namespace zcav {
+
+enum class PlotKind {
+  kFalloff,     // MB/s against position: median, min-max band, zones, outliers
+  kComparison,  // several results, x in % of device
+  kAccess,      // access time (ms) against position: scatter
+  kHistogram,   // access-time histogram
+  kConcurrent,  // devices read at the same time vs alone
+};
+
+// "falloff", "comparison", "access", "histogram", "concurrent".
+const char* PlotKindName(PlotKind kind);
+// The inverse of PlotKindName; throws Error(kBadInput) naming the choices.
+PlotKind ParsePlotKind(const std::string& text);
+
+// One timed random read (a later issue produces them; the plots take them
+// as data now).
+struct AccessSample {
+  std::uint64_t offset_bytes = 0;
+  double ms = 0;  // access time, milliseconds
+};
+
+// One result to plot.
+struct PlotInput {
+  std::string label;   // legend / title: --label, else device model, else file name
+  Profile profile;     // the curve (and metadata); kConcurrent: the device read alone
+  ZoneAnalysis zones;  // detected zones (may be empty)
+  Media media = Media::kNone;  // optical: a right-hand axis in X speed
+  // kAccess, kHistogram: the access samples (position order not required).
+  std::vector<AccessSample> access;
+  // kConcurrent: the same device's curve while the other inputs' devices
+  // were read at the same time (same shape as profile.points).
+  std::vector<CurvePoint> concurrent;
+};
+
+// The label LoadPlotInput derives when none is given: the device model (with
+// the transport in parentheses when known), else the file name without its
+// directory.
+std::string DefaultPlotLabel(const Profile& profile);
+
+// Reads `path` (any format data_reader.h accepts), detects its zones with
+// `options` and fills a PlotInput; `label` empty = derived. Throws Error.
+PlotInput LoadPlotInput(const std::string& path, const std::string& label,
+                        const ZoneOptions& options, bool media_given, Media media);
+
+// Written files.
+struct PlotFiles {
+  std::string script_path;               // NAME.gp
+  std::vector<std::string> data_paths;   // files the script reads
+  std::vector<std::string> image_paths;  // images the script draws (PNG and/or SVG)
+};
+
+// Writes the script and data for `inputs` into `dir` (created if missing),
+// named after `name`, drawing the images listed in `images` (file names
+// ending in .png or .svg, relative to dir; empty = NAME.png). Files:
+// NAME.gp, and NAME.curve.dat (falloff: plus NAME.zones.dat, NAME.outliers.dat
+// when there are zones / outliers) or NAME-1.curve.dat, NAME-2.curve.dat... (one per
+// input; access, histogram: NAME-I.access.dat; concurrent: NAME-I.alone.dat
+// and NAME-I.together.dat). Never replaces an input's source file. The script
+// names files relative to `dir` only, and holds no date: the same inputs give
+// the same text. PNG and SVG are 1000x600 pixels.
+// Throws Error(kBadInput) for unusable inputs (no input; falloff with more
+// than one; a kind whose data the inputs lack: no points, no access samples,
+// no concurrent curve; an image name of another extension) and
+// Error(kRuntime) when a file cannot be written.
+PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images);
+
+// True when a gnuplot that can draw pngcairo and svg is on the PATH (checked
+// once per process).
+bool GnuplotAvailable();
+
+// Runs gnuplot on files.script_path. The images are drawn in a temporary
+// directory beside the script (a copy of the script and data) and renamed
+// into place when gnuplot succeeds, so a failure leaves no partial image.
+// Throws Error(kRuntime) with gnuplot's message if it fails; REQUIRES
+// GnuplotAvailable().
+void RenderPlot(const PlotFiles& files);
+
+// The SVG text of a plot of `inputs` (rendered in a temporary directory that
+// is removed). Throws Error(kRuntime) when gnuplot is missing or fails.
+std::string RenderSvg(PlotKind kind, const std::vector<PlotInput>& inputs);
+
+}  // namespace zcav

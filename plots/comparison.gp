@@ -1,0 +1,34 @@
+#% Template of the comparison plot (zcav plot FILE FILE...). Lines starting
+#% with '#%' are dropped; {{name}} is replaced by a value; a line starting
+#% with {{?flag}} is kept only when the flag is set. See lib/zcav/plot.cc.
+# zcav comparison plot: several results on one plot, position in % of each
+# device so that devices of different sizes line up.
+# Render again (in this directory):  gnuplot {{script}}
+# Edit anything below: titles, colours, labels, ranges.
+#
+# Units: MB = 10^6 B, GB = 10^9 B, MB/s = 10^6 B/s.
+# Each data file: one line per block (the block's middle):
+#   1 position (GB)  2 position (% of device)  3 median MB/s across passes
+#   4 min MB/s  5 max MB/s across passes (equal to 3 when not known)
+
+array data[{{count}}]
+array label[{{count}}]
+{{inputs}}
+{{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
+
+set title '{{title}}' noenhanced
+set xlabel 'position (% of device)' noenhanced
+set ylabel 'read rate (MB/s, 10^6 B/s)' noenhanced
+{{?optical}}set y2label 'speed ({{media}} X, 1x = {{one_x}} MB/s)' noenhanced
+set xrange [0:100]
+set yrange [0:{{y_max}}]
+{{?optical}}set link y2 via y / one_x inverse y * one_x
+{{?optical}}set ytics nomirror
+{{?optical}}set y2tics
+set grid xtics ytics
+set key bottom left box opaque noenhanced
+
+{{output}}
+plot for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
+
+{{more_outputs}}

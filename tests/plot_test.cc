@@ -1,0 +1,370 @@
+// Tests of the gnuplot scripts (golden text) and their rendering.
+//
+// Golden files: tests/data/plot/*.gp.golden. Regenerate after an intended
+// change with
+//   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[plot]'
+// The render tests need gnuplot with the pngcairo and svg terminals (CI
+// installs gnuplot-nox); without it they WARN and pass.
+#include "zcav/plot.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+#include "zcav/error.h"
+#include "zcav/units.h"
+
+namespace zcav {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 30 GiB disk in 1 GiB blocks, three passes: three zones (60, 50, 40
+// MB/s), the min-max spread +-1 MB/s, one slow block (an outlier).
+PlotInput Hdd(const std::string& label = "ST31000 (ata)") {
+  PlotInput in;
+  in.label = label;
+  in.profile.source = "hdd.dat";
+  in.profile.device_bytes = 30 * kGiB;
+  in.profile.passes = 3;
+  in.profile.device_model = "ST31000";
+  in.profile.transport = "ata";
+  for (std::uint64_t i = 0; i < 30; ++i) {
+    const double level = i < 10 ? 60 : i < 20 ? 50 : 40;
+    const double rate = i == 14 ? 20 : level + (i % 2 == 0 ? 0.2 : -0.2);
+    in.profile.points.push_back({i * kGiB, kGiB, rate, rate - 1, rate + 1});
+  }
+  in.zones = DetectZones(in.profile.points, ZoneOptions{});
+  return in;
+}
+
+// A 700 MB CD read by a CAV drive: the rate rises with the radius.
+PlotInput Cd() {
+  PlotInput in;
+  in.label = "CD-ROM (sim)";
+  in.profile.source = "cd.dat";
+  in.profile.device_bytes = 700'000'000;
+  in.profile.passes = 1;
+  in.media = Media::kCd;
+  for (std::uint64_t i = 0; i < 70; ++i) {
+    const double rate = 1.6 + 2.0 * static_cast<double>(i) / 69;  // about 10x to 24x
+    in.profile.points.push_back({i * 10'000'000, 10'000'000, rate, 0, 0});
+  }
+  in.zones = DetectZones(in.profile.points, ZoneOptions{}, /*optical=*/true);
+  return in;
+}
+
+// Access samples: the time grows with the seek distance from the middle,
+// plus a fixed pattern of rotational delay.
+PlotInput WithAccess(PlotInput in) {
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const std::uint64_t offset = (i * 7919 % 200) * (in.profile.device_bytes / 200);
+    const double ms = 2.0 + 6.0 * static_cast<double>(i * 31 % 100) / 100 +
+                      static_cast<double>(i % 9);
+    in.access.push_back({offset, ms});
+  }
+  return in;
+}
+
+// The same curve read while another device was busy: 30 % slower.
+PlotInput WithConcurrent(PlotInput in) {
+  for (CurvePoint p : in.profile.points) {
+    p.mb_per_s *= 0.7;
+    p.min_mb_per_s = p.max_mb_per_s = 0;
+    in.concurrent.push_back(p);
+  }
+  return in;
+}
+
+struct Case {
+  PlotKind kind;
+  std::vector<PlotInput> inputs;
+  std::string name;
+};
+
+std::vector<Case> AllCases() {
+  return {
+      {PlotKind::kFalloff, {Hdd()}, "falloff"},
+      {PlotKind::kFalloff, {Cd()}, "optical"},
+      {PlotKind::kComparison, {Hdd("internal SATA"), Hdd("USB2 enclosure")}, "comparison"},
+      {PlotKind::kAccess, {WithAccess(Hdd())}, "access"},
+      {PlotKind::kHistogram, {WithAccess(Hdd())}, "histogram"},
+      {PlotKind::kConcurrent, {WithConcurrent(Hdd("sda")), WithConcurrent(Hdd("sdb"))},
+       "concurrent"},
+  };
+}
+
+std::uint32_t BigEndian32(const std::string& bytes, std::size_t at) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
+  }
+  return v;
+}
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// Well-formedness, enough for gnuplot's SVG: every tag closed in order,
+// comments/CDATA/declarations skipped, quoted attribute values. Returns an
+// empty string when well-formed, else what is wrong.
+std::string XmlProblem(const std::string& xml) {
+  std::vector<std::string> open;
+  std::size_t i = 0;
+  bool root_seen = false;
+  while ((i = xml.find('<', i)) != std::string::npos) {
+    if (xml.compare(i, 4, "<!--") == 0) {
+      const std::size_t end = xml.find("-->", i);
+      if (end == std::string::npos) return "unclosed comment";
+      i = end + 3;
+      continue;
+    }
+    if (xml.compare(i, 9, "<![CDATA[") == 0) {
+      const std::size_t end = xml.find("]]>", i);
+      if (end == std::string::npos) return "unclosed CDATA";
+      i = end + 3;
+      continue;
+    }
+    // A tag: find its end outside quoted attribute values.
+    std::size_t j = i + 1;
+    char quote = 0;
+    for (; j < xml.size(); ++j) {
+      if (quote != 0) {
+        if (xml[j] == quote) quote = 0;
+      } else if (xml[j] == '"' || xml[j] == '\'') {
+        quote = xml[j];
+      } else if (xml[j] == '>') {
+        break;
+      }
+    }
+    if (j >= xml.size()) return "unclosed tag at byte " + std::to_string(i);
+    const std::string tag = xml.substr(i + 1, j - i - 1);
+    i = j + 1;
+    if (tag.empty()) return "empty tag";
+    if (tag[0] == '?' || tag[0] == '!') continue;  // <?xml ...?>, <!DOCTYPE ...>
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1, tag.find_first_of(" \t\r\n") - 1);
+      if (open.empty() || open.back() != name) return "unexpected </" + name + ">";
+      open.pop_back();
+      continue;
+    }
+    const std::string name = tag.substr(0, tag.find_first_of(" \t\r\n/"));
+    if (open.empty() && root_seen) return "a second root element <" + name + ">";
+    root_seen = true;
+    if (tag.back() != '/') open.push_back(name);
+  }
+  if (!root_seen) return "no element";
+  if (!open.empty()) return "<" + open.back() + "> not closed";
+  return "";
+}
+
+TEST_CASE("Plot kinds parse from their names and back", "[plot]") {
+  for (const char* name : {"falloff", "comparison", "access", "histogram", "concurrent"}) {
+    CHECK(std::string(PlotKindName(ParsePlotKind(name))) == name);
+  }
+  CHECK_THROWS_AS(ParsePlotKind("pie"), Error);
+}
+
+TEST_CASE("Each plot kind writes the golden gnuplot script", "[plot]") {
+  for (const Case& c : AllCases()) {
+    CAPTURE(c.name);
+    test::TempDir dir;
+    const PlotFiles files =
+        WritePlot(c.kind, c.inputs, dir.path().string(), c.name, {c.name + ".png", c.name + ".svg"});
+    CHECK(files.script_path == (dir.path() / (c.name + ".gp")).string());
+    for (const std::string& data : files.data_paths) CHECK(fs::exists(data));
+    const std::string script = test::ReadFile(files.script_path);
+    // No absolute path and no date: the golden text is the same everywhere.
+    CHECK(script.find(dir.path().string()) == std::string::npos);
+    CHECK(test::MatchesGolden(script, "plot/" + c.name + ".gp.golden"));
+  }
+}
+
+TEST_CASE("The falloff script names its data files, units and the X-speed axis in plain text",
+          "[plot]") {
+  test::TempDir dir;
+  const PlotFiles hdd = WritePlot(PlotKind::kFalloff, {Hdd()}, dir.path().string(), "hdd", {});
+  const std::string script = test::ReadFile(hdd.script_path);
+  CHECK(script.find("data = 'hdd.curve.dat'") != std::string::npos);
+  CHECK(script.find("zones_data = 'hdd.zones.dat'") != std::string::npos);
+  CHECK(script.find("outliers_data = 'hdd.outliers.dat'") != std::string::npos);
+  CHECK(script.find("MB = 10^6 B, GB = 10^9 B") != std::string::npos);
+  CHECK(script.find("min-max across passes") != std::string::npos);
+  CHECK(script.find("set output 'hdd.png'") != std::string::npos);  // no images given: NAME.png
+  CHECK(script.find("y2") == std::string::npos);
+  const std::string zones = test::ReadFile(dir.path() / "hdd.zones.dat");
+  CHECK(zones.find("\"Z1 60.0 MB/s\"") != std::string::npos);
+  CHECK(zones.find("\"Z3 40.0 MB/s\"") != std::string::npos);
+  CHECK(test::ReadFile(dir.path() / "hdd.outliers.dat").find(" 20.000") != std::string::npos);
+
+  const PlotFiles cd = WritePlot(PlotKind::kFalloff, {Cd()}, dir.path().string(), "cd", {});
+  const std::string optical = test::ReadFile(cd.script_path);
+  CHECK(optical.find("one_x = 0.1536") != std::string::npos);
+  CHECK(optical.find("set link y2 via y / one_x") != std::string::npos);
+  CHECK(optical.find("MB/s = ") != std::string::npos);  // the average in X in the title
+  CHECK(optical.find("min-max across passes") == std::string::npos);  // one pass: no band
+}
+
+TEST_CASE("A plot refuses inputs that lack its data and never replaces an input", "[plot]") {
+  test::TempDir dir;
+  const std::string d = dir.path().string();
+  CHECK_THROWS_AS(WritePlot(PlotKind::kFalloff, {}, d, "x", {}), Error);
+  CHECK_THROWS_AS(WritePlot(PlotKind::kFalloff, {Hdd(), Hdd()}, d, "x", {}), Error);
+  CHECK_THROWS_AS(WritePlot(PlotKind::kAccess, {Hdd()}, d, "x", {}), Error);
+  CHECK_THROWS_AS(WritePlot(PlotKind::kConcurrent, {Hdd()}, d, "x", {}), Error);
+  CHECK_THROWS_AS(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "x", {"x.jpg"}), Error);
+  CHECK(fs::is_empty(dir.path()));
+
+  PlotInput in = Hdd();
+  in.profile.source = (dir.path() / "x.curve.dat").string();
+  test::WriteFile(in.profile.source, "the input\n");
+  CHECK_THROWS_AS(WritePlot(PlotKind::kFalloff, {in}, d, "x", {}), Error);
+  CHECK(test::ReadFile(in.profile.source) == "the input\n");
+}
+
+TEST_CASE("A comparison makes equal labels unique with the file names", "[plot]") {
+  test::TempDir dir;
+  PlotInput a = Hdd("same");
+  PlotInput b = Hdd("same");
+  b.profile.source = "other.dat";
+  const PlotFiles files =
+      WritePlot(PlotKind::kComparison, {a, b}, dir.path().string(), "cmp", {});
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("label[1] = 'same (hdd.dat)'") != std::string::npos);
+  CHECK(script.find("label[2] = 'same (other.dat)'") != std::string::npos);
+}
+
+TEST_CASE("A label with a quote stays one gnuplot string", "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files = WritePlot(PlotKind::kComparison, {Hdd("Bob's disk")},
+                                    dir.path().string(), "q", {});
+  CHECK(test::ReadFile(files.script_path).find("'Bob''s disk'") != std::string::npos);
+}
+
+// Rendering. PNG is compressed, so its size says how much is drawn: a
+// 1000x600 pngcairo canvas with nothing drawn is about 3.2 KB, the same canvas
+// with titled, labelled, gridded axes but no data about 14.6 KB (measured
+// with gnuplot 5.4.4); the plots here draw curves, bars or hundreds of points
+// and come out at 17.7 KB (the histogram) to over 50 KB, so 16 KB is the floor.
+// tests/cli_test.sh also decodes a rendered PNG and checks its pixel variance.
+constexpr std::uintmax_t kNonBlankPngBytes = 16'000;
+
+TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with its titles",
+          "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render tests skipped");
+    return;
+  }
+  for (const Case& c : AllCases()) {
+    CAPTURE(c.name);
+    test::TempDir dir;
+    const PlotFiles files =
+        WritePlot(c.kind, c.inputs, dir.path().string(), c.name, {c.name + ".png", c.name + ".svg"});
+    RenderPlot(files);
+    const std::string png = test::ReadFile(files.image_paths[0]);
+    REQUIRE(png.size() > 24);
+    CHECK(png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+    CHECK(png.compare(12, 4, "IHDR") == 0);
+    CHECK(BigEndian32(png, 16) == 1000);
+    CHECK(BigEndian32(png, 20) == 600);
+    CHECK(fs::file_size(files.image_paths[0]) > kNonBlankPngBytes);
+
+    const std::string svg = test::ReadFile(files.image_paths[1]);
+    CHECK(XmlProblem(svg).empty());
+    CAPTURE(XmlProblem(svg));
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("width=\"1000\"") != std::string::npos);
+    // Drawn data: gnuplot writes each curve, point or bar as path elements.
+    CHECK(Count(svg, "<path") > 20);
+    for (const PlotInput& in : c.inputs) {
+      if (c.kind != PlotKind::kFalloff) CHECK(svg.find(in.label) != std::string::npos);
+    }
+    if (c.kind == PlotKind::kAccess || c.kind == PlotKind::kHistogram) {
+      CHECK(svg.find("access time (ms)") != std::string::npos);
+    } else {
+      CHECK(svg.find("read rate (MB/s, 10^6 B/s)") != std::string::npos);
+    }
+    if (c.kind == PlotKind::kFalloff) {
+      CHECK(svg.find("position (GB, 10^9 B)") != std::string::npos);
+      CHECK(svg.find("position (% of device)") != std::string::npos);
+    }
+    // The render leaves no temporary directory behind.
+    for (const auto& entry : fs::directory_iterator(dir.path())) {
+      CHECK(entry.path().filename().string().rfind(".", 0) != 0);
+    }
+  }
+}
+
+TEST_CASE("The falloff SVG shows the band, the zones, the outliers and the X-speed axis",
+          "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    return;
+  }
+  const std::string hdd = RenderSvg(PlotKind::kFalloff, {Hdd()});
+  CHECK(hdd.find("min-max across passes") != std::string::npos);
+  CHECK(hdd.find("median of 3 passes") != std::string::npos);
+  CHECK(hdd.find("detected zones (median)") != std::string::npos);
+  CHECK(hdd.find("Z2 ") != std::string::npos);
+  CHECK(hdd.find("Z3 40.") != std::string::npos);
+  CHECK(hdd.find("outliers") != std::string::npos);
+  const std::string cd = RenderSvg(PlotKind::kFalloff, {Cd()});
+  CHECK(cd.find("speed (CD X, 1x = 0.1536 MB/s)") != std::string::npos);
+}
+
+TEST_CASE("The written script renders on its own with plain gnuplot", "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    return;
+  }
+  test::TempDir dir;
+  const PlotFiles files = WritePlot(PlotKind::kComparison, {Hdd("a"), Cd()}, dir.path().string(),
+                                    "cmp", {"cmp.png", "cmp.svg"});
+  const std::string command =
+      "cd '" + dir.path().string() + "' && gnuplot cmp.gp >/dev/null 2>&1";
+  CHECK(std::system(command.c_str()) == 0);
+  CHECK(fs::file_size(dir.path() / "cmp.png") > kNonBlankPngBytes);
+  CHECK(XmlProblem(test::ReadFile(dir.path() / "cmp.svg")).empty());
+}
+
+TEST_CASE("A failed render leaves no image and says what gnuplot said", "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    return;
+  }
+  test::TempDir dir;
+  const PlotFiles files =
+      WritePlot(PlotKind::kFalloff, {Hdd()}, dir.path().string(), "bad", {"bad.png"});
+  test::WriteFile(files.script_path, test::ReadFile(files.script_path) + "this is not gnuplot\n");
+  try {
+    RenderPlot(files);
+    FAIL("RenderPlot did not throw");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kRuntime);
+    CHECK(std::string(e.what()).find("bad.gp failed") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "bad.png"));
+}
+
+TEST_CASE("The plot label is the device model and transport, else the file name", "[plot]") {
+  Profile p;
+  p.source = "/some/dir/run1.dat";
+  CHECK(DefaultPlotLabel(p) == "run1.dat");
+  p.device_model = "WDC WD10";
+  CHECK(DefaultPlotLabel(p) == "WDC WD10");
+  p.transport = "usb";
+  CHECK(DefaultPlotLabel(p) == "WDC WD10 (usb)");
+}
+
+}  // namespace
+}  // namespace zcav
