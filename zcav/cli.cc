@@ -124,14 +124,18 @@ std::uint32_t ParseCount32(const std::string& text, const std::string& what) {
   return static_cast<std::uint32_t>(ParseCount(text, what));
 }
 
-void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
-  const po::options_description desc = SweepOptionsDescription();
+// Parses `args` against `visible` options plus positional arguments collected
+// under `positional_name`; no abbreviated long options. Errors name the
+// command's help.
+po::variables_map ParseArgs(const std::vector<std::string>& args,
+                            const po::options_description& visible,
+                            const char* positional_name, const char* command) {
   po::options_description hidden;
-  hidden.add_options()("device", po::value<std::vector<std::string>>());
+  hidden.add_options()(positional_name, po::value<std::vector<std::string>>());
   po::options_description all;
-  all.add(desc).add(hidden);
+  all.add(visible).add(hidden);
   po::positional_options_description positional;
-  positional.add("device", -1);
+  positional.add(positional_name, -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args)
@@ -143,8 +147,14 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav sweep --help')");
+    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')");
   }
+  return vm;
+}
+
+void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
+  const po::options_description desc = SweepOptionsDescription();
+  const po::variables_map vm = ParseArgs(args, desc, "device", "sweep");
   if (vm.count("help")) {
     std::ostringstream s;
     s << "Usage: zcav sweep DEVICE [options]\n\n" << desc << "\n"
@@ -241,25 +251,7 @@ void ParseZones(const std::vector<std::string>& args, CliOptions& out) {
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write the tables to FILE ('-' = stdout, the default)");
   desc.add(ZoneOptionsDescription());
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav zones --help')");
-  }
+  const po::variables_map vm = ParseArgs(args, desc, "file", "zones");
   if (vm.count("help")) {
     std::ostringstream s;
     s << "Usage: zcav zones FILE... [options]\n\n"
@@ -300,25 +292,7 @@ void ParsePlot(const std::vector<std::string>& args, CliOptions& out) {
        "histogram or concurrent")
       ("quiet,q", "do not say which files were written");
   desc.add(ZoneOptionsDescription());
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav plot --help')");
-  }
+  const po::variables_map vm = ParseArgs(args, desc, "file", "plot");
   if (vm.count("help")) {
     std::ostringstream s;
     s << "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
@@ -374,25 +348,7 @@ void ParseReport(const std::vector<std::string>& args, CliOptions& out) {
        "else file name)")
       ("quiet,q", "no notes on stderr");
   desc.add(ZoneOptionsDescription());
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav report --help')");
-  }
+  const po::variables_map vm = ParseArgs(args, desc, "file", "report");
   if (vm.count("help")) {
     std::ostringstream s;
     s << "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
