@@ -229,15 +229,15 @@ SimModel ParseSimSpec(const std::string& name) {
   }
   if (!m.cav && m.zones.size() > 1) {
     // Name what was built, so plots and reports label it truthfully.
-    char name[160];
-    std::snprintf(name, sizeof name, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
+    char text[160];
+    std::snprintf(text, sizeof text, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
                   static_cast<double>(m.info.size_bytes) / kGB, m.zones.size(),
                   m.zones.front().mb_per_s, m.zones.back().mb_per_s,
                   m.ceiling_mb_per_s > 0 ? " behind a bus capped at " : "");
-    m.info.model = name;
+    m.info.model = text;
     if (m.ceiling_mb_per_s > 0) {
-      std::snprintf(name, sizeof name, "%.0f MB/s", m.ceiling_mb_per_s);
-      m.info.model += name;
+      std::snprintf(text, sizeof text, "%.0f MB/s", m.ceiling_mb_per_s);
+      m.info.model += text;
     }
   }
   return m;
