@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "zcav/aligned_buffer.h"
@@ -128,4 +129,109 @@ TEST_CASE("Reads touching an injected bad range fail with EIO", "[sim_device]") 
   const std::error_code ec = dev->ReadAt(10 * zcav::kMiB, buf.span(zcav::kMiB));
   CHECK(ec == std::error_code(EIO, std::system_category()));
   CHECK_FALSE(dev->ReadAt(11 * zcav::kMiB, buf.span(zcav::kMiB)));
+}
+
+TEST_CASE("The seek curve runs from track-to-track to full stroke as the root of the distance",
+          "[sim_device]") {
+  const zcav::SimModel hdd = zcav::ParseSimSpec("sim:hdd");
+  const std::uint64_t size = hdd.info.size_bytes;
+  CHECK(zcav::SeekMs(hdd, 0) == Approx(1));
+  CHECK(zcav::SeekMs(hdd, size) == Approx(18));
+  CHECK(zcav::SeekMs(hdd, size / 4) == Approx(1 + 17 * 0.5).epsilon(1e-6));
+  CHECK(zcav::MeanRotationalMs(hdd) == Approx(60e3 / 7200 / 2));
+  const zcav::SimModel ssd = zcav::ParseSimSpec("sim:ssd");
+  CHECK(zcav::SeekMs(ssd, 0) == Approx(0.05));
+  CHECK(zcav::SeekMs(ssd, ssd.info.size_bytes) == Approx(0.05));
+  CHECK(zcav::MeanRotationalMs(ssd) == 0);
+  const zcav::SimModel cd = zcav::ParseSimSpec("sim:cd");
+  CHECK(zcav::SeekMs(cd, cd.info.size_bytes / 2) > 80);
+  const zcav::SimModel still = zcav::ParseSimSpec("sim:hdd?seek=0");
+  CHECK(zcav::SeekMs(still, size) == 0);
+  CHECK(zcav::MeanRotationalMs(still) == 0);
+  CHECK(zcav::SeekMs(zcav::ParseSimSpec("sim:hdd?seek=30"), size) == Approx(30));
+}
+
+TEST_CASE("Random reads on the hdd model pay the seek curve plus half a revolution on average",
+          "[sim_device]") {
+  zcav::VirtualClock clock;
+  const zcav::SimModel m = zcav::ParseSimSpec("sim:hdd?noise=0");
+  auto dev = zcav::MakeSimulatedDevice(m, clock);
+  zcav::AlignedBuffer buf(4096, 4096);
+  const std::uint64_t seed = 42;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, m.info.size_bytes / 4096 - 1);
+  std::uint64_t head = 0;
+  double positioning_ms = 0, model_ms = 0;
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t offset = pick(rng) * 4096;
+    const auto before = clock.Now();
+    REQUIRE_FALSE(dev->ReadAt(offset, buf.span(4096)));
+    const double ms = static_cast<double>((clock.Now() - before).count()) * 1e-6;
+    positioning_ms += ms - 4096 / (zcav::ExpectedMbPerS(m, offset, 4096) * 1e3);
+    model_ms += zcav::SeekMs(m, offset > head ? offset - head : head - offset) + 60e3 / 7200 / 2;
+    head = offset + 4096;
+  }
+  // The rotational latency is uniform in [0, 8.33) ms: its mean over 3000
+  // reads is within 0.1 ms of 4.17 ms, so the totals agree to about 1 %.
+  CHECK(positioning_ms / n == Approx(model_ms / n).epsilon(0.02));
+  // Uniform positions: E[sqrt(|U1 - U2|)] = 8/15 (see access_test.cc).
+  CHECK(positioning_ms / n == Approx(1 + 17 * 8.0 / 15 + 60e3 / 7200 / 2).epsilon(0.03));
+}
+
+TEST_CASE("Sequential reads pay no positioning time", "[sim_device]") {
+  zcav::VirtualClock clock;
+  const zcav::SimModel m = zcav::ParseSimSpec("sim:hdd?noise=0&cache=0");
+  auto dev = zcav::MakeSimulatedDevice(m, clock);
+  zcav::AlignedBuffer buf(zcav::kMiB, 4096);
+  const std::uint64_t start = 100 * zcav::kMiB;
+  REQUIRE_FALSE(dev->ReadAt(start - zcav::kMiB, buf.span(zcav::kMiB)));  // positions the head
+  const auto before = clock.Now();
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    REQUIRE_FALSE(dev->ReadAt(start + i * zcav::kMiB, buf.span(zcav::kMiB)));
+  }
+  const double seconds = static_cast<double>((clock.Now() - before).count()) * 1e-9;
+  CHECK(seconds == Approx(10.0 * zcav::kMiB / (zcav::ExpectedMbPerS(m, start, 10 * zcav::kMiB) * 1e6))
+                       .epsilon(1e-6));
+  // A jump back pays at least a track-to-track seek.
+  const auto jump = clock.Now();
+  REQUIRE_FALSE(dev->ReadAt(start, buf.span(zcav::kMiB)));
+  CHECK((clock.Now() - jump) >= std::chrono::milliseconds(1));
+}
+
+TEST_CASE("Re-reads of the start of the disk come from the cache at the interface rate",
+          "[sim_device]") {
+  zcav::VirtualClock clock;
+  const zcav::SimModel m = zcav::ParseSimSpec("sim:hdd?noise=0");
+  CHECK(m.cache_bytes == 8 * zcav::kMiB);
+  CHECK(m.interface_mb_per_s == Approx(150));
+  auto dev = zcav::MakeSimulatedDevice(m, clock);
+  zcav::AlignedBuffer buf(zcav::kMiB, 4096);
+  const auto timed = [&](std::uint64_t offset) {
+    const auto before = clock.Now();
+    REQUIRE_FALSE(dev->ReadAt(offset, buf.span(zcav::kMiB)));
+    return static_cast<double>((clock.Now() - before).count()) * 1e-9;
+  };
+  const double media = zcav::kMiB / 60e6, interface = zcav::kMiB / 150e6;
+  const double one_rev = 60.0 / 7200;
+  CHECK(timed(0) == Approx(media).epsilon(1e-6));  // from the media
+  // Read once: not cached yet; back to 0 costs a short seek and some rotation.
+  const double second = timed(0);
+  CHECK(second > media + 1e-3);
+  CHECK(second < media + zcav::SeekMs(m, zcav::kMiB) * 1e-3 + one_rev);
+  CHECK(timed(0) == Approx(interface).epsilon(1e-6));  // read twice: from the cache
+  CHECK(timed(0) == Approx(interface).epsilon(1e-6));
+  CHECK(timed(zcav::kMiB) == Approx(media).epsilon(1e-6));  // continues after the hit
+  CHECK(clock.StorageReadBytes() == 5 * zcav::kMiB);
+  // A sweep's next pass starts with a cold cache and a positioned head.
+  REQUIRE_FALSE(dev->PreparePass());
+  CHECK(timed(0) == Approx(media).epsilon(1e-6));
+  // Beyond the 8 MiB cache nothing is cached.
+  (void)timed(20 * zcav::kMiB);
+  CHECK(timed(20 * zcav::kMiB) > zcav::kMiB / 60e6);
+  // The usb2 bridge caps cache reads too; the ssd has no cache.
+  CHECK(zcav::ParseSimSpec("sim:usb2-hdd").ceiling_mb_per_s == Approx(35));
+  CHECK(zcav::ParseSimSpec("sim:ssd").cache_bytes == 0);
+  CHECK(zcav::ParseSimSpec("sim:hdd?cache=2M&interface=300").interface_mb_per_s == Approx(300));
 }

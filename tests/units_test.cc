@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "zcav/clock.h"
 #include "zcav/error.h"
 #include "zcav/units.h"
 
@@ -48,4 +49,17 @@ TEST_CASE("Rates are in 10^6 bytes per second", "[units]") {
   CHECK(zcav::MbPerS(100000000, std::chrono::seconds(2)) == Approx(50.0));
   CHECK(zcav::MbPerS(1, std::chrono::nanoseconds(0)) == 0.0);
   CHECK(zcav::MbToMib(1.048576) == Approx(1.0));
+}
+
+TEST_CASE("The system's busy share is busy ticks over all ticks between two readings", "[units]") {
+  const zcav::Clock::SystemCpu a{100, 1000};
+  const zcav::Clock::SystemCpu b{350, 2000};
+  REQUIRE(zcav::SystemBusyPercent(a, b).has_value());
+  CHECK(*zcav::SystemBusyPercent(a, b) == Approx(25.0));
+  CHECK_FALSE(zcav::SystemBusyPercent(a, a).has_value());
+  CHECK_FALSE(zcav::SystemBusyPercent(std::nullopt, b).has_value());
+  zcav::SteadyClock clock;
+  const auto now = clock.SystemCpuTicks();
+  REQUIRE(now.has_value());  // Linux: /proc/stat is always there
+  CHECK(now->busy_ticks <= now->total_ticks);
 }

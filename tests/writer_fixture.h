@@ -103,6 +103,7 @@ inline WriterRun CompleteRun() {
   r.wall_seconds = 41.5;
   r.cpu_percent = 3.4;
   r.storage_read_bytes = 2 * pass_bytes + kMiB;
+  r.system_busy_percent = 12.5;
   r.passes = w.passes;
   return w;
 }
@@ -124,6 +125,7 @@ inline WriterRun InterruptedRun() {
   r.avg_mb_per_s = MbPerSForTest(r.bytes_read, 31.5);
   r.wall_seconds = 31.75;
   r.storage_read_bytes.reset();
+  r.system_busy_percent.reset();
   r.passes = w.passes;
   return w;
 }

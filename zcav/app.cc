@@ -23,6 +23,7 @@
 #include "zcav/data_reader.h"
 #include "zcav/plot.h"
 #include "zcav/report.h"
+#include "zcav/transport.h"
 #include "zcav/zone_report.h"
 #include "zcav/version.h"
 
@@ -188,7 +189,9 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   if (!options.plot_dir.empty()) sinks.push_back(&curve);
   TeeSink tee(sinks);
   const Media media = options.media_given ? options.media : GuessMedia(options.device);
-  ZoneDetectingSink zones(tee, options.zones, media);
+  const Transport transport =
+      options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
+  ZoneDetectingSink zones(tee, options.zones, media, transport);
   SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
   const SweepResult result = RunSweep(*device, run, clock, sink, &stop_requested);
   if (file) file->Commit();
@@ -255,6 +258,16 @@ int RunZonesCommand(const CliOptions& options, std::ostream& out) {
     context.media = options.media_given ? options.media : GuessMedia(profile.device_path);
     context.notes = profile.notes;
     ZoneAnalysis analysis = DetectZones(profile.points, options.zones, context.media != Media::kNone);
+    // The link: --bus, else what the file recorded (zcav's own outputs).
+    if (!options.bus.empty()) {
+      context.transport = TransportFromName(options.bus);
+    } else if (!profile.transport.empty() || !profile.link.empty()) {
+      DeviceInfo recorded;
+      recorded.transport = profile.transport;
+      recorded.link = profile.link;
+      context.transport = TransportFromDevice(recorded);
+    }
+    if (context.transport) context.verdict = VerdictFor(analysis, *context.transport);
     results.emplace_back(std::move(analysis), std::move(context));
   }
   std::string text;

@@ -43,7 +43,11 @@ po::options_description ZoneOptionsDescription() {
       ("min-zone", po::value<std::string>()->value_name("N"),
        "shortest zone in blocks (default: max(3, 0.2 % of the blocks))")
       ("media", po::value<std::string>()->value_name("cd|dvd|bd"),
-       "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)");
+       "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)")
+      ("bus", po::value<std::string>()->value_name("NAME"),
+       "the link the device is read through, for the bus-or-media verdict, when sysfs "
+       "cannot tell (a USB bridge often reports wrong): usb1, usb2, usb3, usb3.1, fw400, "
+       "fw800, udma33..udma133, sata1, sata2, sata3, sas3..sas12, pcieGxW (e.g. pcie3x4)");
   return zones;
 }
 
@@ -63,6 +67,10 @@ void ParseZoneOptions(const po::variables_map& vm, CliOptions& out) {
     out.zones.sensitivity = v;
   }
   if (vm.count("min-zone")) out.zones.min_zone_blocks = ParseCount(vm["min-zone"].as<std::string>(), "minimum zone length");
+  if (vm.count("bus")) {
+    out.bus = vm["bus"].as<std::string>();
+    (void)TransportFromName(out.bus);  // bad names are refused here, before any read
+  }
   if (vm.count("media")) {
     out.media = ParseMedia(vm["media"].as<std::string>());
     out.media_given = true;

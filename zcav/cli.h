@@ -29,6 +29,7 @@ struct CliOptions {
   ZoneOptions zones;            // --sensitivity, --min-zone; see zone_detector.h
   bool media_given = false;     // --media given; otherwise guessed from the device name
   Media media = Media::kNone;   // --media cd|dvd|bd: adds X-speed columns. Default: guessed
+  std::string bus;              // --bus NAME (usb2, sata3, ...): the link; empty = from sysfs
   // zcav zones: the saved results to analyse and the table format.
   std::vector<std::string> files;
   std::string zones_format = "text";  // text, csv or json. Default: text

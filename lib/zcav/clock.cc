@@ -39,4 +39,25 @@ std::optional<std::uint64_t> SteadyClock::StorageReadBytes() {
   return std::nullopt;
 }
 
+std::optional<Clock::SystemCpu> SteadyClock::SystemCpuTicks() {
+  // First line: "cpu  user nice system idle iowait irq softirq steal ...".
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  if (!(stat >> label) || label != "cpu") return std::nullopt;
+  SystemCpu out;
+  std::uint64_t value = 0;
+  for (int field = 0; field < 8 && stat >> value; ++field) {
+    out.total_ticks += value;
+    if (field != 3 && field != 4) out.busy_ticks += value;  // idle, iowait
+  }
+  return out;
+}
+
+std::optional<double> SystemBusyPercent(const std::optional<Clock::SystemCpu>& before,
+                                        const std::optional<Clock::SystemCpu>& after) {
+  if (!before || !after || after->total_ticks <= before->total_ticks) return std::nullopt;
+  return 100.0 * static_cast<double>(after->busy_ticks - before->busy_ticks) /
+         static_cast<double>(after->total_ticks - before->total_ticks);
+}
+
 }  // namespace zcav

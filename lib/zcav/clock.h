@@ -22,13 +22,27 @@ class Clock {
   // (/proc/self/io read_bytes): page-cache hits do not count, so it proves
   // whether a sweep really reached the device. nullopt when unknown.
   virtual std::optional<std::uint64_t> StorageReadBytes() { return std::nullopt; }
+  // The whole system's CPU time so far, in clock ticks of all CPUs together
+  // (/proc/stat "cpu" line): busy = all but idle and iowait. nullopt when
+  // unknown. The busy share between two readings is the system's CPU usage.
+  struct SystemCpu {
+    std::uint64_t busy_ticks = 0;
+    std::uint64_t total_ticks = 0;
+  };
+  virtual std::optional<SystemCpu> SystemCpuTicks() { return std::nullopt; }
 };
+
+// The system's busy share in % between two readings; nullopt when either is
+// unknown or no time passed.
+std::optional<double> SystemBusyPercent(const std::optional<Clock::SystemCpu>& before,
+                                        const std::optional<Clock::SystemCpu>& after);
 
 class SteadyClock final : public Clock {
  public:
   std::chrono::nanoseconds Now() override;
   std::chrono::nanoseconds ProcessCpuTime() override;
   std::optional<std::uint64_t> StorageReadBytes() override;
+  std::optional<SystemCpu> SystemCpuTicks() override;
 };
 
 // Time moves only when Advance() is called. CPU time is reported as zero and

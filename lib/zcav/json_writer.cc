@@ -112,6 +112,8 @@ Json SummaryJson(const SweepResult& r) {
   j["max_mb_per_s"] = Finite(r.max_mb_per_s);
   j["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
   j["cpu_percent"] = Finite(r.cpu_percent);
+  j["system_busy_percent"] =
+      r.system_busy_percent ? Json(Finite(*r.system_busy_percent)) : Json(nullptr);
   j["seconds"] = Seconds(r.read_time);
   j["wall_seconds"] = Finite(r.wall_seconds);
   j["bytes_read"] = r.bytes_read;

@@ -25,6 +25,13 @@ std::string FormatDuration(double seconds) {
   return buf;
 }
 
+std::string SystemText(const SweepResult& result) {
+  if (!result.system_busy_percent) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (system %.1f%% busy)", *result.system_busy_percent);
+  return buf;
+}
+
 }  // namespace
 
 ProgressSink::ProgressSink(std::ostream& out, Clock& clock, bool tty)
@@ -63,9 +70,10 @@ void ProgressSink::OnFinish(const SweepResult& result) {
   if (tty_ && printed_) out_ << '\r' << std::string(79, ' ') << '\r';
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "%s: min %.3f  max %.3f  avg %.3f MB/s (MB = 10^6 B), %.1f s, %.1f%% cpu\n",
+                "%s: min %.3f  max %.3f  avg %.3f MB/s (MB = 10^6 B), %.1f s, %.1f%% cpu%s\n",
                 result.StatusText().c_str(), result.min_mb_per_s, result.max_mb_per_s,
-                result.avg_mb_per_s, result.wall_seconds, result.cpu_percent);
+                result.avg_mb_per_s, result.wall_seconds, result.cpu_percent,
+                SystemText(result).c_str());
   out_ << buf << std::flush;
 }
 

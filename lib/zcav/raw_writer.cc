@@ -136,6 +136,10 @@ class RawWriter final : public SampleSink {
     if (r.storage_read_bytes) {
       f += "# storage bytes read: " + std::to_string(*r.storage_read_bytes) + "\n";
     }
+    if (r.system_busy_percent) {
+      f += "# system cpu busy: " + FormatFixed(*r.system_busy_percent, 1) +
+           "% (all CPUs, /proc/stat, during the sweep)\n";
+    }
     const std::string status = r.StatusText();
     f += kStatusPrefix + OneLine(status) + "\n";
     Write(f);

@@ -94,6 +94,7 @@ struct SweepResult {
   double avg_mb_per_s = 0;            // bytes_read / read_time (not a mean of rates)
   double wall_seconds = 0;            // whole sweep, warm-up included
   double cpu_percent = 0;             // process user+sys as % of wall
+  std::optional<double> system_busy_percent;  // whole system, all CPUs (/proc/stat)
   std::optional<std::uint64_t> storage_read_bytes;  // from the Clock, when known
   std::vector<PassSummary> passes;
 

@@ -55,6 +55,12 @@ SimModel BaseModel(const std::string& model) {
     m.info.rotational = true;
     m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
     m.zones = LinearZones(16, 60, 30);
+    m.track_to_track_ms = 1;
+    m.full_stroke_ms = 18;
+    m.rpm = 7200;
+    // An 8 MiB buffer on a SATA 1.5 Gb/s link (150 MB/s after 8b/10b).
+    m.cache_bytes = 8 * kMiB;
+    m.interface_mb_per_s = 150;
     if (model == "usb2-hdd") {
       // Real USB2 bulk transfers top out around 35 MB/s of the 60 MB/s
       // signalling rate: the outer zones are capped flat.
@@ -73,6 +79,12 @@ SimModel BaseModel(const std::string& model) {
     m.radius_outer_mm = 58;
     m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
     m.noise = 0.01;
+    // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
+    m.track_to_track_ms = 20;
+    m.full_stroke_ms = 150;
+    m.rpm = 8500;
+    m.cache_bytes = 2 * kMiB;
+    m.interface_mb_per_s = 33;  // ATAPI UDMA-2
   } else if (model == "dvd") {
     // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
     m.info.size_bytes = 2295104ULL * 2048;
@@ -84,6 +96,12 @@ SimModel BaseModel(const std::string& model) {
     m.radius_outer_mm = 58;
     m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
     m.noise = 0.01;
+    // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
+    m.track_to_track_ms = 20;
+    m.full_stroke_ms = 150;
+    m.rpm = 9200;
+    m.cache_bytes = 2 * kMiB;
+    m.interface_mb_per_s = 33;
   } else if (model == "ssd") {
     m.info.size_bytes = 512110190592ULL;
     m.info.sector_bytes = 512;
@@ -91,6 +109,11 @@ SimModel BaseModel(const std::string& model) {
     m.info.model = "simulated 512 GB SATA SSD";
     m.info.link = "SATA 6.0 Gbps";
     m.zones = {{0, 1, 530}};
+    // No seek curve: a fixed 50 us to reach any page; the SATA link is
+    // 550 MB/s but there is no cache to read faster than the flash.
+    m.track_to_track_ms = 0.05;
+    m.full_stroke_ms = 0.05;
+    m.interface_mb_per_s = 550;
   } else {
     throw Error("unknown simulated device model '" + model +
                 "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd)");
@@ -133,6 +156,15 @@ class SimulatedDevice final : public Device {
 
   const DeviceInfo& info() const override { return model_.info; }
 
+  // Between passes the drive is idle: it positions for the pass's first read
+  // untimed, and its cache starts cold (as the page cache does for a
+  // PosixDevice).
+  std::error_code PreparePass() noexcept override {
+    positioned_ = true;
+    once_end_ = twice_end_ = 0;
+    return {};
+  }
+
   std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
     const std::uint64_t length = buffer.size();
     if (offset_bytes + length > model_.info.size_bytes) {
@@ -146,10 +178,40 @@ class SimulatedDevice final : public Device {
         return std::error_code(EIO, std::system_category());
       }
     }
-    double seconds = static_cast<double>(length) / (ExpectedMbPerS(model_, offset_bytes, length) * kMB);
+    const std::uint64_t end = offset_bytes + length;
+    const std::uint64_t cache = model_.cache_bytes;
+    const bool cache_hit = end <= twice_end_;
+    double positioning = 0;  // seconds
+    double rate = 0;         // MB/s
+    if (cache_hit) {
+      rate = model_.interface_mb_per_s;
+      if (model_.ceiling_mb_per_s > 0) rate = std::min(rate, model_.ceiling_mb_per_s);
+    } else {
+      if (offset_bytes != head_bytes_ && !positioned_) {
+        const std::uint64_t distance =
+            offset_bytes > head_bytes_ ? offset_bytes - head_bytes_ : head_bytes_ - offset_bytes;
+        positioning = SeekMs(model_, distance) / 1e3;
+        if (model_.rpm > 0) positioning += uniform_(rng_) * 60 / model_.rpm;
+      }
+      rate = ExpectedMbPerS(model_, offset_bytes, length);
+    }
+    // After a hit the drive has read ahead past the cached data: a read
+    // continuing from there is sequential.
+    head_bytes_ = end;
+    positioned_ = false;
+    if (offset_bytes >= cache) {
+      // Reading elsewhere evicts the start of the device.
+      once_end_ = twice_end_ = 0;
+    } else {
+      // [0, once_end_) has been read at least once, [0, twice_end_) twice,
+      // each contiguously from offset 0.
+      if (offset_bytes <= twice_end_) twice_end_ = std::max(twice_end_, std::min(end, once_end_));
+      if (offset_bytes <= once_end_) once_end_ = std::max(once_end_, std::min(end, cache));
+    }
+    double seconds = static_cast<double>(length) / (rate * kMB);
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
     clock_.Advance(model_.per_read_overhead +
-                       std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9)),
+                       std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9)),
                    length);
     return {};
   }
@@ -159,6 +221,11 @@ class SimulatedDevice final : public Device {
   VirtualClock& clock_;
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0.0, 1.0};
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+  std::uint64_t head_bytes_ = 0;   // where the previous read ended
+  bool positioned_ = false;        // PreparePass() moved the head: the next read is free
+  std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
+  std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
 };
 
 // The bus passes at most ceiling_mb_per_s, whatever the media could do.
@@ -212,9 +279,18 @@ SimModel ParseSimSpec(const std::string& name) {
         m.ceiling_mb_per_s = ParseNumber(key, value);
       } else if (key == "bad") {
         m.bad = ParseRanges(value);
+      } else if (key == "seek") {
+        m.full_stroke_ms = ParseNumber(key, value);
+        m.track_to_track_ms = std::min(m.track_to_track_ms, m.full_stroke_ms);
+        if (m.full_stroke_ms == 0) m.rpm = 0;  // no positioning time at all
+      } else if (key == "cache") {
+        m.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m.info.sector_bytes);
+      } else if (key == "interface") {
+        m.interface_mb_per_s = ParseNumber(key, value);
+        if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
       } else {
         throw Error("unknown sim: parameter '" + key + "' for model " + model_name +
-                    " (known: size, seed, noise, outer, ceiling, bad" +
+                    " (known: size, seed, noise, outer, ceiling, bad, seek, cache, interface" +
                     (m.cav || zones == 1 ? "" : ", inner, zones") + ")");
       }
     }
@@ -267,6 +343,18 @@ double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::ui
     seconds = std::max(seconds, (b - a) / (model.ceiling_mb_per_s * kMB));
   }
   return seconds > 0 ? (b - a) / seconds / kMB : 0;
+}
+
+double SeekMs(const SimModel& model, std::uint64_t distance_bytes) {
+  if (model.full_stroke_ms <= 0) return 0;
+  const double fraction =
+      std::min(1.0, static_cast<double>(distance_bytes) / static_cast<double>(model.info.size_bytes));
+  return model.track_to_track_ms +
+         (model.full_stroke_ms - model.track_to_track_ms) * std::sqrt(fraction);
+}
+
+double MeanRotationalMs(const SimModel& model) {
+  return model.rpm > 0 ? 0.5 * 60e3 / model.rpm : 0;
 }
 
 std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock) {

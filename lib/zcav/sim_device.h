@@ -9,7 +9,35 @@
 // Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
 // read's time), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s
 // (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
-// with EIO).
+// with EIO), seek=MS (full-stroke seek time; 0 = no positioning time,
+// rotation included), cache=SIZE (drive cache; 0 = none), interface=MB/s
+// (rate the cache is read at).
+//
+// Positioning (for average access time): a read that does not start where
+// the previous one ended first waits
+//   seek(d) = track_to_track + (full_stroke - track_to_track) * sqrt(d / size)
+// (d = |offset - previous end|), plus, on rotating models, a rotational
+// latency drawn uniformly from [0, one revolution) by the seeded RNG.
+// Sequential reads (offset == previous end; the head starts at 0) pay
+// nothing, and neither does the first read after PreparePass(): between a
+// sweep's passes the drive positions itself untimed. Defaults: hdd/usb2-hdd
+// 1 ms track-to-track, 18 ms full stroke, 7200 rpm (mean rotational latency
+// 4.17 ms); cd/dvd 20 ms track-to-track, 150 ms full stroke (mean seek about
+// 90 ms), spinning at 8500 rpm (40x CD) and 9200 rpm (16x DVD); ssd 0.05 ms
+// flat (track_to_track == full_stroke), no rotation. Mean positioning time
+// of uniformly random reads: track_to_track + (full - track_to_track) * 8/15
+// + half a revolution (14.2 ms on hdd). A quick or skipping sweep pays a
+// positioning time per block, as a real drive does.
+//
+// Cache (for burst rate): [0, cache_bytes) is cached once it has been read
+// twice, contiguously from offset 0 (a drive keeps data asked for more than
+// once; the rule also keeps a sweep's warm-up re-read of its first chunk off
+// the cache). A read lying entirely inside the cached part is served at
+// interface_mb_per_s (still under the bus ceiling) with no positioning time.
+// A read starting at or beyond cache_bytes, and PreparePass(), empty the
+// cache. Defaults: hdd 8 MiB at 150 MB/s (SATA 1.5 Gb/s), usb2-hdd the same
+// disk behind its 35 MB/s bridge, cd/dvd 2 MiB at 33 MB/s (ATAPI UDMA-2),
+// ssd none (a burst reads the flash: 530 MB/s less 0.05 ms per repetition).
 #pragma once
 
 #include <chrono>
@@ -41,6 +69,13 @@ struct SimModel {
   double noise = 0.005;          // relative stddev of each read's time
   std::uint64_t seed = 1;
   std::chrono::nanoseconds per_read_overhead{0};
+  // Positioning time of a non-sequential read (see the file comment).
+  double track_to_track_ms = 0;  // seek over a distance near 0
+  double full_stroke_ms = 0;     // seek over the whole device; 0 = no positioning time
+  double rpm = 0;                // 0 = no rotational latency
+  // Drive cache (see the file comment); 0 = none.
+  std::uint64_t cache_bytes = 0;
+  double interface_mb_per_s = 0; // rate of cache hits, 10^6 B/s
   struct Range { std::uint64_t offset_bytes, length_bytes; };
   std::vector<Range> bad;        // EIO ranges
 };
@@ -53,6 +88,13 @@ SimModel ParseSimSpec(const std::string& name);
 // what a sweep should measure there. REQUIRES: length > 0.
 double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes,
                       std::uint64_t length_bytes);
+
+// The noiseless seek time in ms over `distance_bytes` (0 when the model has
+// no positioning time); rotational latency is not included.
+double SeekMs(const SimModel& model, std::uint64_t distance_bytes);
+
+// Mean rotational latency in ms: half a revolution (0 without rotation).
+double MeanRotationalMs(const SimModel& model);
 
 std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock);
 

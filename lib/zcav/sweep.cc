@@ -120,6 +120,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   const auto wall_start = clock.Now();
   const auto cpu_start = clock.ProcessCpuTime();
   const auto storage_start = clock.StorageReadBytes();
+  const auto system_start = clock.SystemCpuTicks();
 
   if (plan.warmup) {
     // Untimed: lets a disk spin up and seek, an optical drive reach speed.
@@ -221,6 +222,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   result.cpu_percent = wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) /
                                               static_cast<double>(wall.count())
                                         : 0;
+  result.system_busy_percent = SystemBusyPercent(system_start, clock.SystemCpuTicks());
   const auto storage_end = clock.StorageReadBytes();
   if (storage_start && storage_end) result.storage_read_bytes = *storage_end - *storage_start;
   sink.OnFinish(result);

@@ -160,6 +160,12 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         << Fixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 " << Fixed(a.fit_r2, 4) << ")\n";
   }
   if (a.alternating) out << "pattern: many short plateaus alternating between levels\n";
+  if (c.transport && c.transport->ceiling_mb_per_s > 0) {
+    out << "bus: " << (c.transport->link.empty() ? c.transport->kind : c.transport->link)
+        << ", practical ceiling " << Fixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
+        << c.transport->source << ")\n";
+  }
+  if (c.verdict) out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
   out << "outliers: " << a.outliers.size() << (a.outliers.size() == 1 ? " block" : " blocks");
   for (std::size_t i = 0; i < a.outliers.size() && i < 5; ++i) {
     out << (i ? ", " : " (") << Fixed(Gb(a.outliers[i].offset_bytes), 3) << " GB: "
@@ -255,11 +261,39 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   }
   j["zone_summary"] = s;
   if (!c.notes.empty()) j["notes"] = c.notes;
+  if (c.transport) {
+    j["transport"] = {{"kind", c.transport->kind},
+                      {"link", c.transport->link},
+                      {"ceiling_mb_per_s", c.transport->ceiling_mb_per_s > 0
+                                               ? Json(c.transport->ceiling_mb_per_s)
+                                               : Json(nullptr)},
+                      {"source", c.transport->source}};
+  }
+  if (c.verdict) {
+    Json v = {{"kind", VerdictKindName(c.verdict->kind)}, {"reason", c.verdict->reason}};
+    if (c.verdict->kind == VerdictKind::kBusCapped) {
+      v["capped_share"] = Finite(c.verdict->capped_share);
+      v["uncapped_estimate_mb_per_s"] = Finite(c.verdict->uncapped_estimate_mb_per_s);
+    }
+    j["verdict"] = v;
+  }
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-ZoneDetectingSink::ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media)
-    : inner_(inner), options_(options), media_(media) {}
+ZoneDetectingSink::ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
+                                     std::optional<Transport> transport)
+    : inner_(inner), options_(options), media_(media), transport_(std::move(transport)) {}
+
+Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
+                   std::optional<double> burst_mb_per_s) {
+  VerdictInputs in;
+  in.sustained_max_mb_per_s =
+      analysis.zones.empty() ? 0 : analysis.zones[analysis.fastest_zone].mb_per_s;
+  in.sustained_avg_mb_per_s = AverageMbPerS(analysis);
+  in.burst_mb_per_s = burst_mb_per_s;
+  in.transport = transport;
+  return DecideVerdict(analysis, in);
+}
 
 void ZoneDetectingSink::OnStart(const RunInfo& run) {
   context_.source = run.device.path;
@@ -278,6 +312,10 @@ void ZoneDetectingSink::OnBlock(const BlockResult& block) {
 
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
+  if (transport_) {
+    context_.transport = transport_;
+    context_.verdict = VerdictFor(analysis_, *transport_);
+  }
   inner_.OnZones(analysis_, context_);
   inner_.OnFinish(result);
 }

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "zcav/sample_sink.h"
+#include "zcav/transport.h"
+#include "zcav/verdict.h"
 #include "zcav/zone_detector.h"
 
 namespace zcav {
@@ -28,7 +31,15 @@ struct ZoneReportContext {
   std::uint64_t device_bytes = 0; // for "% of device"; 0 = the end of the last block
   Media media = Media::kNone;     // adds X-speed columns when optical
   std::vector<std::string> notes; // about the data (e.g. what an import inferred)
+  // The bus and the bus-or-media verdict, when known (sweeps and --bus).
+  std::optional<Transport> transport;
+  std::optional<Verdict> verdict;
 };
+
+// The verdict for `analysis` on `transport`: sustained figures from the zones
+// (fastest zone's median; bytes-weighted average), burst when measured.
+Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
+                   std::optional<double> burst_mb_per_s = std::nullopt);
 
 // An aligned, human-readable table with a title line and summary lines,
 // each line ending in '\n'. GB = 10^9 B.
@@ -50,7 +61,9 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& analysis, const ZoneReportConte
 // inner.OnFinish(). `inner` is not owned.
 class ZoneDetectingSink final : public SampleSink {
  public:
-  ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media);
+  // `transport`: when set, the verdict is decided too and passed in the context.
+  ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
+                    std::optional<Transport> transport = std::nullopt);
   void OnStart(const RunInfo& run) override;
   void OnSample(const Sample& sample) override { inner_.OnSample(sample); }
   void OnBlock(const BlockResult& block) override;
@@ -65,6 +78,7 @@ class ZoneDetectingSink final : public SampleSink {
   SampleSink& inner_;
   ZoneOptions options_;
   Media media_;
+  std::optional<Transport> transport_;
   std::vector<CurvePoint> points_;
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
