@@ -864,6 +864,40 @@ if [[ $HAVE_GNUPLOT -eq 1 ]]; then
 fi
 
 # ---------------------------------------------------------------------------
+# Access time and burst rate.
+
+check "zcav access sim:hdd: mean access time near the model's 14.2 ms" 0 \
+  "$ZCAV" access sim:hdd --format json -o acc.json
+python3 - acc.json <<'PY' || problem "access JSON wrong"
+import json, sys
+a = json.load(open(sys.argv[1]))["access"]
+assert len(a["samples"]) == 1000 and a["count"] == 1000
+assert 13.5 < a["mean_ms"] < 15.0, a["mean_ms"]
+assert a["min_ms"] <= a["median_ms"] <= a["p95_ms"] <= a["max_ms"]
+assert all(s["offset_bytes"] % 512 == 0 for s in a["samples"])
+PY
+
+check "zcav burst sim:usb2-hdd: the bridge's 35 MB/s" 0 "$ZCAV" burst sim:usb2-hdd --format json
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["burst"]; assert abs(b["avg_mb_per_s"]-35)<0.5, b' "$OUT" ||
+  problem "burst is not 35 MB/s"
+
+check "zcav sweep names the verdict: usb2-hdd is bus-capped" 0 "$ZCAV" sweep sim:usb2-hdd --format json -q -o v.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]["kind"]=="bus-capped" and d["transport"]["ceiling_mb_per_s"]==40, d["verdict"]' v.json ||
+  problem "verdict is not bus-capped"
+
+check "zcav zones --bus usb2 on a flat 34 MB/s curve says bus-limited" 0 \
+  bash -c "'$ZCAV' sweep 'sim:ssd?size=10G&outer=34' -q -o flat.dat --no-zones && '$ZCAV' zones flat.dat --bus usb2"
+expect_grep '^verdict: bus-limited' "$OUT" stdout
+
+for args in "access" "access sim:hdd sim:ssd" "access sim:hdd --samples 0" "access sim:hdd --read-size x" \
+            "access sim:hdd --format xml" "burst sim:hdd --region 0" "burst sim:hdd --chunk-size 1M" \
+            "burst sim:hdd --repetitions -1" "burst sim:cd?size=64k" "access $FIX/nonexistent" \
+            "sweep sim:hdd --bus usb9" "zones --bus warp $FIX/badline.dat"; do
+  # shellcheck disable=SC2086
+  bad_input "$args" $args
+done
+
+# ---------------------------------------------------------------------------
 
 finish_case
 cd /

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,8 @@
 #include <iostream>
 #include <memory>
 
+#include "zcav/access.h"
+#include "zcav/burst.h"
 #include "zcav/clock.h"
 #include "zcav/device.h"
 #include "zcav/error.h"
@@ -353,6 +356,127 @@ int RunReportCommand(const CliOptions& options, std::ostream& err) {
     err << "\n";
   }
   return 0;
+}
+
+}  // namespace zcav
+
+namespace zcav {
+namespace {
+
+std::string Num(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::isfinite(v) ? v : 0.0);
+  return buf;
+}
+
+void WriteResult(const CliOptions& options, std::ostream& out, const std::string& text) {
+  if (options.output == "-") {
+    out << text << std::flush;
+    return;
+  }
+  OutputFile file(options.output, std::vector<std::string>{options.device});
+  file.stream() << text;
+  file.Commit();
+}
+
+// Opens options.device; `virtual_clock` drives a simulated one.
+struct OpenedDevice {
+  VirtualClock virtual_clock;
+  SteadyClock steady_clock;
+  std::unique_ptr<Device> device;
+  Clock* clock = nullptr;
+};
+
+void Open(const CliOptions& options, OpenedDevice& d) {
+  d.device = OpenDevice(options.device, d.virtual_clock);
+  d.clock = IsSimulatedName(options.device) ? static_cast<Clock*>(&d.virtual_clock)
+                                            : static_cast<Clock*>(&d.steady_clock);
+}
+
+std::string JsonString(const std::string& s) {
+  std::string q = "\"";
+  for (const char ch : s) {
+    if (ch == '"' || ch == '\\') q += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) continue;
+    q += ch;
+  }
+  return q + "\"";
+}
+
+std::string DeviceJson(const DeviceInfo& dev) {
+  return "{\"path\":" + JsonString(dev.path) + ",\"size_bytes\":" + std::to_string(dev.size_bytes) +
+         ",\"sector_bytes\":" + std::to_string(dev.sector_bytes) +
+         ",\"model\":" + JsonString(dev.model) + ",\"direct_io\":" + (dev.direct_io ? "true" : "false") + "}";
+}
+
+int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupted,
+              const std::string& device, std::ostream& err) {
+  if (error) {
+    err << "zcav: read error at offset " << offset << " bytes of " << device << ": "
+        << error.message() << "; samples before it kept\n";
+    return 1;
+  }
+  return interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                     const std::atomic<bool>& stop_requested) {
+  OpenedDevice d;
+  Open(options, d);
+  const AccessResult r = MeasureAccess(*d.device, *d.clock, options.access, &stop_requested);
+  std::string text;
+  if (options.zones_format == "json") {
+    text = "{\"device\":" + DeviceJson(d.device->info()) + ",\n\"access\":{\"read_bytes\":" +
+           std::to_string(RoundUp(options.access.read_bytes, d.device->info().sector_bytes)) +
+           ",\"count\":" + std::to_string(r.samples.size()) + ",\"mean_ms\":" + Num(r.mean_ms, 6) +
+           ",\"median_ms\":" + Num(r.median_ms, 6) + ",\"p95_ms\":" + Num(r.p95_ms, 6) +
+           ",\"min_ms\":" + Num(r.min_ms, 6) + ",\"max_ms\":" + Num(r.max_ms, 6) +
+           ",\"cpu_percent\":" + Num(r.cpu_percent, 3) + ",\"samples\":[";
+    for (std::size_t i = 0; i < r.samples.size(); ++i) {
+      const AccessReading& s = r.samples[i];
+      text += std::string(i ? "," : "") + "\n{\"offset_bytes\":" + std::to_string(s.offset_bytes) +
+              ",\"distance_bytes\":" + std::to_string(s.distance_bytes) + ",\"ms\":" + Num(s.ms, 6) + "}";
+    }
+    text += "]},\n\"partial\":" + std::string(r.error || r.interrupted ? "true" : "false") + "}\n";
+  } else {
+    text = "access time of " + d.device->info().path + ": " + std::to_string(r.samples.size()) +
+           " random reads of " +
+           std::to_string(RoundUp(options.access.read_bytes, d.device->info().sector_bytes)) +
+           " bytes\nmin " + Num(r.min_ms, 3) + "  mean " + Num(r.mean_ms, 3) + "  median " +
+           Num(r.median_ms, 3) + "  p95 " + Num(r.p95_ms, 3) + "  max " + Num(r.max_ms, 3) +
+           " ms (" + Num(r.cpu_percent, 1) + "% cpu)\n";
+  }
+  WriteResult(options, out, text);
+  return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, err);
+}
+
+int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                    const std::atomic<bool>& stop_requested) {
+  OpenedDevice d;
+  Open(options, d);
+  if (options.burst.region_bytes > d.device->info().size_bytes) {
+    throw Error("burst region " + FormatBytes(options.burst.region_bytes) + " is larger than " +
+                options.device);
+  }
+  const BurstResult r = MeasureBurst(*d.device, *d.clock, options.burst, &stop_requested);
+  std::string text;
+  if (options.zones_format == "json") {
+    text = "{\"device\":" + DeviceJson(d.device->info()) + ",\n\"burst\":{\"region_bytes\":" +
+           std::to_string(options.burst.region_bytes) + ",\"repetitions\":" +
+           std::to_string(r.repetitions) + ",\"min_mb_per_s\":" + Num(r.min_mb_per_s, 6) +
+           ",\"avg_mb_per_s\":" + Num(r.avg_mb_per_s, 6) + ",\"max_mb_per_s\":" +
+           Num(r.max_mb_per_s, 6) + ",\"cpu_percent\":" + Num(r.cpu_percent, 3) + "},\n\"partial\":" +
+           std::string(r.error || r.interrupted ? "true" : "false") + "}\n";
+  } else {
+    text = "burst rate of " + d.device->info().path + ": the first " +
+           FormatBytes(options.burst.region_bytes) + " read " + std::to_string(r.repetitions) +
+           " times\nmin " + Num(r.min_mb_per_s, 2) + "  avg " + Num(r.avg_mb_per_s, 2) + "  max " +
+           Num(r.max_mb_per_s, 2) + " MB/s (MB = 10^6 B; " + Num(r.cpu_percent, 1) + "% cpu)\n";
+  }
+  WriteResult(options, out, text);
+  return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, err);
 }
 
 }  // namespace zcav

@@ -15,6 +15,13 @@ namespace zcav {
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested);
 
+// zcav access / zcav burst on options.device; result to options.output (or
+// `out`). Returns 0, 1 after a read error (samples kept), 130 when interrupted.
+int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                     const std::atomic<bool>& stop_requested);
+int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                    const std::atomic<bool>& stop_requested);
+
 // Analyses options.files and writes their zone tables to options.output (or
 // `out` for "-"). Returns 0. Throws Error for an unreadable or malformed file
 // (before anything is written).

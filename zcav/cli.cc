@@ -15,6 +15,8 @@ constexpr const char* kTopHelp = R"(zcav: profile how fast a storage device read
 
 Usage:
   zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position
+  zcav access DEVICE [options] average access time (random small reads)
+  zcav burst DEVICE [options]   burst rate (the drive cache's, i.e. the interface's rate)
   zcav zones FILE... [options]  find the zones (plateaus) in saved results: zcav's raw,
                                 CSV or JSON, and classic zcav logs (bonnie++ 1.03, 1.9x, 2.00)
   zcav plot FILE... [-o OUT.png|OUT.svg]  draw saved results with gnuplot: the falloff
@@ -251,6 +253,71 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   }
 }
 
+// zcav access DEVICE / zcav burst DEVICE.
+void ParseProbe(const std::vector<std::string>& args, bool access, CliOptions& out) {
+  const char* command = access ? "access" : "burst";
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write the result to FILE ('-' = stdout, the default)")
+      ("format", po::value<std::string>()->value_name("FMT"), "text (default) or json")
+      ("quiet,q", "no notes on stderr");
+  if (access) {
+    desc.add_options()
+        ("samples", po::value<std::string>()->value_name("N"), "number of random reads (default 1000)")
+        ("read-size", po::value<std::string>()->value_name("SIZE"),
+         "bytes per read, rounded up to the sector (default 4k)")
+        ("seed", po::value<std::string>()->value_name("N"), "seed of the random positions (default 1)");
+  } else {
+    desc.add_options()
+        ("region", po::value<std::string>()->value_name("SIZE"),
+         "bytes at the start of the device read again and again (default 512k)")
+        ("chunk-size", po::value<std::string>()->value_name("SIZE"), "bytes per read (default 64k)")
+        ("repetitions", po::value<std::string>()->value_name("N"), "timed reads of the region (default 200)");
+  }
+  const po::variables_map vm = ParseArgs(args, desc, "device", command);
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav " << command << " DEVICE [options]\n\n"
+      << (access ? "Average access time: small O_DIRECT reads at uniformly random positions;\n"
+                   "min/mean/median/p95/max ms and every sample (position, distance, ms).\n"
+                 : "Burst (buffered) rate: the first region of the device read again and again, so\n"
+                   "the drive answers from its cache and the figure is the interface's rate.\n"
+                   "On a device without a cache it is the outer rate less one seek per repetition.\n")
+      << "\n" << desc;
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = access ? CliOptions::Command::kAccess : CliOptions::Command::kBurst;
+  std::vector<std::string> devices;
+  if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
+  if (devices.size() != 1) {
+    throw Error(devices.empty() ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
+                                : "one device at a time, got " + std::to_string(devices.size()));
+  }
+  out.device = devices[0];
+  if (vm.count("output")) out.output = vm["output"].as<std::string>();
+  if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+  out.zones_format = vm.count("format") ? vm["format"].as<std::string>() : "text";
+  if (out.zones_format != "text" && out.zones_format != "json") {
+    throw Error("unknown format '" + out.zones_format + "' (use text or json)");
+  }
+  out.quiet = vm.count("quiet") > 0;
+  if (access) {
+    if (vm.count("samples")) out.access.samples = ParseCount32(vm["samples"].as<std::string>(), "sample count");
+    if (vm.count("read-size")) out.access.read_bytes = ParseSize(vm["read-size"].as<std::string>(), "read size");
+    if (vm.count("seed")) out.access.seed = ParseCount(vm["seed"].as<std::string>(), "seed");
+  } else {
+    if (vm.count("region")) out.burst.region_bytes = ParseSize(vm["region"].as<std::string>(), "region");
+    if (vm.count("chunk-size")) out.burst.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+    if (vm.count("repetitions")) out.burst.repetitions = ParseCount32(vm["repetitions"].as<std::string>(), "repetitions");
+    if (out.burst.chunk_bytes > out.burst.region_bytes) {
+      throw Error("chunk size is larger than the region");
+    }
+  }
+}
+
 void ParseZones(const std::vector<std::string>& args, CliOptions& out) {
   po::options_description desc("Options");
   desc.add_options()
@@ -405,6 +472,12 @@ CliOptions ParseCommandLine(int argc, const char* const* argv) {
   }
   if (args[0] == "--version" || args[0] == "-V") {
     out.command = CliOptions::Command::kVersion;
+    return out;
+  }
+  if (args[0] == "access" || args[0] == "burst") {
+    const bool access = args[0] == "access";
+    args.erase(args.begin());
+    ParseProbe(args, access, out);
     return out;
   }
   if (args[0] == "zones") {

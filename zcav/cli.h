@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "zcav/plot.h"
+#include "zcav/access.h"
+#include "zcav/burst.h"
 #include "zcav/sweep.h"
 #include "zcav/writers.h"
 #include "zcav/zone_detector.h"
@@ -15,7 +17,7 @@ namespace zcav {
 struct CliOptions {
   // kReport: zcav report FILE... -o REPORT.md|REPORT.html [--label L]...; uses
   // files, labels, output, zones and media below.
-  enum class Command { kHelp, kVersion, kSweep, kZones, kPlot, kReport };
+  enum class Command { kHelp, kVersion, kSweep, kAccess, kBurst, kZones, kPlot, kReport };
   Command command = Command::kHelp;
   std::string help_text;        // for kHelp: what to print on stdout
   std::string device;           // path or sim:NAME
@@ -29,6 +31,9 @@ struct CliOptions {
   ZoneOptions zones;            // --sensitivity, --min-zone; see zone_detector.h
   bool media_given = false;     // --media given; otherwise guessed from the device name
   Media media = Media::kNone;   // --media cd|dvd|bd: adds X-speed columns. Default: guessed
+  // zcav access / zcav burst (see access.h, burst.h for the defaults).
+  AccessOptions access;
+  BurstOptions burst;
   std::string bus;              // --bus NAME (usb2, sata3, ...): the link; empty = from sysfs
   // zcav zones: the saved results to analyse and the table format.
   std::vector<std::string> files;

@@ -45,6 +45,12 @@ int main(int argc, char** argv) {
       case zcav::CliOptions::Command::kSweep:
         InstallSignalHandlers();
         return zcav::RunSweepCommand(options, std::cout, std::cerr, g_stop_requested);
+      case zcav::CliOptions::Command::kAccess:
+        InstallSignalHandlers();
+        return zcav::RunAccessCommand(options, std::cout, std::cerr, g_stop_requested);
+      case zcav::CliOptions::Command::kBurst:
+        InstallSignalHandlers();
+        return zcav::RunBurstCommand(options, std::cout, std::cerr, g_stop_requested);
       case zcav::CliOptions::Command::kZones:
         return zcav::RunZonesCommand(options, std::cout);
       case zcav::CliOptions::Command::kPlot:

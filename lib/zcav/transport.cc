@@ -203,7 +203,10 @@ Transport TransportFromName(const std::string& bus) {
       (width == 1 || width == 2 || width == 4 || width == 8 || width == 16)) {
     return Pcie(gen, width, "--bus");
   }
-  throw Error("unknown bus '" + bus + "' for --bus; choose one of:\n" + BusNames());
+  // One line (bad input gets one line on stderr): the names only.
+  std::string names;
+  for (const BusEntry& e : kBuses) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  throw Error("unknown bus '" + bus + "' for --bus (choose one of: " + names + ", pcieGxW)");
 }
 
 std::string BusNames() {
