@@ -94,7 +94,7 @@ echo "device $LOOP ($MAJMIN, ${SIZE_MIB} MiB) throttled to $RATE_BPS B/s via cgr
 # then becomes zcav.
 ZCAV_RC=0
 run_and_wait sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
-  "$ZCAV" sweep "$LOOP" --block-size 32M --passes "$PASSES" --format json -o "$OUT" --quiet ||
+  "$ZCAV" sweep "$LOOP" --block-size 32M --passes "$PASSES" --bus usb2 --format json -o "$OUT" --quiet ||
   ZCAV_RC=$?
 [[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $LOOP exited with $ZCAV_RC"
 [[ -s $OUT ]] || fail "zcav wrote no output to $OUT"
@@ -148,6 +148,14 @@ for b in doc["blocks"]:
         errors.append(f"block at {b['offset_bytes']}: median {b['mb_per_s']:.2f} MB/s is outside "
                       f"{expected:g} MB/s +-{block_tol:.0%}")
 
+# A flat curve at the throttle's rate behind a stated USB2 link (practical
+# ceiling 40 MB/s) is the bus's doing: the verdict must say bus-limited.
+if doc.get("curve_type") != "flat":
+    errors.append(f"curve_type {doc.get('curve_type')!r}, expected 'flat'")
+verdict = doc.get("verdict", {})
+if verdict.get("kind") != "bus-limited":
+    errors.append(f"verdict {verdict!r}, expected bus-limited")
+print(f"verdict: {verdict.get('kind')}: {verdict.get('reason')}")
 print(f"throttle {expected:g} MB/s: {figures}; {block_figures}; "
       f"average {doc['summary']['avg_mb_per_s']:.2f} MB/s")
 if errors:
