@@ -230,6 +230,12 @@ else:
             errors.append(f"zone {i + 1}: zcav {got:.1f} MB/s is outside dd iflag=direct's "
                           f"{dd[i]:.1f} MB/s +-{tol:.0%}")
 
+# A curve falling 120 -> 50 MB/s over four zones is the media's doing: the
+# bus-or-media verdict must say media-limited.
+verdict = doc.get("verdict", {})
+if verdict.get("kind") != "media-limited":
+    errors.append(f"verdict {verdict!r}, expected media-limited")
+print(f"{label}: verdict {verdict.get('kind')}: {verdict.get('reason')}")
 print(f"{label}: curve_type {doc.get('curve_type')}, {len(zones)} zones, "
       f"{len(doc.get('outliers') or [])} outlier blocks, "
       f"{doc['summary']['wall_seconds']:.1f} s for {passes} passes")
