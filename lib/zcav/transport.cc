@@ -146,27 +146,18 @@ const char* NameForRate(double rate, const RateName (&table)[N]) {
 Transport TransportFromDevice(const DeviceInfo& device) {
   const std::string source = device.kind == "sim" ? "sim" : "sysfs";
   const std::string& link = device.link;
-  if (link.rfind("USB", 0) == 0) {
-    const double mbit = NumberBefore(link, "Mb/s");
-    const char* name = NameForRate(mbit, kUsbSpeeds);
-    if (name != nullptr) return FromEntry(*FindEntry(name), source);
-    // 1.5 Mb/s low speed or an unexpected figure: a USB link of unknown ceiling.
+  // A named link of a known rate maps to its table entry; an unexpected
+  // figure (USB 1.5 Mb/s low speed, say) is that bus with an unknown ceiling.
+  const auto by_rate = [&](const char* kind, double rate, const auto& speeds) {
+    if (const char* name = NameForRate(rate, speeds)) return FromEntry(*FindEntry(name), source);
     Transport t;
-    t.kind = "usb";
+    t.kind = kind;
     t.link = link;
     t.source = source;
     return t;
-  }
-  if (link.rfind("SATA", 0) == 0) {
-    const double gbit = NumberBefore(link, "Gbps");
-    const char* name = NameForRate(gbit, kSataSpeeds);
-    if (name != nullptr) return FromEntry(*FindEntry(name), source);
-    Transport t;
-    t.kind = "ata";
-    t.link = link;
-    t.source = source;
-    return t;
-  }
+  };
+  if (link.rfind("USB", 0) == 0) return by_rate("usb", NumberBefore(link, "Mb/s"), kUsbSpeeds);
+  if (link.rfind("SATA", 0) == 0) return by_rate("ata", NumberBefore(link, "Gbps"), kSataSpeeds);
   if (link.rfind("PCIe", 0) == 0) {
     const double gt = NumberBefore(link, "GT/s");
     int width = 1;
