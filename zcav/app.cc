@@ -15,6 +15,8 @@
 #include <iostream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "zcav/access.h"
 #include "zcav/burst.h"
 #include "zcav/clock.h"
@@ -32,6 +34,15 @@
 
 namespace zcav {
 namespace {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order written
+
+double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// One JSON document and a newline; invalid UTF-8 (from file names) replaced.
+std::string Dump(const Json& doc) {
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 std::string UtcNow() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -279,12 +290,10 @@ int RunZonesCommand(const CliOptions& options, std::ostream& out) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       std::string obj = ZoneAnalysisJson(results[i].first, results[i].second);
       // Name the source first: {"source":"...", ...the analysis...}
-      std::string source;
-      for (const char ch : results[i].second.source) {
-        if (ch == '"' || ch == '\\') source += '\\';
-        source += ch;
-      }
-      text += "{\"source\":\"" + source + "\"," + obj.substr(1);
+      Json doc = Json::object();
+      doc["source"] = results[i].second.source;
+      doc.update(Json::parse(obj));
+      text += doc.dump(-1, ' ', false, Json::error_handler_t::replace);
       text += i + 1 < results.size() ? ",\n" : "\n";
     }
     if (results.size() != 1) text += "]\n";
@@ -393,20 +402,12 @@ void Open(const CliOptions& options, OpenedDevice& d) {
                                             : static_cast<Clock*>(&d.steady_clock);
 }
 
-std::string JsonString(const std::string& s) {
-  std::string q = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\') q += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) continue;
-    q += ch;
-  }
-  return q + "\"";
-}
-
-std::string DeviceJson(const DeviceInfo& dev) {
-  return "{\"path\":" + JsonString(dev.path) + ",\"size_bytes\":" + std::to_string(dev.size_bytes) +
-         ",\"sector_bytes\":" + std::to_string(dev.sector_bytes) +
-         ",\"model\":" + JsonString(dev.model) + ",\"direct_io\":" + (dev.direct_io ? "true" : "false") + "}";
+Json DeviceJson(const DeviceInfo& dev) {
+  return {{"path", dev.path},
+          {"size_bytes", dev.size_bytes},
+          {"sector_bytes", dev.sector_bytes},
+          {"model", dev.model},
+          {"direct_io", dev.direct_io}};
 }
 
 int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupted,
@@ -428,18 +429,26 @@ int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream&
   const AccessResult r = MeasureAccess(*d.device, *d.clock, options.access, &stop_requested);
   std::string text;
   if (options.zones_format == "json") {
-    text = "{\"device\":" + DeviceJson(d.device->info()) + ",\n\"access\":{\"read_bytes\":" +
-           std::to_string(RoundUp(options.access.read_bytes, d.device->info().sector_bytes)) +
-           ",\"count\":" + std::to_string(r.samples.size()) + ",\"mean_ms\":" + Num(r.mean_ms, 6) +
-           ",\"median_ms\":" + Num(r.median_ms, 6) + ",\"p95_ms\":" + Num(r.p95_ms, 6) +
-           ",\"min_ms\":" + Num(r.min_ms, 6) + ",\"max_ms\":" + Num(r.max_ms, 6) +
-           ",\"cpu_percent\":" + Num(r.cpu_percent, 3) + ",\"samples\":[";
-    for (std::size_t i = 0; i < r.samples.size(); ++i) {
-      const AccessReading& s = r.samples[i];
-      text += std::string(i ? "," : "") + "\n{\"offset_bytes\":" + std::to_string(s.offset_bytes) +
-              ",\"distance_bytes\":" + std::to_string(s.distance_bytes) + ",\"ms\":" + Num(s.ms, 6) + "}";
+    Json samples = Json::array();
+    for (const AccessReading& x : r.samples) {
+      samples.push_back({{"offset_bytes", x.offset_bytes},
+                         {"distance_bytes", x.distance_bytes},
+                         {"ms", Finite(x.ms)}});
     }
-    text += "]},\n\"partial\":" + std::string(r.error || r.interrupted ? "true" : "false") + "}\n";
+    const Json doc = {
+        {"device", DeviceJson(d.device->info())},
+        {"access",
+         {{"read_bytes", RoundUp(options.access.read_bytes, d.device->info().sector_bytes)},
+          {"count", r.samples.size()},
+          {"mean_ms", Finite(r.mean_ms)},
+          {"median_ms", Finite(r.median_ms)},
+          {"p95_ms", Finite(r.p95_ms)},
+          {"min_ms", Finite(r.min_ms)},
+          {"max_ms", Finite(r.max_ms)},
+          {"cpu_percent", Finite(r.cpu_percent)},
+          {"samples", samples}}},
+        {"partial", r.error || r.interrupted}};
+    text = Dump(doc);
   } else {
     text = "access time of " + d.device->info().path + ": " + std::to_string(r.samples.size()) +
            " random reads of " +
@@ -463,12 +472,16 @@ int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   const BurstResult r = MeasureBurst(*d.device, *d.clock, options.burst, &stop_requested);
   std::string text;
   if (options.zones_format == "json") {
-    text = "{\"device\":" + DeviceJson(d.device->info()) + ",\n\"burst\":{\"region_bytes\":" +
-           std::to_string(options.burst.region_bytes) + ",\"repetitions\":" +
-           std::to_string(r.repetitions) + ",\"min_mb_per_s\":" + Num(r.min_mb_per_s, 6) +
-           ",\"avg_mb_per_s\":" + Num(r.avg_mb_per_s, 6) + ",\"max_mb_per_s\":" +
-           Num(r.max_mb_per_s, 6) + ",\"cpu_percent\":" + Num(r.cpu_percent, 3) + "},\n\"partial\":" +
-           std::string(r.error || r.interrupted ? "true" : "false") + "}\n";
+    const Json doc = {{"device", DeviceJson(d.device->info())},
+                      {"burst",
+                       {{"region_bytes", options.burst.region_bytes},
+                        {"repetitions", r.repetitions},
+                        {"min_mb_per_s", Finite(r.min_mb_per_s)},
+                        {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
+                        {"max_mb_per_s", Finite(r.max_mb_per_s)},
+                        {"cpu_percent", Finite(r.cpu_percent)}}},
+                      {"partial", r.error || r.interrupted}};
+    text = Dump(doc);
   } else {
     text = "burst rate of " + d.device->info().path + ": the first " +
            FormatBytes(options.burst.region_bytes) + " read " + std::to_string(r.repetitions) +
