@@ -1,4 +1,5 @@
 #include "app.h"
+#include "app_util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,134 +34,6 @@
 #include "zcav/version.h"
 
 namespace zcav {
-namespace {
-
-using Json = nlohmann::ordered_json;  // keeps keys in the order written
-
-double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
-
-// One JSON document and a newline; invalid UTF-8 (from file names) replaced.
-std::string Dump(const Json& doc) {
-  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
-std::string UtcNow() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// The result file: written under a temporary name beside the target and
-// renamed once the sweep has finished, so the target is never half-written.
-// A target that exists and is not a regular file (/dev/null, a FIFO, a
-// terminal) is written directly: renaming over a device node would replace it.
-class OutputFile {
- public:
-  // Throws Error(kBadInput) when the target is a directory, is one of the
-  // `inputs` (the device being read, the files analysed), or cannot be created.
-  OutputFile(const std::string& target, const std::vector<std::string>& inputs)
-      : target_(target), temp_(target + ".tmp." + std::to_string(getpid())) {
-    struct stat out_st {};
-    const bool exists = ::stat(target_.c_str(), &out_st) == 0;
-    if (exists && S_ISDIR(out_st.st_mode)) {
-      throw Error("output " + target_ + " is a directory");
-    }
-    for (const std::string& input : inputs) {
-      struct stat in_st {};
-      if (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-          in_st.st_ino == out_st.st_ino) {
-        throw Error("output " + target_ + " is also an input (" + input +
-                    "): choose another file");
-      }
-    }
-    direct_ = exists && !S_ISREG(out_st.st_mode);
-    const std::string& path = direct_ ? target_ : temp_;
-    stream_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!stream_) {
-      throw Error("cannot write " + target_ + ": " + std::strerror(errno));
-    }
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile() {
-    if (!committed_ && !direct_) {
-      stream_.close();
-      std::remove(temp_.c_str());
-    }
-  }
-  std::ostream& stream() { return stream_; }
-  // True when the writer may seek back in the stream (a regular file).
-  bool seekable() const { return !direct_; }
-  // Closes and renames into place. Throws Error(kRuntime) if writing failed.
-  void Commit() {
-    stream_.close();
-    if (!stream_) throw Error("writing " + (direct_ ? target_ : temp_) + " failed", ErrorKind::kRuntime);
-    if (!direct_ && std::rename(temp_.c_str(), target_.c_str()) != 0) {
-      throw Error("rename " + temp_ + " to " + target_ + ": " + std::strerror(errno),
-                  ErrorKind::kRuntime);
-    }
-    committed_ = true;
-  }
-
- private:
-  std::string target_;
-  std::string temp_;
-  std::fstream stream_;
-  bool direct_ = false;
-  bool committed_ = false;
-};
-
-// Keeps each block's figures for the plot drawn after the sweep.
-class CurveSink final : public SampleSink {
- public:
-  void OnStart(const RunInfo&) override {}
-  void OnSample(const Sample&) override {}
-  void OnBlock(const BlockResult& b) override {
-    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s,
-                      b.max_mb_per_s});
-  }
-  void OnPassDone(const PassSummary&) override {}
-  void OnFinish(const SweepResult&) override {}
-
-  std::vector<CurvePoint> points;
-};
-
-// A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
-// -> "sim-hdd-size-2T".
-std::string PlotNameFor(const std::string& device) {
-  std::string name = std::filesystem::path(device).filename().string();
-  if (name.empty()) name = device;
-  for (char& c : name) {
-    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    if (!plain) c = '-';
-  }
-  return name.empty() ? "zcav" : name;
-}
-
-// Writes the plot, renders it when gnuplot is there, says what was written
-// (unless quiet) or how to render later.
-void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
-                    const std::string& name, const std::vector<std::string>& images, bool quiet,
-                    std::ostream& err) {
-  const PlotFiles files = WritePlot(kind, inputs, dir, name, images);
-  if (!GnuplotAvailable()) {
-    err << "zcav: warning: gnuplot (with the pngcairo and svg terminals) is not installed: "
-           "wrote " << files.script_path << " and its data; install gnuplot and run 'cd "
-        << (dir.empty() ? "." : dir) << " && gnuplot " << name << ".gp' to draw the images\n";
-    return;
-  }
-  RenderPlot(files);
-  if (!quiet) {
-    for (const std::string& image : files.image_paths) err << "zcav: wrote " << image << "\n";
-    err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot "
-        << name << ".gp' in its directory)\n";
-  }
-}
-
-}  // namespace
 
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested) {
@@ -372,12 +245,6 @@ int RunReportCommand(const CliOptions& options, std::ostream& err) {
 namespace zcav {
 namespace {
 
-std::string Num(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::isfinite(v) ? v : 0.0);
-  return buf;
-}
-
 void WriteResult(const CliOptions& options, std::ostream& out, const std::string& text) {
   if (options.output == "-") {
     out << text << std::flush;
@@ -400,14 +267,6 @@ void Open(const CliOptions& options, OpenedDevice& d) {
   d.device = OpenDevice(options.device, d.virtual_clock);
   d.clock = IsSimulatedName(options.device) ? static_cast<Clock*>(&d.virtual_clock)
                                             : static_cast<Clock*>(&d.steady_clock);
-}
-
-Json DeviceJson(const DeviceInfo& dev) {
-  return {{"path", dev.path},
-          {"size_bytes", dev.size_bytes},
-          {"sector_bytes", dev.sector_bytes},
-          {"model", dev.model},
-          {"direct_io", dev.direct_io}};
 }
 
 int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupted,

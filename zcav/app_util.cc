@@ -1,0 +1,68 @@
+#include "app_util.h"
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+
+namespace zcav {
+
+double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+std::string Dump(const Json& doc) {
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string UtcNow() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string PlotNameFor(const std::string& device) {
+  std::string name = std::filesystem::path(device).filename().string();
+  if (name.empty()) name = device;
+  for (char& c : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!plain) c = '-';
+  }
+  return name.empty() ? "zcav" : name;
+}
+
+void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images, bool quiet,
+                    std::ostream& err) {
+  const PlotFiles files = WritePlot(kind, inputs, dir, name, images);
+  if (!GnuplotAvailable()) {
+    err << "zcav: warning: gnuplot (with the pngcairo and svg terminals) is not installed: "
+           "wrote " << files.script_path << " and its data; install gnuplot and run 'cd "
+        << (dir.empty() ? "." : dir) << " && gnuplot " << name << ".gp' to draw the images\n";
+    return;
+  }
+  RenderPlot(files);
+  if (!quiet) {
+    for (const std::string& image : files.image_paths) err << "zcav: wrote " << image << "\n";
+    err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot "
+        << name << ".gp' in its directory)\n";
+  }
+}
+
+std::string Num(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::isfinite(v) ? v : 0.0);
+  return buf;
+}
+
+Json DeviceJson(const DeviceInfo& dev) {
+  return {{"path", dev.path},
+          {"size_bytes", dev.size_bytes},
+          {"sector_bytes", dev.sector_bytes},
+          {"model", dev.model},
+          {"direct_io", dev.direct_io}};
+}
+
+}  // namespace zcav

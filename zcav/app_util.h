@@ -1,0 +1,122 @@
+// Pieces the CLI commands share: the atomic output file, the curve kept for
+// plots, file names made from device names, rendering, JSON and number text.
+// Private to the zcav executable (not part of the library).
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "zcav/device.h"
+#include "zcav/error.h"
+#include "zcav/plot.h"
+#include "zcav/sample_sink.h"
+
+namespace zcav {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order written
+
+// 0 for NaN and infinities (JSON has no such numbers).
+double Finite(double v);
+// One JSON document and a newline; invalid UTF-8 (from file names) replaced.
+std::string Dump(const Json& doc);
+// Now as ISO 8601 UTC, e.g. "2026-11-29T22:30:50Z".
+std::string UtcNow();
+// v with `decimals` decimals ("0" for NaN and infinities).
+std::string Num(double v, int decimals);
+// The device facts every probe's JSON carries.
+Json DeviceJson(const DeviceInfo& dev);
+// A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
+// -> "sim-hdd-size-2T".
+std::string PlotNameFor(const std::string& device);
+// Writes the plot, renders it when gnuplot is there, says what was written
+// (unless quiet) or how to render later. Throws Error as WritePlot/RenderPlot.
+void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images, bool quiet,
+                    std::ostream& err);
+
+// The result file: written under a temporary name beside the target and
+// renamed once the sweep has finished, so the target is never half-written.
+// A target that exists and is not a regular file (/dev/null, a FIFO, a
+// terminal) is written directly: renaming over a device node would replace it.
+class OutputFile {
+ public:
+  // Throws Error(kBadInput) when the target is a directory, is one of the
+  // `inputs` (the device being read, the files analysed), or cannot be created.
+  OutputFile(const std::string& target, const std::vector<std::string>& inputs)
+      : target_(target), temp_(target + ".tmp." + std::to_string(getpid())) {
+    struct stat out_st {};
+    const bool exists = ::stat(target_.c_str(), &out_st) == 0;
+    if (exists && S_ISDIR(out_st.st_mode)) {
+      throw Error("output " + target_ + " is a directory");
+    }
+    for (const std::string& input : inputs) {
+      struct stat in_st {};
+      if (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+          in_st.st_ino == out_st.st_ino) {
+        throw Error("output " + target_ + " is also an input (" + input +
+                    "): choose another file");
+      }
+    }
+    direct_ = exists && !S_ISREG(out_st.st_mode);
+    const std::string& path = direct_ ? target_ : temp_;
+    stream_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!stream_) {
+      throw Error("cannot write " + target_ + ": " + std::strerror(errno));
+    }
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (!committed_ && !direct_) {
+      stream_.close();
+      std::remove(temp_.c_str());
+    }
+  }
+  std::ostream& stream() { return stream_; }
+  // True when the writer may seek back in the stream (a regular file).
+  bool seekable() const { return !direct_; }
+  // Closes and renames into place. Throws Error(kRuntime) if writing failed.
+  void Commit() {
+    stream_.close();
+    if (!stream_) throw Error("writing " + (direct_ ? target_ : temp_) + " failed", ErrorKind::kRuntime);
+    if (!direct_ && std::rename(temp_.c_str(), target_.c_str()) != 0) {
+      throw Error("rename " + temp_ + " to " + target_ + ": " + std::strerror(errno),
+                  ErrorKind::kRuntime);
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string target_;
+  std::string temp_;
+  std::fstream stream_;
+  bool direct_ = false;
+  bool committed_ = false;
+};
+
+// Keeps each block's figures for the plot drawn after the sweep.
+class CurveSink final : public SampleSink {
+ public:
+  void OnStart(const RunInfo&) override {}
+  void OnSample(const Sample&) override {}
+  void OnBlock(const BlockResult& b) override {
+    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s,
+                      b.max_mb_per_s});
+  }
+  void OnPassDone(const PassSummary&) override {}
+  void OnFinish(const SweepResult&) override {}
+
+  std::vector<CurvePoint> points;
+};
+
+}  // namespace zcav
