@@ -18,6 +18,7 @@
 namespace zcav {
 
 class Clock;
+class SimBusSet;
 class VirtualClock;
 
 // Facts about a device, recorded in every output header. Empty strings and
@@ -64,11 +65,13 @@ class Device {
 };
 
 // Opens `name`: "sim:MODEL[?k=v&...]" gives a SimulatedDevice advancing
-// `virtual_clock`; anything else is a path opened read-only with O_DIRECT
+// `virtual_clock` (on the bus= it names from `buses`, when given: devices
+// opened with one set share their buses); anything else is a path opened read-only with O_DIRECT
 // (falling back to buffered reads with a note when O_DIRECT is refused).
 // Throws Error(kBadInput) with a message a user can act on: no such file, a
 // directory, an empty file, permission denied, unknown sim model.
-std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock);
+std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,
+                                   SimBusSet* buses = nullptr);
 
 // True when `name` names a simulated device ("sim:...").
 bool IsSimulatedName(const std::string& name);

@@ -53,6 +53,9 @@ struct Sample {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
   std::chrono::nanoseconds elapsed{0};
+  // Clock::Now() when the block's first chunk was issued: places the sample
+  // on the clock's time line (devices read together share it).
+  std::chrono::nanoseconds started_at{0};
 };
 
 // A block's statistics across passes, final once its last pass is read (or

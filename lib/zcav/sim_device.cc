@@ -18,6 +18,9 @@ namespace {
 
 constexpr double kCdSpeed1x = 153600;   // B/s: 75 sectors of 2048 B per second
 constexpr double kDvdSpeed1x = 1385000; // B/s
+// A shared bus's rate when bus= gives none: about what Coker's two IDE disks
+// reached together on one system (~80 MB/s).
+constexpr double kDefaultBusMbPerS = 80;
 
 // A disk of `zones` zones of equal radial width: rates fall linearly from
 // outer to inner, and a zone's share of the capacity is proportional to its
@@ -151,8 +154,13 @@ std::vector<SimModel::Range> ParseRanges(const std::string& value) {
 
 class SimulatedDevice final : public Device {
  public:
-  SimulatedDevice(SimModel model, VirtualClock& clock)
-      : model_(std::move(model)), clock_(clock), rng_(model_.seed) {}
+  SimulatedDevice(SimModel model, VirtualClock& clock, std::shared_ptr<SimBus> bus)
+      : model_(std::move(model)), clock_(clock), rng_(model_.seed), bus_(std::move(bus)) {
+    if (bus_) bus_member_ = bus_->Join();
+  }
+  ~SimulatedDevice() override {
+    if (bus_) bus_->Leave(bus_member_);
+  }
 
   const DeviceInfo& info() const override { return model_.info; }
 
@@ -210,9 +218,11 @@ class SimulatedDevice final : public Device {
     }
     double seconds = static_cast<double>(length) / (rate * kMB);
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
-    clock_.Advance(model_.per_read_overhead +
-                       std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9)),
-                   length);
+    std::chrono::nanoseconds took =
+        model_.per_read_overhead +
+        std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
+    if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
+    clock_.Advance(took, length);
     return {};
   }
 
@@ -226,6 +236,8 @@ class SimulatedDevice final : public Device {
   bool positioned_ = false;        // PreparePass() moved the head: the next read is free
   std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
   std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
+  std::shared_ptr<SimBus> bus_;    // shared with devices read at the same time
+  int bus_member_ = 0;
 };
 
 // The bus passes at most ceiling_mb_per_s, whatever the media could do.
@@ -285,15 +297,25 @@ SimModel ParseSimSpec(const std::string& name) {
         if (m.full_stroke_ms == 0) m.rpm = 0;  // no positioning time at all
       } else if (key == "cache") {
         m.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m.info.sector_bytes);
+      } else if (key == "bus") {
+        if (value.empty()) throw Error("invalid sim: bus name: empty");
+        m.bus_name = value;
+        if (m.bus_mb_per_s == 0) m.bus_mb_per_s = kDefaultBusMbPerS;
+      } else if (key == "busrate") {
+        m.bus_mb_per_s = ParseNumber(key, value);
+        if (m.bus_mb_per_s <= 0) throw Error("invalid sim: busrate must be above 0 MB/s");
       } else if (key == "interface") {
         m.interface_mb_per_s = ParseNumber(key, value);
         if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
       } else {
         throw Error("unknown sim: parameter '" + key + "' for model " + model_name +
-                    " (known: size, seed, noise, outer, ceiling, bad, seek, cache, interface" +
+                     " (known: size, seed, noise, outer, ceiling, bad, seek, cache, interface, bus, busrate" +
                     (m.cav || zones == 1 ? "" : ", inner, zones") + ")");
       }
     }
+  }
+  if (m.bus_mb_per_s > 0 && m.bus_name.empty()) {
+    throw Error("invalid sim: busrate without bus=NAME (name the shared bus)");
   }
   if (rezone) {
     if (outer <= 0 || (!m.cav && inner <= 0)) throw Error("invalid sim: rates must be above 0 MB/s");
@@ -357,8 +379,66 @@ double MeanRotationalMs(const SimModel& model) {
   return model.rpm > 0 ? 0.5 * 60e3 / model.rpm : 0;
 }
 
-std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock) {
-  return std::make_unique<SimulatedDevice>(model, clock);
+int SimBus::Join() {
+  std::lock_guard lock(mutex_);
+  members_.push_back({});
+  return static_cast<int>(members_.size()) - 1;
+}
+
+void SimBus::Leave(int member) {
+  {
+    std::lock_guard lock(mutex_);
+    members_[member].active = false;
+    members_[member].pending.reset();
+  }
+  changed_.notify_all();
+}
+
+bool SimBus::IsTurn(int member, std::chrono::nanoseconds start) const {
+  for (std::size_t j = 0; j < members_.size(); ++j) {
+    if (static_cast<int>(j) == member || !members_[j].active) continue;
+    const auto& other = members_[j].pending;
+    if (!other) return false;  // it may still issue an earlier request
+    if (*other < start || (*other == start && static_cast<int>(j) < member)) return false;
+  }
+  return true;
+}
+
+std::chrono::nanoseconds SimBus::Transfer(int member, std::chrono::nanoseconds start,
+                                          std::chrono::nanoseconds media_time,
+                                          std::uint64_t bytes) {
+  std::unique_lock lock(mutex_);
+  members_[member].pending = start;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return IsTurn(member, start); });
+  const std::chrono::nanoseconds transfer(
+      static_cast<std::int64_t>(static_cast<double>(bytes) / (mb_per_s_ * kMB) * 1e9));
+  const auto begin = std::max({start, free_at_, start + media_time - transfer});
+  free_at_ = begin + transfer;
+  const auto took = free_at_ - start;
+  members_[member].pending.reset();
+  lock.unlock();
+  changed_.notify_all();
+  return took;
+}
+
+std::shared_ptr<SimBus> SimBusSet::Get(const std::string& name, double mb_per_s) {
+  auto& bus = buses_[name];
+  if (!bus) {
+    bus = std::make_shared<SimBus>(mb_per_s);
+  } else if (bus->mb_per_s() != mb_per_s) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g and %g MB/s", bus->mb_per_s(), mb_per_s);
+    throw Error("simulated bus '" + name + "' given two rates (" + text + ")");
+  }
+  return bus;
+}
+
+std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock,
+                                            std::shared_ptr<SimBus> bus) {
+  if (!model.bus_name.empty() && !bus) bus = std::make_shared<SimBus>(model.bus_mb_per_s);
+  if (model.bus_name.empty()) bus.reset();
+  return std::make_unique<SimulatedDevice>(model, clock, std::move(bus));
 }
 
 }  // namespace zcav

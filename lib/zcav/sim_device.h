@@ -11,7 +11,9 @@
 // (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
 // with EIO), seek=MS (full-stroke seek time; 0 = no positioning time,
 // rotation included), cache=SIZE (drive cache; 0 = none), interface=MB/s
-// (rate the cache is read at).
+// (rate the cache is read at), bus=NAME (a bus shared with the other
+// devices read at the same time that name it; see SimBus), busrate=MB/s (that
+// bus's rate; default 80 MB/s).
 //
 // Positioning (for average access time): a read that does not start where
 // the previous one ended first waits
@@ -41,8 +43,12 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +84,71 @@ struct SimModel {
   double interface_mb_per_s = 0; // rate of cache hits, 10^6 B/s
   struct Range { std::uint64_t offset_bytes, length_bytes; };
   std::vector<Range> bad;        // EIO ranges
+  // A bus shared with other simulated devices (SimBus); empty = none.
+  std::string bus_name;
+  double bus_mb_per_s = 0;       // the shared bus's rate, 10^6 B/s
+};
+
+// A bus shared by simulated devices read at the same time (an IDE channel
+// with a master and a slave, a USB hub, a controller): it carries one
+// transfer at a time at mb_per_s, so devices read together share its rate,
+// as Coker's two IDE disks on one channel did.
+//
+// Model: a read of n bytes issued at virtual time t whose media (and
+// positioning) needs m seconds moves its data over the bus in n / rate
+// seconds, in first-come order of t, starting no earlier than the bus is
+// free and ending no earlier than t + m (the drive streams from its media
+// into its buffer while the bus carries it). Alone on the bus a device
+// reads at min(media, bus).
+//
+// Each device has its own VirtualClock, all starting at 0 on one time line.
+// So that requests are served in time order while each device runs on its
+// own thread, Transfer() waits until every other device on the bus has
+// either left or has a request pending with a later time (ties go to the
+// device that joined first): a conservative discrete-event simulation. It is
+// deterministic whatever the thread scheduling. Every device that joined
+// must keep reading or Leave(): simulated devices leave when destroyed.
+class SimBus {
+ public:
+  explicit SimBus(double mb_per_s) : mb_per_s_(mb_per_s) {}
+  SimBus(const SimBus&) = delete;
+  SimBus& operator=(const SimBus&) = delete;
+  double mb_per_s() const { return mb_per_s_; }
+
+  // A device attaches; returns its member number.
+  int Join();
+  // The member issues no more reads.
+  void Leave(int member);
+  // Serves a read (see the class comment); returns its duration from
+  // `start` (what the member's clock must advance by). Blocks until the
+  // request is the earliest pending one.
+  std::chrono::nanoseconds Transfer(int member, std::chrono::nanoseconds start,
+                                    std::chrono::nanoseconds media_time, std::uint64_t bytes);
+
+ private:
+  bool IsTurn(int member, std::chrono::nanoseconds start) const;
+
+  const double mb_per_s_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  struct Member {
+    bool active = true;
+    std::optional<std::chrono::nanoseconds> pending;  // start of its waiting request
+  };
+  std::vector<Member> members_;
+  std::chrono::nanoseconds free_at_{0};  // when the current transfer ends
+};
+
+// The buses of one run, by name: devices opened with the same SimBusSet
+// and the same bus= name share one SimBus.
+class SimBusSet {
+ public:
+  // The bus called `name`, created at `mb_per_s` on first use. Throws
+  // Error(kBadInput) when it exists with another rate.
+  std::shared_ptr<SimBus> Get(const std::string& name, double mb_per_s);
+
+ private:
+  std::map<std::string, std::shared_ptr<SimBus>> buses_;
 };
 
 // Parses "sim:MODEL?k=v&..." into a model. Throws Error(kBadInput) for an
@@ -96,6 +167,9 @@ double SeekMs(const SimModel& model, std::uint64_t distance_bytes);
 // Mean rotational latency in ms: half a revolution (0 without rotation).
 double MeanRotationalMs(const SimModel& model);
 
-std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock);
+// A device reading `model` on `clock`. A model with a bus_name joins `bus`
+// (when null, a bus of its own: alone on it, the bus only caps the rate).
+std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock,
+                                            std::shared_ptr<SimBus> bus = nullptr);
 
 }  // namespace zcav

@@ -191,7 +191,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
       rates[block * passes + pass] = MbPerS(length, elapsed);
       summary.bytes += length;
       summary.read_time += elapsed;
-      sink.OnSample({pass, block, offset, length, elapsed});
+      sink.OnSample({pass, block, offset, length, elapsed, t0});
       if (pass + 1 == passes) emit_block(block, passes);
     }
     summary.complete = block == plan.block_count;
