@@ -286,8 +286,12 @@ bad_input "unknown option before any command" --frobnicate
 expect_grep "frobnicate" "$ERR" stderr
 bad_input "missing device" sweep
 bad_input "missing device (classic flags only)" -c 2
-bad_input "two devices" sweep sim:hdd sim:ssd
-bad_input "classic -f plus a second device" -f sim:hdd sim:ssd
+bad_input "simulated and real devices together" sweep sim:hdd "$FIX/badline.dat"
+expect_grep "simulated and real" "$ERR" stderr
+bad_input "one real device given twice" sweep "$FIX/badline.dat" "$FIX/badline.dat"
+bad_input "--alone-and-together with one device" sweep sim:hdd --alone-and-together
+bad_input "more labels than devices" sweep sim:hdd sim:ssd --label a --label b --label c
+bad_input "one simulated bus with two rates" sweep "sim:hdd?bus=x&busrate=50" "sim:hdd?bus=x&busrate=60"
 bad_input "unknown format" sweep sim:hdd --format xml
 expect_grep "xml" "$ERR" stderr
 bad_input "-w (write test not available)" sweep sim:hdd -w
@@ -896,6 +900,82 @@ for args in "access" "access sim:hdd sim:ssd" "access sim:hdd --samples 0" "acce
   # shellcheck disable=SC2086
   bad_input "$args" $args
 done
+
+# ---------------------------------------------------------------------------
+# Several devices at once.
+
+SEV_A="sim:hdd?size=2G&bus=ide"
+SEV_B="sim:hdd?size=2G&bus=ide&seed=2"
+check "two devices on one shared bus: alone and together, one result each and the aggregate" 0 \
+  "$ZCAV" sweep "$SEV_A" "$SEV_B" -o out --alone-and-together -q
+for f in sim-hdd-size-2G-bus-ide.dat sim-hdd-size-2G-bus-ide-seed-2.dat \
+         sim-hdd-size-2G-bus-ide.alone.dat sim-hdd-size-2G-bus-ide-seed-2.alone.dat aggregate.dat aggregate.json; do
+  [[ -s out/$f ]] || problem "out/$f missing"
+done
+expect_raw_data out/sim-hdd-size-2G-bus-ide.dat
+expect_raw_data out/sim-hdd-size-2G-bus-ide-seed-2.alone.dat
+expect_no_tmp_files
+python3 -c '
+import json, sys
+d = json.load(open("out/aggregate.json"))
+t = d["together"]
+assert d["ceiling"]["shared"] is True, d["ceiling"]
+assert 70 < t["aggregate_mb_per_s"] < 82, t
+assert 78 < t["high_mb_per_s"] < 82, t
+assert abs(d["alone"]["sum_mb_per_s"] - 90) < 2, d["alone"]
+for dev in d["devices"]:
+    assert abs(dev["alone_mb_per_s"] - 45) < 1, dev
+    assert dev["together_mb_per_s"] < 41, dev
+' 2>"$WORK/py.err" || problem "aggregate.json: $(tail -n 1 "$WORK/py.err")"
+expect_grep "share a ceiling of about 8[0-9]" "$ERR" stderr
+# aggregate.dat: time, total, one column per device; the total is never above the bus.
+awk '!/^#/ { n++; if (NF != 4 || $2 > 80.5 || $2 < $3) bad++ } END { exit !(n == 200 && bad == 0) }' out/aggregate.dat ||
+  problem "aggregate.dat rows malformed or above the 80 MB/s bus"
+
+check "two devices on separate buses: no shared ceiling" 0 \
+  "$ZCAV" sweep "sim:hdd?size=2G&bus=a" "sim:hdd?size=2G&bus=b" -o out --alone-and-together -q --format json
+python3 -c '
+import json
+d = json.load(open("out/aggregate.json"))
+assert d["ceiling"]["shared"] is False, d["ceiling"]
+assert abs(d["together"]["aggregate_mb_per_s"] - 90) < 2, d["together"]
+json.load(open("out/sim-hdd-size-2G-bus-a.json"))["blocks"]
+' 2>"$WORK/py.err" || problem "aggregate.json: $(tail -n 1 "$WORK/py.err")"
+expect_grep "no shared ceiling" "$ERR" stderr
+
+check "classic -l LOG -f DEV pairs read together" 0 \
+  "$ZCAV" -c 1 -l a.log -f "sim:hdd?size=1G" -l b.log -f "sim:ssd?size=1G"
+expect_raw_data a.log
+expect_raw_data b.log
+expect_grep "^# device: sim:ssd" b.log
+expect_grep "all together" "$ERR" stderr
+[[ ! -e aggregate.json ]] || problem "aggregate.json written without -o DIR"
+
+begin "two real files read together, each O_DIRECT"
+head -c $((32 * MIB)) /dev/urandom >r1.img && cp r1.img r2.img
+run "$ZCAV" sweep r1.img r2.img -o out -b 4M -q
+expect_exit 0
+expect_raw_data out/r1.img.dat
+expect_raw_data out/r2.img.dat
+expect_eq "$(data_count out/r2.img.dat)" 8 "blocks of r2.img"
+python3 -c '
+import json
+d = json.load(open("out/aggregate.json"))
+assert d["together"]["aggregate_mb_per_s"] > 0 and d["alone"] is None and d["ceiling"]["shared"] is None
+' 2>"$WORK/py.err" || problem "aggregate.json: $(tail -n 1 "$WORK/py.err")"
+
+check "several devices need -o DIR or -l logs" 2 "$ZCAV" sweep sim:hdd sim:ssd
+expect_one_error_line "-o DIR"
+expect_no_new_files
+check "classic: two devices, one log" 2 "$ZCAV" -l a.log -f sim:hdd -f sim:ssd
+expect_one_error_line "one -l LOG per -f DEVICE"
+expect_no_new_files
+begin "several devices: -o names a regular file"
+echo keep >file
+run "$ZCAV" sweep sim:hdd sim:ssd -o file
+expect_exit 2
+expect_one_error_line "not a directory"
+expect_eq "$(cat file)" keep "the file"
 
 # ---------------------------------------------------------------------------
 

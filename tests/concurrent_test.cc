@@ -53,6 +53,32 @@ struct Together {
   std::vector<zcav::ConcurrentJob> jobs;
 };
 
+// The figures JudgeSharedCeiling compares, from device `i` of `t`.
+zcav::DeviceRun RunOf(const Together& t, std::size_t i, const zcav::SweepResult& result) {
+  zcav::DeviceRun run;
+  run.name = "disk" + std::to_string(i);
+  run.avg_mb_per_s = result.avg_mb_per_s;
+  for (const auto& b : t.recorders[i]->blocks) {
+    run.block_mb_per_s.push_back(b.mb_per_s);
+    run.block_bytes.push_back(b.length_bytes);
+  }
+  return run;
+}
+
+// Each of `names` read alone, then all together; judged.
+zcav::SharedCeiling AloneAndTogether(const std::vector<std::string>& names) {
+  std::vector<zcav::DeviceRun> alone, together;
+  for (const auto& name : names) {
+    Together one({name});
+    const auto r = one.Run();
+    alone.push_back(RunOf(one, 0, r[0]));
+  }
+  Together all(names);
+  const auto r = all.Run();
+  for (std::size_t i = 0; i < names.size(); ++i) together.push_back(RunOf(all, i, r[i]));
+  return zcav::JudgeSharedCeiling(alone, together, all.Aggregate());
+}
+
 // A flat 60 MB/s disk of 1 GB on the named bus.
 std::string Disk(const std::string& bus, int seed) {
   return "sim:hdd?size=1G&zones=1&outer=60&noise=0.5%&seed=" + std::to_string(seed) +
@@ -79,10 +105,11 @@ TEST_CASE("Two simulated disks on one shared bus share its rate", "[concurrent]"
   CHECK(t.jobs[0].device == nullptr);
   CHECK(t.jobs[1].device == nullptr);
 
-  const auto judged = zcav::JudgeSharedCeiling({60, 60}, a, {"a", "b"});
+  const auto judged = AloneAndTogether({Disk("ide0", 1), Disk("ide0", 2)});
   REQUIRE(judged.shared.has_value());
   CHECK(*judged.shared);
   CHECK(judged.share == Approx(80.0 / 120).epsilon(0.03));
+  CHECK(judged.slowed_share[0] == Approx(1.0));
   CHECK_THAT(judged.reason, Catch::Contains("share a ceiling of about 80"));
 }
 
@@ -92,10 +119,24 @@ TEST_CASE("Disks on separate buses read together as fast as alone", "[concurrent
   const zcav::Aggregate a = t.Aggregate();
   CHECK(a.aggregate_mb_per_s == Approx(120).epsilon(0.02));
   CHECK(a.device_mb_per_s[0] == Approx(60).epsilon(0.02));
-  const auto judged = zcav::JudgeSharedCeiling({60, 60}, a, {"a", "b"});
+  const auto judged = AloneAndTogether({Disk("ide0", 1), Disk("ide1", 2)});
   REQUIRE(judged.shared.has_value());
   CHECK_FALSE(*judged.shared);
+  CHECK(judged.share == Approx(1.0).epsilon(0.02));
   CHECK_THAT(judged.reason, Catch::Contains("no shared ceiling"));
+}
+
+TEST_CASE("A ceiling that binds on the outer zones only is found block by block", "[concurrent]") {
+  // Two 60 -> 30 MB/s disks on an 80 MB/s bus: slowed where both read over
+  // 40 MB/s, as fast as alone further in; the averages alone hide it (~85 %).
+  const auto judged =
+      AloneAndTogether({"sim:hdd?size=2G&bus=ide", "sim:hdd?size=2G&bus=ide&seed=2"});
+  REQUIRE(judged.shared.has_value());
+  CHECK(*judged.shared);
+  CHECK(judged.share > 0.8);
+  CHECK(judged.slowed_share[0] > 0.25);
+  CHECK(judged.slowed_share[0] < 0.75);
+  CHECK_THAT(judged.reason, Catch::Contains("share a ceiling of about 80"));
 }
 
 TEST_CASE("A shared bus slower than the media caps a device read alone", "[concurrent]") {
@@ -178,7 +219,7 @@ TEST_CASE("Without alone figures the shared ceiling stays open", "[concurrent]")
   zcav::Aggregate a;
   a.aggregate_mb_per_s = 80;
   a.device_mb_per_s = {40, 40};
-  const auto judged = zcav::JudgeSharedCeiling({}, a, {"a", "b"});
+  const auto judged = zcav::JudgeSharedCeiling({}, {{}, {}}, a);
   CHECK_FALSE(judged.shared.has_value());
   CHECK_THAT(judged.reason, Catch::Contains("--alone-and-together"));
 }

@@ -37,6 +37,7 @@ namespace zcav {
 
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested) {
+  if (options.devices.size() > 1) return RunSeveralSweepsCommand(options, err, stop_requested);
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   VirtualClock virtual_clock;
   SteadyClock steady_clock;

@@ -15,6 +15,15 @@ namespace zcav {
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested);
 
+// The sweep of several devices (options.devices) at the same time, one
+// thread each, optionally each alone first (zcav/several.cc): one result per
+// device and the aggregate into the directory options.output, or each result
+// into its classic -l log. Returns 0, 1 after a read error, 130 interrupted.
+// Throws Error for bad input (mixed sim and real devices, a device twice,
+// an output directory that is a file) before anything is read.
+int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
+                            const std::atomic<bool>& stop_requested);
+
 // zcav access / zcav burst on options.device; result to options.output (or
 // `out`). Returns 0, 1 after a read error (samples kept), 130 when interrupted.
 int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream& err,

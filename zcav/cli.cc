@@ -106,6 +106,9 @@ po::options_description SweepOptionsDescription() {
        "(.gp), a PNG and an SVG")
       ("label", po::value<std::vector<std::string>>()->value_name("L"),
        "the plot's title (default: the device model, or the device name)")
+      ("alone-and-together",
+       "with several devices: read each alone first, then all together, and say whether "
+       "they share a ceiling (a bus, a controller)")
       ("quiet,q", "no progress and no zone table on stderr");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
@@ -167,8 +170,14 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   const po::variables_map vm = ParseArgs(args, desc, "device", "sweep");
   if (vm.count("help")) {
     std::ostringstream s;
-    s << "Usage: zcav sweep DEVICE [options]\n\n" << desc << "\n"
+    s << "Usage: zcav sweep DEVICE [options]\n"
+      << "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n"
+      << desc << "\n"
       << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
+      << "Several devices are read at the same time, one thread each: DIR gets one result\n"
+      << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
+      << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
+      << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
       << "Exit codes: 0 done, 1 read error (data so far kept), 2 bad input, 130 interrupted.\n";
     out.command = CliOptions::Command::kHelp;
     out.help_text = s.str();
@@ -184,20 +193,47 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     for (const auto& f : vm["-f"].as<std::vector<std::string>>()) devices.push_back(f);
   }
   if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])");
-  if (devices.size() > 1) {
-    throw Error("several devices given (" + devices[0] + ", " + devices[1] +
-                "): reading several devices at once is not supported yet; run one sweep per device");
+  for (const auto& d : devices) {
+    if (d.empty()) throw Error("empty device name");
   }
   out.device = devices[0];
-  if (out.device.empty()) throw Error("empty device name");
+  out.devices = devices;
+  out.alone_and_together = vm.count("alone-and-together") > 0;
 
   std::vector<std::string> outputs;
   if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
-  if (vm.count("-l")) {
-    for (const auto& l : vm["-l"].as<std::vector<std::string>>()) outputs.push_back(l);
+  std::vector<std::string> logs;
+  if (vm.count("-l")) logs = vm["-l"].as<std::vector<std::string>>();
+  for (const auto& l : logs) outputs.push_back(l);
+  if (devices.size() > 1) {
+    // Several devices: -o DIR, or classic -l LOG -f DEVICE pairs.
+    if (vm.count("output") && !logs.empty()) throw Error("give -o DIR or -l logs, not both");
+    if (!logs.empty() && logs.size() != devices.size()) {
+      throw Error(std::to_string(devices.size()) + " devices but " + std::to_string(logs.size()) +
+                  " -l logs: give one -l LOG per -f DEVICE, in order");
+    }
+    if (outputs.empty()) {
+      throw Error("several devices: give -o DIR (one result per device and the aggregate go "
+                  "there) or one -l LOG per -f DEVICE");
+    }
+    for (const auto& o : outputs) {
+      if (o.empty() || o == "-") {
+        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device");
+      }
+    }
+    if (!logs.empty()) {
+      out.outputs = logs;
+    } else {
+      out.output = outputs[0];
+    }
+    if (vm.count("label") && vm["label"].as<std::vector<std::string>>().size() > devices.size()) {
+      throw Error("more --label than devices");
+    }
+  } else {
+    if (out.alone_and_together) throw Error("--alone-and-together needs two or more devices");
+    if (outputs.size() > 1) throw Error("more than one output file given");
+    if (!outputs.empty()) out.output = outputs[0];
   }
-  if (outputs.size() > 1) throw Error("more than one output file given");
-  if (!outputs.empty()) out.output = outputs[0];
   if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
 
   if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
@@ -245,7 +281,7 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
-    if (out.labels.size() > 1) throw Error("zcav sweep takes one --label");
+    if (out.labels.size() > 1 && devices.size() == 1) throw Error("zcav sweep takes one --label");
   }
   ParseZoneOptions(vm, out);
   if (vm.count("-u") || vm.count("-g")) {

@@ -21,6 +21,15 @@ struct CliOptions {
   Command command = Command::kHelp;
   std::string help_text;        // for kHelp: what to print on stdout
   std::string device;           // path or sim:NAME
+  // sweep: every device given, in order (devices[0] == device). Several are
+  // read at the same time, one thread each; output is then a directory.
+  std::vector<std::string> devices;
+  // sweep with several devices in classic form: one -l LOG per -f DEVICE, in
+  // order. Empty = results into the directory `output`.
+  std::vector<std::string> outputs;
+  // sweep with several devices: read each alone first, then all together.
+  // Default: false
+  bool alone_and_together = false;
   std::string output = "-";     // result file; "-" = stdout. Default: "-"
   OutputFormat format = OutputFormat::kRaw;  // Default: raw (classic zcav layout)
   SweepOptions sweep;           // see sweep.h for each field's default

@@ -13,6 +13,7 @@ namespace zcav {
 namespace {
 
 constexpr double kSharedBelow = 0.85;
+constexpr double kSlowedShare = 0.10;
 
 double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-9; }
 
@@ -133,45 +134,90 @@ Aggregate AggregateTimelines(const std::vector<std::vector<TimedRead>>& timeline
     out.peak_mb_per_s = std::max(out.peak_mb_per_s, p.total_mb_per_s);
     out.points.push_back(std::move(p));
   }
+  // The level the total holds while every device is read: the 90th
+  // percentile of the slices inside the window (the peak is one noisy slice).
+  std::vector<double> inside;
+  for (std::size_t k = 0; k < slices; ++k) {
+    if (slice_start(k) >= window_lo && (k + 1 == slices || slice_start(k + 1) <= window_hi)) {
+      inside.push_back(out.points[k].total_mb_per_s);
+    }
+  }
+  if (inside.empty()) {
+    for (const auto& p : out.points) inside.push_back(p.total_mb_per_s);
+  }
+  std::sort(inside.begin(), inside.end());
+  out.high_mb_per_s = inside[static_cast<std::size_t>(0.9 * static_cast<double>(inside.size() - 1))];
   return out;
 }
 
-SharedCeiling JudgeSharedCeiling(const std::vector<double>& alone_mb_per_s,
-                                 const Aggregate& together,
-                                 const std::vector<std::string>& names) {
+SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
+                                 const std::vector<DeviceRun>& together,
+                                 const Aggregate& aggregate) {
   SharedCeiling c;
-  const std::size_t n = together.device_mb_per_s.size();
+  const std::size_t n = together.size();
   const std::string together_text = "Read together, the " + std::to_string(n) +
-                                     " devices reached " + Mb(together.aggregate_mb_per_s) +
-                                     " in all (" + Sum(together.device_mb_per_s) + ")";
-  if (alone_mb_per_s.size() != n || n == 0) {
+                                     " devices reached " + Mb(aggregate.aggregate_mb_per_s) +
+                                     " in all (" + Sum(aggregate.device_mb_per_s) + ")";
+  if (alone.size() != n || n == 0) {
     c.reason = together_text +
                "; read each alone too (--alone-and-together) to see whether they share a ceiling.";
     return c;
   }
-  for (double v : alone_mb_per_s) c.sum_alone_mb_per_s += v;
-  c.share = c.sum_alone_mb_per_s > 0 ? together.aggregate_mb_per_s / c.sum_alone_mb_per_s : 0;
-  c.shared = c.share < kSharedBelow;
+  std::vector<double> alone_avg;
+  for (const DeviceRun& d : alone) {
+    alone_avg.push_back(d.avg_mb_per_s);
+    c.sum_alone_mb_per_s += d.avg_mb_per_s;
+  }
+  c.share = c.sum_alone_mb_per_s > 0 ? aggregate.aggregate_mb_per_s / c.sum_alone_mb_per_s : 0;
+
+  // Block by block: where was each device slowed, and how much.
+  std::size_t most = 0;
+  double most_ratio = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& a = alone[i].block_mb_per_s;
+    const auto& t = together[i].block_mb_per_s;
+    const std::size_t blocks = std::min({a.size(), t.size(), together[i].block_bytes.size()});
+    std::vector<double> ratio(blocks, 1.0);
+    for (std::size_t b = 0; b < blocks; ++b) ratio[b] = a[b] > 0 ? t[b] / a[b] : 1.0;
+    double slowed = 0, total = 0, slowed_ratio_sum = 0;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      // Running median of 5 blocks: one stalled block is not a ceiling.
+      std::vector<double> w;
+      for (std::size_t k = b >= 2 ? b - 2 : 0; k < std::min(blocks, b + 3); ++k) w.push_back(ratio[k]);
+      std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(w.size() / 2), w.end());
+      const double r = w[w.size() / 2];
+      const double bytes = static_cast<double>(together[i].block_bytes[b]);
+      total += bytes;
+      if (r < kSharedBelow) {
+        slowed += bytes;
+        slowed_ratio_sum += r * bytes;
+      }
+    }
+    c.slowed_share.push_back(total > 0 ? slowed / total : 0);
+    const double mean_slowed_ratio = slowed > 0 ? slowed_ratio_sum / slowed : 1;
+    if (c.slowed_share.back() > c.slowed_share[most] ||
+        (i == 0 && c.slowed_share.back() > 0)) {
+      most = i;
+      most_ratio = mean_slowed_ratio;
+    }
+  }
+  c.shared = c.share < kSharedBelow || c.slowed_share[most] >= kSlowedShare;
+
   char pct[16];
   std::snprintf(pct, sizeof pct, "%.0f %%", 100 * c.share);
   const std::string alone_text = ", " + std::string(pct) + " of the " + Mb(c.sum_alone_mb_per_s) +
-                                 " they read alone (" + Sum(alone_mb_per_s) + ")";
+                                 " they read alone (" + Sum(alone_avg) + ")";
+  char slowed_text[200];
+  std::snprintf(slowed_text, sizeof slowed_text, "%s read at %.0f %% of its rate alone over %.0f %% of it",
+                together[most].name.c_str(), 100 * most_ratio, 100 * c.slowed_share[most]);
   if (*c.shared) {
-    c.reason = together_text + alone_text + ": they share a ceiling of about " +
-               Mb(together.aggregate_mb_per_s) +
+    c.reason = together_text + alone_text + "; " + slowed_text + ": they share a ceiling of about " +
+               Mb(aggregate.high_mb_per_s) +
                " (one bus, controller or the system), not their own limits.";
   } else {
-    // The device that lost the most, for the record.
-    std::size_t worst = 0;
-    double worst_ratio = 2;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double r = alone_mb_per_s[i] > 0 ? together.device_mb_per_s[i] / alone_mb_per_s[i] : 1;
-      if (r < worst_ratio) worst_ratio = r, worst = i;
-    }
-    char lost[160];
-    std::snprintf(lost, sizeof lost, "; %s kept %.0f %% of its rate alone",
-                  worst < names.size() ? names[worst].c_str() : "each device", 100 * worst_ratio);
-    c.reason = together_text + alone_text + ": no shared ceiling below that" + lost + ".";
+    c.reason = together_text + alone_text +
+               ": no shared ceiling; each device read within 15 % of its rate alone almost "
+               "everywhere.";
   }
   return c;
 }

@@ -76,6 +76,9 @@ struct Aggregate {
   double aggregate_mb_per_s = 0;
   std::vector<double> device_mb_per_s;
   double peak_mb_per_s = 0;    // the highest slice total
+  // The 90th percentile of the slice totals inside the window: the level the
+  // total holds under a shared ceiling (the peak is one noisy slice).
+  double high_mb_per_s = 0;
 };
 
 // Merges the devices' time lines (same clock epoch). `slices` > 0.
@@ -84,20 +87,36 @@ Aggregate AggregateTimelines(const std::vector<std::vector<TimedRead>>& timeline
                              std::size_t slices = 200);
 
 struct SharedCeiling {
-  // true: together they reach clearly less than the sum of their rates
-  // alone; false: about the sum; nullopt: no alone figures to compare with.
+  // true: read together they are clearly slower than alone; false: about as
+  // fast; nullopt: no alone figures to compare with.
   std::optional<bool> shared;
   double sum_alone_mb_per_s = 0;  // 0 when unknown
-  double share = 0;               // together / sum alone; 0 when unknown
+  double share = 0;               // together aggregate / sum alone; 0 when unknown
+  // Per device: the fraction of its bytes read together at under 85 % of
+  // its rate alone there (block by block); empty when unknown.
+  std::vector<double> slowed_share;
   std::string reason;             // one or two plain sentences with the numbers
 };
 
-// Compares the together figures with each device read alone (avg MB/s of
-// its own sweep, in the same order; empty = not measured). Shared when the
-// aggregate is below 85 % of the sum alone: run-to-run spread of one device
-// is well under 10 %, and two devices halving one bus give 50 %.
-SharedCeiling JudgeSharedCeiling(const std::vector<double>& alone_mb_per_s,
-                                 const Aggregate& together,
-                                 const std::vector<std::string>& names);
+// One device's sweep, for the comparison.
+struct DeviceRun {
+  std::string name;
+  double avg_mb_per_s = 0;               // its sweep's bytes / read time
+  std::vector<double> block_mb_per_s;    // per block, in block order
+  std::vector<std::uint64_t> block_bytes;  // each block's length
+};
+
+// Compares the together run with each device read alone (same order and
+// sweep plan; `alone` empty = not measured). A shared ceiling often binds on
+// part of the surface only (two 60 -> 30 MB/s disks on an 80 MB/s bus are
+// slowed over their outer half), so the comparison is block by block: a
+// device is slowed where its together rate (running median of 5 blocks) is
+// under 85 % of its rate alone on that block (one device's run-to-run spread
+// is well under 10 %; two devices halving a bus give 50 %). Shared when some
+// device is slowed over at least 10 % of its bytes, or the aggregate is under
+// 85 % of the sum alone.
+SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
+                                 const std::vector<DeviceRun>& together,
+                                 const Aggregate& aggregate);
 
 }  // namespace zcav
