@@ -13,12 +13,15 @@ if [[ $# -ne 1 || ! -d $1 ]]; then
 fi
 cd "$1" || exit 2
 
-data=(sim-hdd.dat sim-usb2-hdd.dat sim-cd.json sim-dvd.dat)
+data=(sim-hdd.dat sim-usb2-hdd.dat sim-cd.json sim-dvd.dat two-disks-one-bus.txt
+      two-disks-one-bus/aggregate.dat two-disks-one-bus/aggregate.json
+      two-disks-one-bus/sim-hdd-seed-1-size-20G-bus-ide0.dat
+      two-disks-one-bus/sim-hdd-seed-2-size-20G-bus-ide0.alone.dat)
 scripts=(sim-hdd-seed-1.gp sim-usb2-hdd.gp sim-cd.gp sim-dvd.gp hdd-vs-usb2.gp
-         report-1.gp report-2.gp report-3.gp)
+         report-1.gp report-2.gp report-3.gp two-disks-one-bus/together.gp)
 reports=(report.html report.md)
 images=(sim-hdd-seed-1.png sim-hdd-seed-1.svg sim-usb2-hdd.png sim-cd.png sim-dvd.png
-        hdd-vs-usb2.png report-1.png report-2.png report-3.png)
+        hdd-vs-usb2.png report-1.png report-2.png report-3.png two-disks-one-bus/together.png)
 
 want=("${data[@]}" "${scripts[@]}" "${reports[@]}")
 if command -v gnuplot >/dev/null; then
@@ -46,6 +49,10 @@ if command -v gnuplot >/dev/null && [[ $(grep -o '<svg' report.html 2>/dev/null 
 fi
 if [[ $(grep -c '^|' report.md 2>/dev/null) -ne 4 ]]; then
   echo "report.md: expected a table of 2 rows (4 lines starting with '|')"
+  bad=1
+fi
+if ! grep -q 'share a ceiling of about 80' two-disks-one-bus.txt 2>/dev/null; then
+  echo "two-disks-one-bus.txt: the shared 80 MB/s ceiling is not reported"
   bad=1
 fi
 [[ $bad -eq 0 ]] && echo "examples: all ${#want[@]} files present"

@@ -47,6 +47,10 @@ zcav report sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 e
   -o report.html -q
 zcav report sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 enclosure' \
   -o report.md -q
+# 7. Two disks on one shared 80 MB/s bus: each alone, then both together.
+zcav sweep 'sim:hdd?seed=1&size=20G&bus=ide0' 'sim:hdd?seed=2&size=20G&bus=ide0' \
+  --alone-and-together --block-size 128M -q -o two-disks-one-bus --plot two-disks-one-bus \
+  --label 'disk 1' --label 'disk 2' 2>two-disks-one-bus.txt
 set +x
 
 bash "$HERE/check-examples.sh" "$OUT"
