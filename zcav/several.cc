@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -56,6 +57,74 @@ std::vector<std::string> UniqueNames(const std::vector<std::string>& devices) {
   return names;
 }
 
+// The progress of several sweeps on one line: each device's share done and
+// the total rate since the previous line. Called from the sweeps' threads.
+// On a TTY the line is rewritten at most every 0.5 s; elsewhere a plain line
+// every 10 s.
+class SeveralProgress {
+ public:
+  SeveralProgress(std::ostream& err, std::vector<std::string> names)
+      : err_(err), names_(std::move(names)), done_(names_.size(), 0), total_(names_.size(), 1),
+        tty_(isatty(STDERR_FILENO) == 1) {}
+
+  void Total(std::size_t lane, std::uint64_t bytes) {
+    std::lock_guard lock(mutex_);
+    total_[lane] = std::max<std::uint64_t>(bytes, 1);
+  }
+  void Add(std::size_t lane, std::uint64_t bytes) {
+    std::lock_guard lock(mutex_);
+    done_[lane] += bytes;
+    bytes_since_ += bytes;
+    const auto now = clock_.Now();
+    if (last_.count() == 0) last_ = now;
+    const auto every = tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10000);
+    if (now - last_ < every) return;
+    std::string line = "zcav:";
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      line += " " + names_[i] + " " +
+              Num(100.0 * static_cast<double>(done_[i]) / static_cast<double>(total_[i]), 1) + "%";
+    }
+    const double seconds = static_cast<double>((now - last_).count()) * 1e-9;
+    line += "  together " + Num(static_cast<double>(bytes_since_) / seconds / kMB, 1) + " MB/s";
+    err_ << (tty_ ? "\r" + line + "\x1b[K" : line + "\n") << std::flush;
+    printed_ = true;
+    last_ = now;
+    bytes_since_ = 0;
+  }
+  // Ends a rewritten line.
+  void Finish() {
+    std::lock_guard lock(mutex_);
+    if (tty_ && printed_) err_ << "\n";
+  }
+
+ private:
+  std::ostream& err_;
+  std::vector<std::string> names_;
+  std::vector<std::uint64_t> done_, total_;
+  bool tty_;
+  SteadyClock clock_;
+  std::mutex mutex_;
+  std::chrono::nanoseconds last_{0};
+  std::uint64_t bytes_since_ = 0;
+  bool printed_ = false;
+};
+
+// One lane's events into the shared progress line.
+class LaneProgressSink final : public SampleSink {
+ public:
+  LaneProgressSink(SeveralProgress& shared, std::size_t lane) : shared_(shared), lane_(lane) {}
+  void OnStart(const RunInfo& run) override {
+    std::uint64_t bytes = 0;
+    for (std::uint64_t b = 0; b < run.plan.block_count; ++b) bytes += run.plan.BlockLength(b);
+    shared_.Total(lane_, bytes * run.plan.passes);
+  }
+  void OnSample(const Sample& s) override { shared_.Add(lane_, s.length_bytes); }
+
+ private:
+  SeveralProgress& shared_;
+  std::size_t lane_;
+};
+
 // One device's sweep: its clock, device, sinks and output file.
 struct Lane {
   std::string device_name;
@@ -68,6 +137,7 @@ struct Lane {
   std::unique_ptr<SampleSink> writer;
   TimelineSink timeline;
   CurveSink curve;
+  std::unique_ptr<LaneProgressSink> progress;  // together only, unless quiet
   std::unique_ptr<TeeSink> tee;
   std::unique_ptr<ZoneDetectingSink> zones;
   SweepResult result;
@@ -92,8 +162,9 @@ void Open(const CliOptions& options, Lane& lane, SimBusSet& buses) {
 void CreateOutput(const CliOptions& options, Lane& lane, const std::string& output) {
   lane.file = std::make_unique<OutputFile>(output, options.devices);
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
-  lane.tee = std::make_unique<TeeSink>(
-      std::vector<SampleSink*>{lane.writer.get(), &lane.timeline, &lane.curve});
+  std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
+  if (lane.progress) sinks.push_back(lane.progress.get());
+  lane.tee = std::make_unique<TeeSink>(sinks);
   const Transport transport = options.bus.empty() ? TransportFromDevice(lane.run.device)
                                                   : TransportFromName(options.bus);
   const Media media = options.media_given ? options.media : GuessMedia(lane.device_name);
@@ -176,7 +247,11 @@ int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
     Open(options, *together[i], buses);
   }
   if (!classic_logs) std::filesystem::create_directories(dir);
-  for (std::size_t i = 0; i < n; ++i) CreateOutput(options, *together[i], output_for(i, false));
+  SeveralProgress progress(err, names);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!options.quiet) together[i]->progress = std::make_unique<LaneProgressSink>(progress, i);
+    CreateOutput(options, *together[i], output_for(i, false));
+  }
 
   // Alone first: each device by itself (a bus of its own).
   std::vector<double> alone_mb_per_s;
@@ -213,6 +288,7 @@ int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
       jobs.push_back({std::move(lane->device), lane->run, &lane->clock(), &SinkOf(options, *lane)});
     }
     results = RunConcurrentSweeps(jobs, &stop_requested);
+    progress.Finish();
   }
   for (std::size_t i = 0; i < n; ++i) {
     together[i]->result = results[i];
