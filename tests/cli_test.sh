@@ -286,6 +286,9 @@ bad_input "unknown option before any command" --frobnicate
 expect_grep "frobnicate" "$ERR" stderr
 bad_input "missing device" sweep
 bad_input "missing device (classic flags only)" -c 2
+bad_input "slow factor 1" sweep sim:hdd --slow-factor 1
+bad_input "slow factor not a number" sweep sim:hdd --slow-factor fast
+bad_input "sim gone= not a size" sweep "sim:hdd?gone=soon"
 bad_input "simulated and real devices together" sweep sim:hdd "$FIX/badline.dat"
 expect_grep "simulated and real" "$ERR" stderr
 bad_input "one real device given twice" sweep "$FIX/badline.dat" "$FIX/badline.dat"
@@ -502,8 +505,8 @@ expect_eq "$last_len" 4096 "last block's length_bytes"
 # ---------------------------------------------------------------------------
 # Read error: exit 1, one message naming the offset, data kept and marked partial.
 
-check "a read error stops with exit 1 and keeps the data before it" 1 \
-  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M -o partial.dat --quiet
+check "--stop-on-error: a read error stops with exit 1 and keeps the data before it" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M -o partial.dat --quiet --stop-on-error
 expect_one_error_line "524288000"
 expect_stdout_empty
 expect_no_tmp_files
@@ -518,8 +521,8 @@ else
   problem "partial.dat was not kept"
 fi
 
-check "a read error with JSON output marks it partial" 1 \
-  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M --format json -o partial.json --quiet
+check "--stop-on-error: a read error with JSON output marks it partial" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M --format json -o partial.json --quiet --stop-on-error
 if [[ -f partial.json ]]; then
   verdict=$(python3 -c '
 import json, sys
@@ -529,6 +532,44 @@ print(len(d["blocks"]), d.get("partial"), d["blocks"][-1]["offset_bytes"])' part
 else
   problem "partial.json was not kept"
 fi
+
+check "a bad sector is read around: every other block measured, the range recorded, exit 1" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M+8k" --block-size 1M -o around.dat --quiet
+expect_one_error_line "1 unreadable region, 8.00 KiB \(8192 bytes\): 524288000\+8192 "
+expect_raw_data around.dat
+expect_eq "$(data_count around.dat)" 1023 "data lines (1024 blocks, one unreadable)"
+expect_grep '^# unreadable: offset_bytes=524288000 length_bytes=8192 errno=5 ' around.dat
+expect_grep '^# unreadable block: offset_bytes=524288000 ' around.dat
+expect_grep '^# errors: 1 unreadable region \(8192 bytes\), 0 slow regions' around.dat
+expect_grep '^# status: complete' around.dat
+# The zone table is computed without the bad block and lists the range.
+expect_grep '^# unreadable regions: 1, 8.00 KiB \(8192 bytes\), not in the zone statistics: 0.524 GB \+8192 B' around.dat
+
+check "an unreadable range is in the JSON errors, its block has no rate" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M+8k" --block-size 1M --format json -o around.json --quiet
+python3 -c '
+import json
+d = json.load(open("around.json"))
+assert d["errors"] == [{"offset_bytes": 524288000, "length_bytes": 8192, "errno": 5,
+                        "error": "Input/output error", "pass": 1, "bounded_by_budget": False}], d["errors"]
+b = d["blocks"][500]
+assert b["mb_per_s"] is None and b["passes"] == 0 and b["unreadable_bytes"] == 8192, b
+assert len(d["blocks"]) == 1024 and d["partial"] is False
+' 2>"$WORK/py.err" || problem "around.json: $(tail -n 1 "$WORK/py.err")"
+
+check "a device that goes away: exit 3, data before it kept, marked partial" 3 \
+  "$ZCAV" sweep "sim:hdd?size=1G&gone=300M" --block-size 1M -o gone.dat --quiet
+expect_one_error_line "went away at offset 314572800 .*No such device"
+expect_eq "$(data_count gone.dat)" 300 "blocks before the device went away"
+expect_grep '^# status: partial: device gone at offset 314572800' gone.dat
+
+check "slow regions are reported on stderr and in the data" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G&slow=600M+3M" --block-size 4M -o slow.dat --quiet
+expect_one_error_line "1 slow region .* 629145600\+3145728 in "
+expect_grep '^# slow: offset_bytes=629145600 length_bytes=3145728 ' slow.dat
+check "--slow-factor 0 turns slow regions off" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G&slow=600M+3M" --block-size 4M -o slow.dat --quiet --slow-factor 0
+expect_stderr_empty
 
 # ---------------------------------------------------------------------------
 # SIGINT: simulated sweeps take no real time, so interrupt a real, slow read
@@ -976,6 +1017,218 @@ run "$ZCAV" sweep sim:hdd sim:ssd -o file
 expect_exit 2
 expect_one_error_line "not a directory"
 expect_eq "$(cat file)" keep "the file"
+
+# ---------------------------------------------------------------------------
+# zcav profile: burst, access, sweep, zones, verdict, plots and reports in one
+# directory; the summary on stderr, stdout empty.
+
+# expect_profile_files DIR NAME: every file zcav profile writes is in DIR
+# (images only when gnuplot is installed), and no temporary file is left.
+expect_profile_files() {
+  local dir=$1 name=$2 f left
+  for f in profile.json "$name.dat" zones.txt "$name.gp" "$name.curve.dat" "$name-access.gp" \
+           report.md report.html summary.txt; do
+    [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
+  done
+  if command -v gnuplot >/dev/null; then
+    for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" report-1.png; do
+      [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
+    done
+    grep -q '<svg' "$dir/report.html" || problem "$dir/report.html has no inline plot"
+  fi
+  left=$(find "$dir" -name '*.tmp*' | tr '\n' ' ')
+  [[ -z $left ]] || problem "temporary files left behind: $left"
+}
+
+# expect_profile_json FILE VERDICT QUICK(true|false): profile.json has the
+# documented members with sane values.
+expect_profile_json() {
+  python3 - "$@" <<'PY' || problem "$1: profile JSON wrong (see above)"
+import json, sys
+path, verdict, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "true"
+d = json.load(open(path))
+for key in ["device", "transport", "sweep", "curve_type", "zones", "zone_summary", "access",
+            "burst", "verdict", "blocks", "summary", "status", "partial"]:
+    assert key in d, "no " + key
+dev = d["device"]
+assert dev["path"] and dev["size_bytes"] > 0 and dev["model"], dev
+assert {"kind", "link", "ceiling_mb_per_s"} <= set(d["transport"]), d["transport"]
+s = d["sweep"]
+assert 0 < s["min_mb_per_s"] <= s["avg_mb_per_s"] <= s["max_mb_per_s"], s
+assert s["quick"] is quick and d["options"]["quick"] is quick, (s["quick"], quick)
+assert s["status"] == "complete" and s["partial"] is False, s
+assert s["block_bytes"] > 0 and s["passes"] >= 1 and s["blocks"] == len(d["blocks"]) > 0, s
+assert "cpu_percent" in s and "system_busy_percent" in s, s
+a = d["access"]
+assert 0 < a["min_ms"] <= a["median_ms"] <= a["p95_ms"] <= a["max_ms"], a
+assert a["min_ms"] <= a["mean_ms"] <= a["max_ms"] and "cpu_percent" in a, a
+assert len(a["samples"]) == 1000 and all(x["ms"] > 0 for x in a["samples"])
+assert all(0 <= x["offset_bytes"] < dev["size_bytes"] for x in a["samples"])
+b = d["burst"]
+assert 0 < b["min_mb_per_s"] <= b["avg_mb_per_s"] <= b["max_mb_per_s"] and "cpu_percent" in b, b
+v = d["verdict"]
+assert v["kind"] == verdict and len(v["reason"]) > 20, v
+assert d["zone_summary"]["zones"] == len(d["zones"]) >= 1
+assert d["status"] == "complete" and d["partial"] is False
+PY
+}
+
+# expect_summary: stderr ends with the seven summary lines, as summary.txt has them.
+expect_summary() {
+  local dir=$1 label
+  for label in "Device:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" "Wrote:"; do
+    grep -q "^$label  *[^ ]" "$ERR" || problem "no '$label' line in the summary on stderr"
+  done
+  expect_grep 'MB = 10\^6 B' "$ERR" stderr
+  [[ $(tail -n 7 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
+    problem "the last 7 stderr lines differ from $dir/summary.txt"
+}
+
+check "zcav profile sim:hdd: every file, quick by default (1.2 h in full), media-limited" 0 \
+  "$ZCAV" profile sim:hdd -o prof
+expect_stdout_empty
+expect_profile_files prof sim-hdd
+expect_profile_json prof/profile.json media-limited true
+expect_summary prof
+expect_grep '^zcav: note: full sweep would take about 1\.[0-9] h; run with --full' "$ERR" stderr
+expect_grep '^Linear read: .*\[quick: every 10th block\]' "$ERR" stderr
+expect_grep '^Access time: +1[34]\.[0-9] ms mean' "$ERR" stderr
+expect_grep '^Burst rate: +1(49|50)\.[0-9] MB/s' "$ERR" stderr
+expect_grep '^Verdict: +media-limited' "$ERR" stderr
+expect_raw_data prof/sim-hdd.dat
+expect_grep 'status: complete' prof/sim-hdd.dat
+expect_grep '^verdict: media-limited' prof/zones.txt
+python3 - prof/profile.json <<'PY' || problem "estimate or access/burst figures wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["profile"]
+assert p["quick"] is True and 3600 < p["estimate"]["full_sweep_seconds"] < 3 * 3600, p
+assert 13.5 < d["access"]["mean_ms"] < 15.0 and abs(d["burst"]["avg_mb_per_s"] - 150) < 2
+PY
+
+check "zcav zones, plot and report read a profile.json, with access, burst and verdict" 0 \
+  bash -c "'$ZCAV' profile 'sim:hdd?size=2G' -q -o p && '$ZCAV' zones p/profile.json -o z.txt &&
+           '$ZCAV' plot p/profile.json --kind access -q -o acc.svg && '$ZCAV' report p/profile.json -q -o r.md"
+expect_grep '16 zones' z.txt
+[[ -s acc.svg || ! -x $(command -v gnuplot) ]] || problem "access plot of profile.json not drawn"
+[[ -s acc.gp ]] || problem "no acc.gp"
+expect_grep '\| Access ms \| Burst MB/s \| Verdict \|' r.md
+expect_grep '\| 1[34]\.[0-9] \| 1(49|50)\.[0-9] \| media-limited \|' r.md
+expect_grep '\| Access ms \| Burst MB/s \| Verdict \|' p/report.md
+
+check "zcav profile sim:usb2-hdd: bus-capped at the USB 2.0 ceiling, quiet" 0 \
+  "$ZCAV" profile sim:usb2-hdd -q -o usb
+expect_stdout_empty
+expect_stderr_empty
+expect_profile_files usb sim-usb2-hdd
+expect_profile_json usb/profile.json bus-capped true
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transport"]; assert t["kind"]=="usb" and t["ceiling_mb_per_s"]==40, t' \
+  usb/profile.json || problem "transport is not USB 2.0 at 40 MB/s"
+expect_grep '^Verdict: +bus-capped' usb/summary.txt
+
+check "zcav profile sim:ssd --bus sata3: bus-limited, full (16 min)" 0 \
+  "$ZCAV" profile sim:ssd --bus sata3 -q -o ssd
+expect_profile_files ssd sim-ssd
+expect_profile_json ssd/profile.json bus-limited false
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transport"]; assert t["source"]=="--bus" and t["ceiling_mb_per_s"]>500, t' \
+  ssd/profile.json || problem "transport is not the --bus sata3 one"
+
+check "zcav profile on a small sim disk sweeps in full without a note" 0 \
+  "$ZCAV" profile 'sim:hdd?size=2G' -o small
+expect_profile_files small sim-hdd-size-2G
+expect_profile_json small/profile.json media-limited false
+expect_no_grep "full sweep would take" "$ERR"
+expect_no_grep "[quick" "$ERR"
+
+check "--full forces the full sweep of sim:hdd" 0 "$ZCAV" profile sim:hdd --full -q -o full
+expect_profile_json full/profile.json media-limited false
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["profile"]["why"]=="--full" and d["profile"]["estimate"] is None and d["sweep"]["bytes_read"]==d["device"]["size_bytes"], d["profile"]' \
+  full/profile.json || problem "not a full sweep of every byte"
+
+check "--quick forces the quick sweep of a small sim disk" 0 "$ZCAV" profile 'sim:hdd?size=2G' --quick -q -o q
+expect_profile_json q/profile.json media-limited true
+expect_grep '\[quick: every 10th block\]' q/summary.txt
+
+check "-b and -c mean block size in MiB and passes, as for zcav sweep" 0 \
+  "$ZCAV" profile 'sim:hdd?size=2G' -b 100 -c 2 -q -o bc
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweep"]; assert s["block_bytes"]==100*2**20 and s["passes"]==2 and s["blocks"]==21, s' \
+  bc/profile.json || problem "-b 100 -c 2 not applied"
+
+check "zcav profile with no DEVICE profiles sim:hdd into ./zcav-profile-sim-hdd" 0 "$ZCAV" profile -q
+expect_profile_files zcav-profile-sim-hdd sim-hdd
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["device"]["path"]=="sim:hdd"' \
+  zcav-profile-sim-hdd/profile.json || problem "the default device is not sim:hdd"
+
+check "a read error: exit 1, everything written, marked partial" 1 \
+  "$ZCAV" profile 'sim:hdd?size=2G&bad=1G+1M' --full -q -o bad
+expect_stdout_empty
+expect_one_error_line "read error"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] is True and d["status"].startswith("partial: read error") and len(d["blocks"]) > 0, d["status"]' \
+  bad/profile.json || problem "profile.json not marked partial"
+[[ -s bad/sim-hdd-size-2G-bad-1G-1M.dat && -s bad/zones.txt && -s bad/report.html && -s bad/summary.txt ]] ||
+  problem "not everything written"
+expect_no_tmp_files
+
+# profile_bad NAME ARGS...: zcav profile ARGS... is bad input: exit 2, one
+# line, nothing on stdout, no directory (not even the default one) created.
+profile_bad() {
+  local name=$1
+  shift
+  check "bad input: zcav profile $name" 2 "$ZCAV" profile "$@"
+  expect_one_error_line
+  expect_stdout_empty
+  expect_no_new_files
+}
+profile_bad "an unknown option" --bogus
+profile_bad "a missing device file" "$FIX/does-not-exist"
+expect_grep "does-not-exist" "$ERR" stderr
+profile_bad "a bad --bus" sim:hdd --bus usb9
+expect_grep "usb9" "$ERR" stderr
+profile_bad "--full with --quick" sim:hdd --full --quick
+profile_bad "two devices" sim:hdd sim:ssd
+profile_bad "-o -" sim:hdd -o -
+profile_bad "-o in a missing directory" sim:hdd -o "$FIX/no-such-dir/prof"
+profile_bad "-b larger than the device" 'sim:hdd?size=1G' -b 2048
+begin "bad input: zcav profile -o pointing at a regular file"
+echo keep >afile
+run "$ZCAV" profile sim:hdd -o afile
+expect_exit 2
+expect_one_error_line "not a directory"
+expect_stdout_empty
+expect_no_new_files
+expect_eq "$(cat afile)" keep "the file"
+
+# SIGINT during the sweep of a real, slow file (4 KiB O_DIRECT chunks, 50 passes).
+begin "SIGINT during zcav profile: exit 130, everything measured written, marked partial"
+dd if=/dev/urandom of="$WORK/prof128" bs=1M count=128 status=none
+"$ZCAV" profile "$WORK/prof128" -b 1:4k -c 50 --full -o pi >"$OUT" 2>"$ERR" &
+BG_PID=$!
+# The sweep's data file appears (as a temporary) once burst and access are done.
+for ((i = 0; i < 300; i++)); do
+  [[ -n $(find pi -maxdepth 1 -name 'prof128.dat.tmp.*' 2>/dev/null) ]] && break
+  sleep 0.1
+done
+sleep 0.5
+kill -0 "$BG_PID" 2>/dev/null || problem "zcav finished before it could be interrupted"
+kill -INT "$BG_PID" 2>/dev/null
+for ((i = 0; i < 600; i++)); do
+  kill -0 "$BG_PID" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$BG_PID" 2>/dev/null; then
+  problem "zcav still running 60 s after SIGINT; killed"
+  kill -KILL "$BG_PID" 2>/dev/null
+fi
+wait "$BG_PID"
+RC=$?
+BG_PID=""
+expect_exit 130
+expect_no_tmp_files
+grep -q '^zcav: interrupted' "$ERR" || problem "no 'zcav: interrupted' message on stderr"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] is True and d["status"]=="partial: interrupted" and d["sweep"]["status"]=="partial: interrupted" and len(d["access"]["samples"])==1000 and d["burst"]["repetitions"]==200, d["status"]' \
+  pi/profile.json || problem "pi/profile.json not marked partial (or the probes before the sweep missing)"
+expect_grep 'partial: interrupted' pi/prof128.dat
+rm -f "$WORK/prof128"
 
 # ---------------------------------------------------------------------------
 

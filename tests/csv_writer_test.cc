@@ -26,7 +26,7 @@ using test::WriterRun;
 
 constexpr char kHeader[] =
     "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
-    "stddev_mb_per_s,passes,seconds";
+    "stddev_mb_per_s,passes,seconds,unreadable_bytes";
 
 std::string WriteCsv(const WriterRun& w) {
   std::ostringstream out;
@@ -68,7 +68,7 @@ TEST_CASE("CSV has a header row and one row per block with exact integer offsets
     const BlockResult& b = w.blocks[i];
     const std::vector<std::string> f = Fields(lines[i + 1]);
     INFO(lines[i + 1]);
-    REQUIRE(f.size() == 9);
+    REQUIRE(f.size() == 10);
     CHECK(f[0] == std::to_string(b.offset_bytes));
     CHECK(f[1] == std::to_string(b.length_bytes));
     CHECK(std::stod(f[2]) == Approx(b.mb_per_s).margin(0.0000005));
@@ -89,7 +89,7 @@ TEST_CASE("CSV of an interrupted run has only the header and block rows", "[csv_
   for (const std::string& line : lines) {
     INFO(line);
     CHECK(line.find('#') == std::string::npos);
-    CHECK(Fields(line).size() == 9);
+    CHECK(Fields(line).size() == 10);
   }
   CHECK(Fields(lines[3])[7] == "1");  // block 2 was measured once
 }
@@ -113,7 +113,7 @@ TEST_CASE("CSV writes 0 instead of nan or inf", "[csv_writer]") {
   CHECK(out.find("nan") == std::string::npos);
   CHECK(out.find("inf") == std::string::npos);
   const std::vector<std::string> f = Fields(Lines(out).at(1));
-  REQUIRE(f.size() == 9);
+  REQUIRE(f.size() == 10);
   CHECK(f[2] == "0.000000");
   CHECK(f[6] == "0.000000");
   CHECK(f[8] == "0.000000000");

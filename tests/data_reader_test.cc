@@ -23,6 +23,10 @@
 #include "zcav/error.h"
 #include "zcav/units.h"
 #include "zcav/writers.h"
+#include "zcav/clock.h"
+#include "zcav/device.h"
+#include "zcav/sweep.h"
+#include <cerrno>
 
 namespace zcav {
 namespace {
@@ -566,5 +570,111 @@ TEST_CASE("zcav's own files give the device, the summary and the spread across p
                     [](const CurvePoint& pt) { return pt.max_mb_per_s == 0; }));
 }
 
+// A zcav JSON document with `extra` members added at the top level (after
+// the blocks), as zcav profile writes them.
+std::string JsonWith(const std::string& extra) {
+  return "{\"format\":\"zcav\",\"device\":{\"path\":\"sim:hdd\",\"size_bytes\":2000000},\n"
+         "\"blocks\":[\n"
+         "{\"offset_bytes\":0,\"length_bytes\":1000000,\"mb_per_s\":60.0},\n"
+         "{\"offset_bytes\":1000000,\"length_bytes\":1000000,\"mb_per_s\":30.0}\n],\n" +
+         extra + "\"status\":\"complete\",\"partial\":false}\n";
+}
+
+TEST_CASE("A zcav profile JSON gives the access time, the burst rate and the verdict",
+          "[data_reader]") {
+  const Profile p = Parse(JsonWith(
+      "\"access\":{\"mean_ms\":14.25,\"median_ms\":14.0,\"samples\":["
+      "{\"offset_bytes\":512,\"ms\":12.5},{\"offset_bytes\":1024000,\"ms\":16.0}]},\n"
+      "\"burst\":{\"min_mb_per_s\":149.0,\"avg_mb_per_s\":150.0,\"max_mb_per_s\":151.0},\n"
+      "\"verdict\":{\"kind\":\"media-limited\",\"reason\":\"Falls from 60 to 30 MB/s.\"},\n"),
+                          "profile.json");
+  REQUIRE(p.points.size() == 2);
+  REQUIRE(p.access_mean_ms);
+  CHECK(*p.access_mean_ms == 14.25);
+  REQUIRE(p.access_samples.size() == 2);
+  CHECK(p.access_samples[0].offset_bytes == 512);
+  CHECK(p.access_samples[0].ms == 12.5);
+  CHECK(p.access_samples[1].offset_bytes == 1024000);
+  CHECK(p.access_samples[1].ms == 16.0);
+  REQUIRE(p.burst_mb_per_s);
+  CHECK(*p.burst_mb_per_s == 150.0);
+  CHECK(p.verdict == "media-limited");
+  CHECK(p.verdict_reason == "Falls from 60 to 30 MB/s.");
+}
+
+TEST_CASE("A zcav JSON without profile members leaves those fields empty", "[data_reader]") {
+  const Profile p = Parse(JsonWith(""), "sweep.json");
+  CHECK_FALSE(p.access_mean_ms);
+  CHECK(p.access_samples.empty());
+  CHECK_FALSE(p.burst_mb_per_s);
+  CHECK(p.verdict.empty());
+  CHECK(p.verdict_reason.empty());
+  // A non-number is ignored like a missing one (as the summary's figures are).
+  const Profile q = Parse(JsonWith("\"burst\":{\"avg_mb_per_s\":\"fast\"},\"access\":{\"mean_ms\":-1},\n"));
+  CHECK_FALSE(q.burst_mb_per_s);
+  CHECK_FALSE(q.access_mean_ms);
+}
+
+TEST_CASE("A damaged access sample in a zcav profile JSON names it", "[data_reader]") {
+  const std::string bad_offset =
+      ParseError(JsonWith("\"access\":{\"samples\":[{\"offset_bytes\":0,\"ms\":1},"
+                          "{\"offset_bytes\":-5,\"ms\":1}]},\n"),
+                 "p.json");
+  CHECK(bad_offset.find("p.json") != std::string::npos);
+  CHECK(bad_offset.find("access.samples[1]") != std::string::npos);
+  const std::string no_ms =
+      ParseError(JsonWith("\"access\":{\"samples\":[{\"offset_bytes\":0}]},\n"), "p.json");
+  CHECK(no_ms.find("access.samples[0]") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace zcav
+
+TEST_CASE("zcav's outputs of a sweep with errors read back without the unreadable blocks",
+          "[data_reader]") {
+  for (const auto format : {zcav::OutputFormat::kRaw, zcav::OutputFormat::kCsv,
+                            zcav::OutputFormat::kJson}) {
+    zcav::VirtualClock clock;
+    const auto device =
+        zcav::OpenDevice("sim:hdd?size=64M&bad=21M+4k,40M+1M&slow=50M+1M&noise=0", clock);
+    zcav::RunInfo run;
+    run.device = device->info();
+    zcav::SweepOptions options;
+    options.block_bytes = 4 * zcav::kMiB;
+    run.plan = zcav::PlanSweep(run.device, options);
+    std::stringstream out;
+    const auto writer = zcav::MakeWriter(format, out, false);
+    zcav::RunSweep(*device, run, clock, *writer);
+    const zcav::Profile p = zcav::ParseProfile(out, "run");
+    INFO(p.format);
+    CHECK(p.points.size() == 14);  // 16 blocks, 2 with no clean read
+    for (const auto& point : p.points) {
+      CHECK(point.offset_bytes != 20 * zcav::kMiB);
+      CHECK(point.offset_bytes != 40 * zcav::kMiB);
+      CHECK(point.mb_per_s > 0);
+    }
+    if (format == zcav::OutputFormat::kCsv) continue;  // CSV has per-block counts only
+    REQUIRE(p.unreadable.size() == 2);
+    CHECK(p.unreadable[0].offset_bytes == 21 * zcav::kMiB);
+    CHECK(p.unreadable[0].length_bytes == 4096);
+    CHECK(p.unreadable[0].errno_value == EIO);
+    CHECK(p.unreadable[1].offset_bytes == 40 * zcav::kMiB);
+    CHECK(p.unreadable[1].length_bytes == zcav::kMiB);
+    REQUIRE(p.slow_regions.size() == 1);
+    CHECK(p.slow_regions[0].offset_bytes == 50 * zcav::kMiB);
+    CHECK(p.slow_regions[0].ms > 100);
+  }
+}
+
+TEST_CASE("A block with passes 0 must say it was unreadable", "[data_reader]") {
+  std::stringstream csv(
+      "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
+      "stddev_mb_per_s,passes,seconds,unreadable_bytes\n"
+      "0,1048576,50,50,50,50,0,1,0.02,0\n"
+      "1048576,1048576,0,0,0,0,0,0,0,0\n");
+  CHECK_THROWS_WITH(zcav::ParseProfile(csv, "x.csv"), Catch::Contains("x.csv:3: passes 0 without unreadable_bytes"));
+  std::stringstream json(R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1,"passes":0}]})");
+  CHECK_THROWS_WITH(zcav::ParseProfile(json, "x.json"), Catch::Contains("passes is 0"));
+  std::stringstream bad_errors(R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1}],"errors":[{"offset_bytes":0}]})");
+  CHECK_THROWS_WITH(zcav::ParseProfile(bad_errors, "y.json"), Catch::Contains("errors[0]"));
+}

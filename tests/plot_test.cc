@@ -366,5 +366,24 @@ TEST_CASE("The plot label is the device model and transport, else the file name"
   CHECK(DefaultPlotLabel(p) == "WDC WD10 (usb)");
 }
 
+TEST_CASE("A loaded profile result brings its access samples, so its access plot can be drawn",
+          "[plot]") {
+  test::TempDir dir;
+  const fs::path file = dir.path() / "profile.json";
+  test::WriteFile(file,
+                  "{\"device\":{\"path\":\"sim:hdd\",\"size_bytes\":2000000},\"blocks\":[\n"
+                  "{\"offset_bytes\":0,\"length_bytes\":1000000,\"mb_per_s\":60.0},\n"
+                  "{\"offset_bytes\":1000000,\"length_bytes\":1000000,\"mb_per_s\":30.0}\n],\n"
+                  "\"access\":{\"mean_ms\":14,\"samples\":[{\"offset_bytes\":4096,\"ms\":13.5},"
+                  "{\"offset_bytes\":1500000,\"ms\":14.5}]}}\n");
+  const PlotInput in = LoadPlotInput(file.string(), "", {}, false, Media::kNone);
+  REQUIRE(in.access.size() == 2);
+  CHECK(in.access[0].offset_bytes == 4096);
+  CHECK(in.access[1].ms == 14.5);
+  const PlotFiles files = WritePlot(PlotKind::kAccess, {in}, dir.path().string(), "acc", {});
+  REQUIRE(files.data_paths.size() == 1);
+  CHECK(test::ReadFile(files.data_paths[0]).find("13.5") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace zcav

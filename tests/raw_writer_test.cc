@@ -18,6 +18,12 @@
 
 #include "testutil.h"
 #include "writer_fixture.h"
+#include <nlohmann/json.hpp>
+#include "zcav/clock.h"
+#include "zcav/device.h"
+#include "zcav/sweep.h"
+#include "zcav/units.h"
+#include "zcav/writers.h"
 #include "zcav/error.h"
 #include "zcav/units.h"
 #include "zcav/writers.h"
@@ -145,12 +151,14 @@ TEST_CASE("Seekable raw writer rewrites the header status line and keeps the fil
   CHECK(lines[1].rfind("# status: partial: interrupted ", 0) == 0);
   CHECK(lines[1].size() == Lines(streamed)[1].size());
   CHECK(lines.back() == "# status: partial: interrupted");
-  // Only the status field changed: same size, same lines elsewhere, nothing
-  // left over after the end.
+  // Only the status and errors fields changed: same size, same lines
+  // elsewhere, nothing left over after the end.
   CHECK(file.size() == streamed.size());
   CHECK(std::filesystem::file_size(dir.path() / "run.dat") == streamed.size());
   std::vector<std::string> other = Lines(streamed);
   other[1] = lines[1];
+  other[2] = lines[2];
+  CHECK(lines[2].rfind("# errors: 0 unreadable regions (0 bytes), 0 slow regions ", 0) == 0);
   CHECK(other == lines);
 }
 
@@ -309,3 +317,46 @@ TEST_CASE("MakeWriter returns the writer of the requested format", "[raw_writer]
 
 }  // namespace
 }  // namespace zcav
+
+TEST_CASE("Every writer records unreadable ranges, slow regions and blocks with no clean read",
+          "[raw_writer][csv_writer][json_writer]") {
+  // A real sweep of a simulated disk with one bad sector and one slow range.
+  const auto sweep = [](zcav::OutputFormat format) {
+    zcav::VirtualClock clock;
+    const auto device = zcav::OpenDevice("sim:hdd?size=64M&bad=21M+4k&slow=40M+1M&noise=0", clock);
+    zcav::RunInfo run;
+    run.device = device->info();
+    zcav::SweepOptions options;
+    options.block_bytes = 4 * zcav::kMiB;
+    run.plan = zcav::PlanSweep(run.device, options);
+    std::ostringstream out;
+    const auto writer = zcav::MakeWriter(format, out, false);
+    zcav::RunSweep(*device, run, clock, *writer);
+    return out.str();
+  };
+  const std::string raw = sweep(zcav::OutputFormat::kRaw);
+  INFO(raw);
+  CHECK(raw.find("# unreadable: offset_bytes=22020096 length_bytes=4096 errno=5 (Input/output "
+                 "error) pass=1\n") != std::string::npos);
+  CHECK(raw.find("# unreadable block: offset_bytes=20971520 length_bytes=4194304 "
+                 "unreadable_bytes=4096") != std::string::npos);
+  CHECK(raw.find("# slow: offset_bytes=41943040 length_bytes=1048576 ") != std::string::npos);
+  CHECK(raw.find("# errors: 1 unreadable region (4096 bytes), 1 slow region\n") != std::string::npos);
+  CHECK(raw.find("\n0.019531250 ") == std::string::npos);  // no data line at 20 MiB
+  CHECK(raw.find("\n0.023437500 ") != std::string::npos);  // the block after it is there
+
+  const std::string csv = sweep(zcav::OutputFormat::kCsv);
+  CHECK(csv.find("\n20971520,4194304,0.000000,0.000000,0.000000,0.000000,0.000000,0,0.000000000,4096\n") !=
+        std::string::npos);
+
+  const auto json = nlohmann::json::parse(sweep(zcav::OutputFormat::kJson));
+  REQUIRE(json["errors"].size() == 1);
+  CHECK(json["errors"][0]["offset_bytes"] == 22020096);
+  CHECK(json["errors"][0]["length_bytes"] == 4096);
+  CHECK(json["errors"][0]["errno"] == 5);
+  CHECK(json["blocks"][5]["mb_per_s"].is_null());
+  CHECK(json["blocks"][5]["unreadable_bytes"] == 4096);
+  CHECK(json["blocks"][6]["mb_per_s"].get<double>() > 0);
+  REQUIRE(json["slow_regions"].size() == 1);
+  CHECK(json["slow_regions"][0]["offset_bytes"] == 41943040);
+}

@@ -257,9 +257,10 @@ TEST_CASE("The average is bytes over reading time, not a mean of block rates", "
   CHECK(r.result.max_mb_per_s == Approx(r.sink.blocks[0].mb_per_s));
 }
 
-TEST_CASE("A read error stops the sweep at its offset and keeps what was measured", "[sweep]") {
+TEST_CASE("With --stop-on-error a read error ends the sweep at its offset, data kept", "[sweep]") {
   zcav::SweepOptions o;
   o.block_bytes = 4 * kMiB;
+  o.stop_on_error = true;
   SimRun r("sim:hdd?size=64M&bad=21M", o);
   CHECK(r.result.status == zcav::SweepStatus::kReadError);
   CHECK(r.result.error_offset_bytes == 21 * kMiB);
@@ -268,6 +269,115 @@ TEST_CASE("A read error stops the sweep at its offset and keeps what was measure
   CHECK(r.sink.blocks.back().offset_bytes == 16 * kMiB);
   CHECK(r.result.partial());
   CHECK(r.result.StatusText().find("read error at offset 22020096") != std::string::npos);
+}
+
+TEST_CASE("A bad sector is mapped to the sector and the sweep goes on", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  SimRun r("sim:hdd?size=64M&bad=21M+4k&noise=0", o);
+  CHECK(r.result.status == zcav::SweepStatus::kComplete);
+  REQUIRE(r.result.unreadable.size() == 1);
+  CHECK(r.result.unreadable[0].offset_bytes == 21 * kMiB);
+  CHECK(r.result.unreadable[0].length_bytes == 4096);
+  CHECK(r.result.unreadable[0].errno_value == EIO);
+  CHECK_FALSE(r.result.unreadable[0].bounded_by_budget);
+  REQUIRE(r.sink.unreadable.size() == 1);
+  REQUIRE(r.sink.blocks.size() == 16);
+  for (const auto& b : r.sink.blocks) {
+    const bool hit = b.offset_bytes == 20 * kMiB;
+    CHECK(b.passes == (hit ? 0U : 1U));
+    CHECK(b.unreadable_bytes == (hit ? 4096U : 0U));
+  }
+  // Every other block is measured as the model says.
+  CHECK(r.sink.blocks[6].mb_per_s == Approx(zcav::ExpectedMbPerS(r.model, 24 * kMiB, 4 * kMiB)).epsilon(0.001));
+  CHECK(r.result.blocks_measured == 15);
+  CHECK(r.result.UnreadableBytes() == 4096);
+}
+
+TEST_CASE("A long bad region across chunks is one range with exact ends", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  // 20.5 MiB .. 23.25 MiB: starts and ends inside chunks, spans four.
+  const std::uint64_t lo = 20 * kMiB + 512 * 1024, len = 2 * kMiB + 768 * 1024;
+  SimRun r("sim:hdd?size=64M&noise=0&bad=" + std::to_string(lo) + "+" + std::to_string(len), o);
+  CHECK(r.result.status == zcav::SweepStatus::kComplete);
+  REQUIRE(r.result.unreadable.size() == 1);
+  CHECK(r.result.unreadable[0].offset_bytes == lo);
+  CHECK(r.result.unreadable[0].length_bytes == len);
+  CHECK(r.sink.blocks[5].unreadable_bytes == len);
+  CHECK(r.sink.blocks[5].passes == 0);
+  CHECK(r.sink.blocks[6].passes == 1);
+}
+
+TEST_CASE("Separate bad spots inside one chunk are found separately", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  const std::uint64_t a = 21 * kMiB + 4096, b = 21 * kMiB + 600 * 1024;
+  SimRun r("sim:hdd?size=64M&noise=0&bad=" + std::to_string(a) + "+1024," + std::to_string(b) + "+512", o);
+  REQUIRE(r.result.unreadable.size() == 2);
+  CHECK(r.result.unreadable[0].offset_bytes == a);
+  CHECK(r.result.unreadable[0].length_bytes == 1024);
+  CHECK(r.result.unreadable[1].offset_bytes == b);
+  CHECK(r.result.unreadable[1].length_bytes == 512);
+}
+
+TEST_CASE("A bad range seen in every pass is reported once", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  o.passes = 3;
+  SimRun r("sim:hdd?size=32M&bad=9M+512&noise=0", o);
+  CHECK(r.result.status == zcav::SweepStatus::kComplete);
+  CHECK(r.sink.unreadable.size() == 1);
+  CHECK(r.result.unreadable.size() == 1);
+  REQUIRE(r.sink.blocks.size() == 8);
+  CHECK(r.sink.blocks[2].passes == 0);
+  CHECK(r.sink.blocks[3].passes == 3);
+  // Each pass's summary counts only the clean blocks.
+  REQUIRE(r.result.passes.size() == 3);
+  CHECK(r.result.passes[1].bytes == 28 * kMiB);
+}
+
+TEST_CASE("A device that goes away ends the sweep with what was measured", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  SimRun r("sim:hdd?size=64M&gone=41M", o);
+  CHECK(r.result.status == zcav::SweepStatus::kDeviceGone);
+  CHECK(r.result.error == std::error_code(ENODEV, std::system_category()));
+  CHECK(r.result.error_offset_bytes == 41 * kMiB);  // the first chunk reaching 41 MiB
+  CHECK(r.result.partial());
+  REQUIRE(r.sink.blocks.size() == 10);
+  CHECK(r.sink.blocks.back().offset_bytes == 36 * kMiB);
+  CHECK(r.result.unreadable.empty());
+  CHECK(r.result.StatusText().find("device gone") != std::string::npos);
+}
+
+TEST_CASE("Slow chunks are reported as slow regions, not errors", "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  SimRun r("sim:hdd?size=64M&slow=30M+2M&noise=1%", o);
+  CHECK(r.result.status == zcav::SweepStatus::kComplete);
+  CHECK(r.result.unreadable.empty());
+  REQUIRE(r.result.slow_regions.size() == 1);
+  const zcav::SlowRegion& s = r.result.slow_regions[0];
+  CHECK(s.offset_bytes == 30 * kMiB);
+  CHECK(s.length_bytes == 2 * kMiB);
+  // 30x the media time; the expectation comes from the faster zones before.
+  CHECK(s.ms / s.expected_ms > 25);
+  CHECK(s.ms / s.expected_ms < 40);
+  CHECK(r.sink.slow.size() == 1);
+  // The block holding it is measured (slowly): the data is kept.
+  CHECK(r.sink.blocks[7].passes == 1);
+  CHECK(r.sink.blocks[7].mb_per_s < r.sink.blocks[6].mb_per_s / 5);
+
+  SECTION("switched off") {
+    o.slow_factor = 0;
+    SimRun off("sim:hdd?size=64M&slow=30M+2M", o);
+    CHECK(off.result.slow_regions.empty());
+  }
+  SECTION("noise alone makes none") {
+    SimRun noisy("sim:hdd?size=1G&noise=10%", o);
+    CHECK(noisy.result.slow_regions.empty());
+  }
 }
 
 namespace {

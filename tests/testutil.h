@@ -16,6 +16,8 @@ class RecordingSink final : public SampleSink {
   void OnSample(const Sample& s) override { samples.push_back(s); }
   void OnBlock(const BlockResult& b) override { blocks.push_back(b); }
   void OnPassDone(const PassSummary& p) override { passes.push_back(p); }
+  void OnUnreadable(const UnreadableRange& r) override { unreadable.push_back(r); }
+  void OnSlowRegion(const SlowRegion& r) override { slow.push_back(r); }
   void OnFinish(const SweepResult& r) override { finished = true; result = r; }
 
   bool started = false;
@@ -24,6 +26,8 @@ class RecordingSink final : public SampleSink {
   std::vector<Sample> samples;
   std::vector<BlockResult> blocks;
   std::vector<PassSummary> passes;
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow;
   SweepResult result;
 };
 

@@ -47,7 +47,7 @@ zcav::ZoneAnalysis TwoZones() {
 
 TEST_CASE("The zone table is aligned and gives positions in GB and % of the device",
           "[zone_report]") {
-  zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone, {}, {}, {}};
+  zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}};
   const std::string t = zcav::FormatZoneTable(TwoZones(), c);
   CAPTURE(t);
   CHECK(t.find("zones of /dev/sdb: curve zoned") != std::string::npos);
@@ -72,7 +72,7 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
   zcav::ZoneAnalysis a = TwoZones();
   a.zones[0].mb_per_s = a.zones[0].mean_mb_per_s = 6.144;  // 40x CD
   a.zones[1].mb_per_s = a.zones[1].mean_mb_per_s = 3.072;  // 20x CD
-  zcav::ZoneReportContext c{"/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {}};
+  zcav::ZoneReportContext c{"/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {}, {}, {}};
   REQUIRE(c.media == zcav::Media::kCd);
   const std::string t = zcav::FormatZoneTable(a, c);
   CHECK(t.find("CD speed") != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
 }
 
 TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
-  zcav::ZoneReportContext c{"a \"b\".dat", 1000000000, zcav::Media::kNone, {}, {}, {}};
+  zcav::ZoneReportContext c{"a \"b\".dat", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}};
   const std::string csv = zcav::FormatZoneCsv(TwoZones(), c, true, true);
   std::istringstream lines(csv);
   std::vector<std::string> rows;
@@ -102,7 +102,7 @@ TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
 }
 
 TEST_CASE("The zone JSON uses the documented names", "[zone_report]") {
-  zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone, {}, {}, {}};
+  zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}};
   const auto j = nlohmann::json::parse(zcav::ZoneAnalysisJson(TwoZones(), c));
   CHECK(j["curve_type"] == "zoned");
   REQUIRE(j["zones"].size() == 2);
@@ -149,4 +149,27 @@ TEST_CASE("A sweep wrapped in the zone sink finds the simulated disk's zones bef
   CHECK(order.zones == 8);
   CHECK(order.source == model.info.path);
   CHECK(zones.analysis().type == zcav::CurveType::kZoned);
+}
+
+TEST_CASE("The zone sink's verdict weighs the burst rate it is given", "[zone_report]") {
+  // A flat curve on a link of unknown ceiling: undetermined on its own;
+  // a burst equal to the sustained rate says the interface sets it.
+  zcav::Transport unknown_link;
+  const auto verdict_with = [&](std::optional<double> burst) {
+    zcav::VirtualClock clock;
+    auto dev = zcav::MakeSimulatedDevice(zcav::ParseSimSpec("sim:ssd?size=10G"), clock);
+    zcav::RunInfo run;
+    run.device = dev->info();
+    run.plan = zcav::PlanSweep(run.device, {});
+    OrderSink order;
+    zcav::ZoneDetectingSink zones(order, {}, zcav::Media::kNone, unknown_link, burst);
+    zcav::RunSweep(*dev, run, clock, zones);
+    REQUIRE(zones.context().verdict.has_value());
+    return *zones.context().verdict;
+  };
+  const zcav::Verdict without = verdict_with(std::nullopt);
+  CHECK(without.kind == zcav::VerdictKind::kUndetermined);
+  const zcav::Verdict with = verdict_with(530.0);
+  CHECK(with.kind == zcav::VerdictKind::kBusLimited);
+  CHECK(with.reason.find("burst 530") != std::string::npos);
 }

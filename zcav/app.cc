@@ -113,22 +113,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
                    {name + ".png", name + ".svg"}, options.quiet, err);
   }
 
-  const std::string where = options.output == "-" ? "stdout" : options.output;
-  switch (result.status) {
-    case SweepStatus::kComplete:
-      return 0;
-    case SweepStatus::kInterrupted:
-      err << "zcav: interrupted: " << result.blocks_measured << " of " << run.plan.block_count
-          << " blocks measured, written to " << where << " (marked partial)\n";
-      return 130;
-    case SweepStatus::kReadError:
-      err << "zcav: read error at offset " << result.error_offset_bytes << " bytes ("
-          << FormatBytes(result.error_offset_bytes) << ") of " << run.device.path << ": "
-          << result.error.message() << "; stopped there, " << result.blocks_measured
-          << " blocks measured before it written to " << where << " (marked partial)\n";
-      return 1;
-  }
-  return 1;
+  return SweepExitCode(result, run, options.output == "-" ? "stdout" : options.output, err);
 }
 
 }  // namespace zcav

@@ -31,6 +31,16 @@ int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream&
 int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested);
 
+// zcav profile (zcav/profile.cc): burst rate, access time, a sweep (quick
+// when a full one would take over an hour, unless options.profile_mode says),
+// zones, verdict, plots and reports into the directory options.output ("-" =
+// zcav-profile-NAME), the summary on `err` (unless quiet); `out` stays empty.
+// Returns 0, 1 after a read error (everything measured written, marked
+// partial), 130 when interrupted (likewise). Throws Error for bad input (bad
+// device, a DIR that is a file, ...) before DIR is created or anything read.
+int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                      const std::atomic<bool>& stop);
+
 // Analyses options.files and writes their zone tables to options.output (or
 // `out` for "-"). Returns 0. Throws Error for an unreadable or malformed file
 // (before anything is written).

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "zcav/units.h"
+
 namespace zcav {
 
 double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
@@ -49,6 +51,61 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
     err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot "
         << name << ".gp' in its directory)\n";
   }
+}
+
+int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
+                  std::ostream& err) {
+  const std::string& device = run.device.path;
+  if (!result.unreadable.empty()) {
+    err << "zcav: " << device << ": " << result.unreadable.size() << " unreadable region"
+        << (result.unreadable.size() == 1 ? "" : "s") << ", " << FormatBytes(result.UnreadableBytes()) << ":";
+    std::size_t shown = 0;
+    for (const UnreadableRange& r : result.unreadable) {
+      if (shown++ == 5) {
+        err << " ...";
+        break;
+      }
+      err << (shown > 1 ? "," : "") << " " << r.offset_bytes << "+" << r.length_bytes << " ("
+          << std::strerror(r.errno_value) << (r.bounded_by_budget ? ", bounded" : "") << ")";
+    }
+    err << "; read around them, their blocks are left out of the zone statistics\n";
+  }
+  if (!result.slow_regions.empty()) {
+    err << "zcav: " << device << ": " << result.slow_regions.size() << " slow region"
+        << (result.slow_regions.size() == 1 ? "" : "s") << " (far slower than the chunks before):";
+    std::size_t shown = 0;
+    for (const SlowRegion& r : result.slow_regions) {
+      if (shown++ == 5) {
+        err << " ...";
+        break;
+      }
+      err << (shown > 1 ? "," : "") << " " << r.offset_bytes << "+" << r.length_bytes << " in "
+          << Num(r.ms, 0) << " ms (expected " << Num(r.expected_ms, 1) << " ms)";
+    }
+    err << "\n";
+  }
+  switch (result.status) {
+    case SweepStatus::kComplete:
+      return result.unreadable.empty() ? 0 : 1;
+    case SweepStatus::kInterrupted:
+      err << "zcav: interrupted: " << result.blocks_measured << " of " << run.plan.block_count
+          << " blocks measured, written to " << where << " (marked partial)\n";
+      return 130;
+    case SweepStatus::kReadError:
+      err << "zcav: read error at offset " << result.error_offset_bytes << " bytes ("
+          << FormatBytes(result.error_offset_bytes) << ") of " << device << ": "
+          << result.error.message() << "; stopped there (--stop-on-error), "
+          << result.blocks_measured << " blocks measured before it written to " << where
+          << " (marked partial)\n";
+      return 1;
+    case SweepStatus::kDeviceGone:
+      err << "zcav: " << device << " went away at offset " << result.error_offset_bytes
+          << " bytes (" << FormatBytes(result.error_offset_bytes)
+          << "): " << result.error.message() << "; " << result.blocks_measured
+          << " blocks measured before it written to " << where << " (marked partial)\n";
+      return 3;
+  }
+  return 1;
 }
 
 std::string Num(double v, int decimals) {

@@ -35,6 +35,14 @@ std::string UtcNow();
 std::string Num(double v, int decimals);
 // The device facts every probe's JSON carries.
 Json DeviceJson(const DeviceInfo& dev);
+// Says on `err` how a sweep of `device` ended (unreadable and slow regions,
+// interruption, read error, device gone; results written to `where`) and
+// returns the exit code: 0 complete and every byte read; 1 complete with
+// unreadable regions, or stopped at a read error (--stop-on-error); 3 the
+// device went away; 130 interrupted.
+int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
+                  std::ostream& err);
+
 // A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
 // -> "sim-hdd-size-2T".
 std::string PlotNameFor(const std::string& device);
@@ -110,6 +118,7 @@ class CurveSink final : public SampleSink {
   void OnStart(const RunInfo&) override {}
   void OnSample(const Sample&) override {}
   void OnBlock(const BlockResult& b) override {
+    if (b.passes == 0) return;  // no clean read: no rate to draw
     points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s,
                       b.max_mb_per_s});
   }

@@ -14,6 +14,10 @@ namespace po = boost::program_options;
 constexpr const char* kTopHelp = R"(zcav: profile how fast a storage device reads at every position.
 
 Usage:
+  zcav profile [DEVICE] [-o DIR]  start here: burst rate, access time, a sweep (quick when
+                                a full one would take over an hour; --full), zones, the
+                                bus-or-media verdict, plots and reports into one directory
+                                (default zcav-profile-NAME); DEVICE defaults to sim:hdd
   zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position
   zcav access DEVICE [options] average access time (random small reads)
   zcav burst DEVICE [options]   burst rate (the drive cache's, i.e. the interface's rate)
@@ -32,7 +36,7 @@ DEVICE is a block device (/dev/sdb, /dev/nvme0n1, /dev/sr0, /dev/loop0), a regul
 file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd
 (optionally sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav COMMAND --help' (sweep, zones, plot, report) for its options.
+Run 'zcav COMMAND --help' (profile, sweep, zones, plot, report) for its options.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
 
@@ -101,6 +105,12 @@ po::options_description SweepOptionsDescription() {
       ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
       ("no-warmup", "do not read one untimed chunk before the first timed block")
       ("no-zones", "do not detect zones at the end of the sweep")
+      ("stop-on-error",
+       "end the sweep at the first read error (default: retry once, map the unreadable "
+       "sectors by bisection and go on)")
+      ("slow-factor", po::value<std::string>()->value_name("X"),
+       "report chunks more than X times slower than the chunks before them (and over "
+       "250 ms) as slow regions; 0 = off (default 10)")
       ("plot", po::value<std::string>()->value_name("DIR"),
        "after the sweep, write the falloff plot into DIR: its data, the gnuplot script "
        "(.gp), a PNG and an SVG")
@@ -178,7 +188,10 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
       << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
       << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
       << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
-      << "Exit codes: 0 done, 1 read error (data so far kept), 2 bad input, 130 interrupted.\n";
+      << "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
+      << "readable block is measured; the ranges go into the output and the summary.\n"
+      << "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
+      << "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
     out.command = CliOptions::Command::kHelp;
     out.help_text = s.str();
     return;
@@ -273,6 +286,21 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   }
   s.quick = vm.count("quick") > 0;
   s.warmup = vm.count("no-warmup") == 0;
+  s.stop_on_error = vm.count("stop-on-error") > 0;
+  if (vm.count("slow-factor")) {
+    const std::string text = vm["slow-factor"].as<std::string>();
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(v) || !(v == 0 || v > 1)) {
+      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off");
+    }
+    s.slow_factor = v;
+  }
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
   if (vm.count("plot")) {
@@ -495,6 +523,80 @@ void ParseReport(const std::vector<std::string>& args, CliOptions& out) {
   ParseZoneOptions(vm, out);
 }
 
+void ParseProfileCommand(const std::vector<std::string>& args, CliOptions& out) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("DIR"),
+       "the directory for the results (created; an existing one is reused, its files "
+       "replaced) (default: zcav-profile-NAME in the current directory)")
+      ("full", "read every block, however long it takes")
+      ("quick", "read an evenly spaced tenth of the surface, however short a full sweep is")
+      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
+       "block size [and chunk size] in MiB, as for zcav sweep (default: about 1000 blocks)")
+      (",c", po::value<std::string>()->value_name("N"), "passes of the sweep (default 1)")
+      ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
+       "the plot and report title (default: the device model, or the device name)")
+      ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
+  desc.add(ZoneOptionsDescription());
+  const po::variables_map vm = ParseArgs(args, desc, "device", "profile");
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav profile [DEVICE] [-o DIR] [options]\n\n"
+      << "The one command most people should run. Measures DEVICE (default: the simulated\n"
+      << "disk sim:hdd) and writes everything into DIR: the burst rate, the average access\n"
+      << "time, a sweep (quick when a full one would take over an hour: an estimate from\n"
+      << "reading the first 256 MiB or 2 s says so; --full reads every block), its zones\n"
+      << "and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all\n"
+      << "of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic\n"
+      << "raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access\n"
+      << "times) with their .gp scripts and data, report.html, report.md (with report-1.png\n"
+      << "beside it), summary.txt. Every file is written under a temporary name and renamed.\n"
+      << "The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.\n"
+      << "Exit codes: 0 done, 1 read error (what was measured is written, marked partial),\n"
+      << "2 bad input (nothing written), 130 interrupted (written so far, marked partial).\n\n"
+      << desc;
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = s.str();
+    return;
+  }
+  out.command = CliOptions::Command::kProfile;
+  std::vector<std::string> devices;
+  if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
+  if (devices.size() > 1) {
+    throw Error("one device at a time, got " + std::to_string(devices.size()) +
+                " (usage: zcav profile [DEVICE] [-o DIR])");
+  }
+  out.device = devices.empty() ? "sim:hdd" : devices[0];
+  if (out.device.empty()) throw Error("empty device name");
+  if (vm.count("output")) {
+    out.output = vm["output"].as<std::string>();
+    if (out.output.empty() || out.output == "-") {
+      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')");
+    }
+  }
+  if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both");
+  if (vm.count("full")) out.profile_mode = CliOptions::ProfileMode::kFull;
+  if (vm.count("quick")) out.profile_mode = CliOptions::ProfileMode::kQuick;
+  if (vm.count("-b")) {
+    const std::string b = vm["-b"].as<std::string>();
+    const auto colon = b.find(':');
+    out.sweep.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
+    if (out.sweep.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
+    if (colon != std::string::npos) {
+      out.sweep.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
+      if (out.sweep.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
+    }
+  }
+  if (vm.count("-c")) out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
+  if (vm.count("label")) {
+    out.labels = vm["label"].as<std::vector<std::string>>();
+    if (out.labels.size() > 1) throw Error("zcav profile takes one --label");
+  }
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneOptions(vm, out);
+}
+
 }  // namespace
 
 CliOptions ParseCommandLine(int argc, const char* const* argv) {
@@ -531,11 +633,16 @@ CliOptions ParseCommandLine(int argc, const char* const* argv) {
     ParseReport(args, out);
     return out;
   }
+  if (args[0] == "profile") {
+    args.erase(args.begin());
+    ParseProfileCommand(args, out);
+    return out;
+  }
   if (args[0] == "sweep") {
     args.erase(args.begin());
   } else if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error("unknown option '" + args[0] + "' (commands: sweep, zones, plot, report; see 'zcav --help')");
+    throw Error("unknown option '" + args[0] + "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')");
   }
   // Anything else is the classic zcav command line: flags and a file name.
   ParseSweep(args, out);

@@ -17,7 +17,7 @@ namespace zcav {
 struct CliOptions {
   // kReport: zcav report FILE... -o REPORT.md|REPORT.html [--label L]...; uses
   // files, labels, output, zones and media below.
-  enum class Command { kHelp, kVersion, kSweep, kAccess, kBurst, kZones, kPlot, kReport };
+  enum class Command { kHelp, kVersion, kSweep, kAccess, kBurst, kZones, kPlot, kReport, kProfile };
   Command command = Command::kHelp;
   std::string help_text;        // for kHelp: what to print on stdout
   std::string device;           // path or sim:NAME
@@ -44,6 +44,11 @@ struct CliOptions {
   AccessOptions access;
   BurstOptions burst;
   std::string bus;              // --bus NAME (usb2, sata3, ...): the link; empty = from sysfs
+  // zcav profile [DEVICE] [-o DIR]: device defaults to sim:hdd; output is the
+  // directory ("-" = zcav-profile-NAME); sweep, zones, media, bus, labels,
+  // quiet as for sweep. kAuto: quick when a full sweep would take over 1 h.
+  enum class ProfileMode { kAuto, kFull, kQuick };
+  ProfileMode profile_mode = ProfileMode::kAuto;  // --full, --quick. Default: kAuto
   // zcav zones: the saved results to analyse and the table format.
   std::vector<std::string> files;
   std::string zones_format = "text";  // text, csv or json. Default: text
@@ -58,7 +63,7 @@ struct CliOptions {
   std::vector<std::string> warnings;  // things accepted but ignored, for stderr
 };
 
-// Parses argv. `zcav sweep DEVICE [options]`, `zcav zones FILE...`,
+// Parses argv. `zcav profile [DEVICE] [-o DIR]`, `zcav sweep DEVICE [options]`, `zcav zones FILE...`,
 // `zcav plot FILE...`, `zcav --help`, `zcav --version`,
 // and the classic zcav command lines (`zcav [-b MiB[:chunkMiB]] [-c count]
 // [-r [start:]end] [-s skip] [-l log] [-f] file`) with their classic meaning.

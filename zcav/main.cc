@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
       case zcav::CliOptions::Command::kBurst:
         InstallSignalHandlers();
         return zcav::RunBurstCommand(options, std::cout, std::cerr, g_stop_requested);
+      case zcav::CliOptions::Command::kProfile:
+        InstallSignalHandlers();
+        return zcav::RunProfileCommand(options, std::cout, std::cerr, g_stop_requested);
       case zcav::CliOptions::Command::kZones:
         return zcav::RunZonesCommand(options, std::cout);
       case zcav::CliOptions::Command::kPlot:

@@ -1,7 +1,9 @@
 // The CSV writer: one header row, one row per block, nothing else (no comment
 // lines: spreadsheets and CSV readers take the file as is). Offsets and lengths
 // are exact integers in bytes; rates are MB/s (10^6 B/s) with 6 decimals;
-// seconds with 9 decimals (the clock's nanosecond resolution).
+// seconds with 9 decimals (the clock's nanosecond resolution). A block with
+// unreadable bytes says how many; one with no clean read at all has passes 0
+// and rates 0 (meaningless: readers skip it).
 #include <ostream>
 #include <string>
 
@@ -20,7 +22,7 @@ class CsvWriter final : public SampleSink {
     (void)run;
     Write(
         "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
-        "stddev_mb_per_s,passes,seconds\n");
+        "stddev_mb_per_s,passes,seconds,unreadable_bytes\n");
   }
 
   void OnBlock(const BlockResult& b) override {
@@ -29,7 +31,8 @@ class CsvWriter final : public SampleSink {
                         b.stddev_mb_per_s}) {
       row += ',' + FormatFixed(rate, 6);
     }
-    row += ',' + std::to_string(b.passes) + ',' + FormatFixed(b.seconds, 9) + '\n';
+    row += ',' + std::to_string(b.passes) + ',' + FormatFixed(b.seconds, 9) + ',' +
+           std::to_string(b.unreadable_bytes) + '\n';
     Write(row);
   }
 

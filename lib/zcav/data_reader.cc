@@ -669,7 +669,50 @@ std::uint64_t HeaderNumber(const Input& in, std::size_t line, std::string_view n
   return *v;
 }
 
+// "offset_bytes=X length_bytes=Y errno=E (text) pass=P [bounded]".
+UnreadableRange RawUnreadable(const Input& in, std::size_t n, std::string_view text) {
+  UnreadableRange r;
+  bool offset = false, length = false;
+  for (std::string_view word : Words(text)) {
+    const std::size_t eq = word.find('=');
+    if (word == "bounded") r.bounded_by_budget = true;
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "offset_bytes") r.offset_bytes = HeaderNumber(in, n, key, value), offset = true;
+    if (key == "length_bytes") r.length_bytes = HeaderNumber(in, n, key, value), length = true;
+    if (key == "errno") r.errno_value = static_cast<int>(HeaderNumber(in, n, key, value) & 0xffff);
+    if (key == "pass") {
+      const std::uint64_t pass = HeaderNumber(in, n, key, value);
+      r.pass = pass > 0 ? static_cast<std::uint32_t>(std::min<std::uint64_t>(pass - 1, 1u << 30)) : 0;
+    }
+  }
+  if (!offset || !length || r.length_bytes == 0) {
+    in.Fail(n, "an unreadable line needs offset_bytes and a positive length_bytes");
+  }
+  return r;
+}
+
+// "offset_bytes=X length_bytes=Y ms=M expected_ms=E pass=P".
+SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
+  SlowRegion r;
+  bool offset = false, length = false;
+  for (std::string_view word : Words(text)) {
+    const std::size_t eq = word.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "offset_bytes") r.offset_bytes = HeaderNumber(in, n, key, value), offset = true;
+    if (key == "length_bytes") r.length_bytes = HeaderNumber(in, n, key, value), length = true;
+    if (key == "ms") r.ms = NonNegative(in, n, "ms", value);
+    if (key == "expected_ms") r.expected_ms = NonNegative(in, n, "expected_ms", value);
+  }
+  if (!offset || !length || r.length_bytes == 0) {
+    in.Fail(n, "a slow line needs offset_bytes and a positive length_bytes");
+  }
+  return r;
+}
+
 void ParseZcavRaw(const Input& in, Profile& profile) {
+  std::vector<UnreadableRange> final_unreadable, inline_unreadable;
   std::uint64_t block = 0;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
@@ -699,6 +742,12 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
         profile.link = KnownText(line.substr(7));
       } else if (StartsWith(line, "# summary:")) {
         ParseRawSummary(line.substr(10), profile);
+      } else if (StartsWith(line, "# final unreadable: offset_bytes=")) {
+        final_unreadable.push_back(RawUnreadable(in, n, line.substr(20)));
+      } else if (StartsWith(line, "# unreadable: offset_bytes=")) {
+        inline_unreadable.push_back(RawUnreadable(in, n, line.substr(14)));
+      } else if (StartsWith(line, "# slow: offset_bytes=")) {
+        profile.slow_regions.push_back(RawSlow(in, n, line.substr(8)));
       } else if (StartsWith(line, "# options:")) {
         for (std::string_view word : Words(line.substr(10))) {
           const std::size_t eq = word.find('=');
@@ -756,6 +805,10 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
   }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   ReduceRows(rows, profile);
+  // The footer's merged list when the run finished; else the ones found.
+  profile.unreadable = final_unreadable.empty() ? inline_unreadable : final_unreadable;
+  std::sort(profile.unreadable.begin(), profile.unreadable.end(),
+            [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
 
   std::vector<CurvePoint>& points = profile.points;
   if (block == 0 && points.size() >= 2) {
@@ -821,6 +874,7 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
   const std::optional<std::size_t> passes_col = column("passes");
   const std::optional<std::size_t> min_col = column("min_mb_per_s");
   const std::optional<std::size_t> max_col = column("max_mb_per_s");
+  const std::optional<std::size_t> unreadable_col = column("unreadable_bytes");
 
   std::vector<Row> rows;
   PassOrder order(/*equal_allowed=*/false);
@@ -846,6 +900,12 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
             .length_bytes = *length,
             .mb_per_s = NonNegative(in, n, "mb_per_s", f[rate_col]),
             .passes = 1};
+    if (passes_col && unreadable_col && f[*passes_col] == "0") {
+      // A block with no clean read: no rate. It must say what was unreadable.
+      const std::optional<std::uint64_t> bad = ToUint(f[*unreadable_col]);
+      if (!bad || *bad == 0) in.Fail(n, "passes 0 without unreadable_bytes: no rate to read");
+      continue;
+    }
     if (passes_col) {
       const std::optional<std::uint64_t> passes = ToUint(f[*passes_col]);
       if (!passes || *passes == 0) {
@@ -976,6 +1036,73 @@ void ParseZcavJson(const Input& in, Profile& profile) {
       profile.block_bytes = b->get<std::uint64_t>();
     }
   }
+  // zcav profile's measurements besides the sweep (all optional).
+  const auto number_in = [](const Json& object, const char* name) -> std::optional<double> {
+    const auto it = object.find(name);
+    if (it == object.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    return v;
+  };
+  if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
+    profile.access_mean_ms = number_in(*acc, "mean_ms");
+    if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
+      for (std::size_t i = 0; i < samples->size(); ++i) {
+        const Json& sample = (*samples)[i];
+        const auto offset = sample.is_object() ? sample.find("offset_bytes") : sample.end();
+        const std::optional<double> ms = sample.is_object() ? number_in(sample, "ms") : std::nullopt;
+        if (offset == sample.end() || !offset->is_number_unsigned() || !ms) {
+          in.FailFile("access.samples[" + std::to_string(i) +
+                      "]: needs a whole offset_bytes and a number ms of at least 0");
+        }
+        profile.access_samples.push_back({offset->get<std::uint64_t>(), *ms});
+      }
+    }
+  }
+  if (const auto burst = root.find("burst"); burst != root.end() && burst->is_object()) {
+    profile.burst_mb_per_s = number_in(*burst, "avg_mb_per_s");
+  }
+  if (const auto verdict = root.find("verdict"); verdict != root.end() && verdict->is_object()) {
+    const auto kind = verdict->find("kind");
+    const auto reason = verdict->find("reason");
+    if (kind != verdict->end() && kind->is_string()) profile.verdict = kind->get<std::string>();
+    if (reason != verdict->end() && reason->is_string()) {
+      profile.verdict_reason = reason->get<std::string>();
+    }
+  }
+
+  // Unreadable ranges and slow regions (zcav's own sweeps).
+  const auto range_list = [&](const char* name, auto add) {
+    const auto list = root.find(name);
+    if (list == root.end() || list->is_null()) return;
+    if (!list->is_array()) in.FailFile(std::string(name) + " is not an array");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const Json& item = (*list)[i];
+      const auto offset = item.is_object() ? item.find("offset_bytes") : item.end();
+      const auto length = item.is_object() ? item.find("length_bytes") : item.end();
+      if (offset == item.end() || length == item.end() || !offset->is_number_unsigned() ||
+          !length->is_number_unsigned() || length->get<std::uint64_t>() == 0) {
+        in.FailFile(std::string(name) + "[" + std::to_string(i) +
+                    "]: needs whole offset_bytes and a positive whole length_bytes");
+      }
+      add(item, offset->get<std::uint64_t>(), length->get<std::uint64_t>());
+    }
+  };
+  range_list("errors", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+    UnreadableRange r{offset, length, 0, 0, false};
+    if (const auto e = item.find("errno"); e != item.end() && e->is_number_integer()) {
+      r.errno_value = e->get<int>();
+    }
+    if (const auto b = item.find("bounded_by_budget"); b != item.end() && b->is_boolean()) {
+      r.bounded_by_budget = b->get<bool>();
+    }
+    profile.unreadable.push_back(r);
+  });
+  range_list("slow_regions", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+    SlowRegion r{offset, length, 0, number_in(item, "ms").value_or(0),
+                 number_in(item, "expected_ms").value_or(0)};
+    profile.slow_regions.push_back(r);
+  });
 
   std::vector<Row> rows;
   PassOrder order(/*equal_allowed=*/false);
@@ -1002,7 +1129,12 @@ void ParseZcavJson(const Input& in, Profile& profile) {
     row.length_bytes = whole("length_bytes", true, 0);
     if (row.length_bytes == 0) fail("length_bytes is 0");
     row.passes = whole("passes", false, 1);
-    if (row.passes == 0) fail("passes is 0");
+    if (row.passes == 0) {
+      // No clean read (zcav writes null rates and the unreadable bytes).
+      const auto rate = block.find("mb_per_s");
+      if (rate != block.end() && rate->is_null() && whole("unreadable_bytes", false, 0) > 0) continue;
+      fail("passes is 0");
+    }
     const auto rate = block.find("mb_per_s");
     if (rate == block.end()) fail("has no mb_per_s");
     if (!rate->is_number()) fail("mb_per_s is not a number");

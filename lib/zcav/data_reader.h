@@ -8,9 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "zcav/sample.h"
 #include "zcav/zone_detector.h"
 
 namespace zcav {
+
+// One timed random read (zcav access, zcav profile): what the access plot
+// draws.
+struct AccessSample {
+  std::uint64_t offset_bytes = 0;
+  double ms = 0;  // access time, milliseconds
+};
 
 struct Profile {
   std::string source;         // file name, as given
@@ -28,6 +36,18 @@ struct Profile {
   std::string link;                // e.g. "USB 480 Mb/s"
   std::optional<double> avg_mb_per_s;   // bytes read / read time
   std::optional<double> cpu_percent;    // process user+sys as % of wall
+  // From a `zcav profile` JSON (profile.json) when present: the access-time
+  // and burst measurements and the bus-or-media verdict. A sweep's JSON has
+  // the verdict only (decided without a burst rate).
+  std::optional<double> access_mean_ms;     // mean of the random reads, ms
+  std::vector<AccessSample> access_samples; // each random read, in the order read
+  std::optional<double> burst_mb_per_s;     // average burst rate, MB/s (10^6 B/s)
+  std::string verdict;                      // "bus-limited", "media-limited", ...; empty = none
+  std::string verdict_reason;               // its sentences
+  // zcav's own outputs: the unreadable ranges (sorted) and slow regions the
+  // sweep found. Blocks with no clean read are not in `points`.
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
   // What a user should know about the import, e.g. "12 '++++' rates
   // recomputed from the time column and the 100 MiB block size".
   std::vector<std::string> notes;
@@ -38,7 +58,8 @@ struct Profile {
 // in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
 // with `++++` rates recomputed from the time column); several passes (the
 // same offset more than once) are reduced to the per-block median.
-// Detection: first non-blank character '{' = zcav JSON (needs "blocks");
+// Detection: first non-blank character '{' = zcav JSON (needs "blocks"; the
+// optional "access", "burst" and "verdict" members fill the fields above);
 // first line `# zcav ` = zcav raw; first line `offset_bytes,length_bytes,
 // mb_per_s...` = zcav CSV; otherwise a `#block` header after leading '#'
 // lines picks the classic layout (`K/s` = 1.03, `GiB` = 1.9x).

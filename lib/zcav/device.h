@@ -62,6 +62,12 @@ class Device {
   // Called before every pass. A device read without O_DIRECT drops its cached
   // pages here (posix_fadvise DONTNEED) so each pass reaches the device.
   virtual std::error_code PreparePass() noexcept { return {}; }
+
+  // Called after a failed read: is the device still there, at its size?
+  // Returns ENODEV when it went away (a block device no longer in sysfs, an
+  // unplugged USB disk), ENXIO when it shrank (a truncated file), {} when it
+  // is still there (the failure was the media's).
+  virtual std::error_code CheckPresent() noexcept { return {}; }
 };
 
 // Opens `name`: "sim:MODEL[?k=v&...]" gives a SimulatedDevice advancing

@@ -9,13 +9,18 @@
 //   ],
 //   "passes":[..],
 //   "summary":{..},
+//   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
+//              "bounded_by_budget"}],     <- unreadable ranges, merged
+//   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
 //   "status":"complete","partial":false}
 //
 // The opening is written at OnStart, each block at OnBlock, the rest at
 // OnFinish; the document is only complete (parseable) after OnFinish.
 // Rates are MB/s (10^6 B/s), sizes bytes, times seconds. Unknown device facts
-// are null. NaN and infinities never appear (written as 0).
+// are null. NaN and infinities never appear (written as 0). A block with no
+// clean read (passes 0) has null rates and its "unreadable_bytes".
 #include <cmath>
+#include <system_error>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -93,6 +98,14 @@ Json BlockJson(const BlockResult& b) {
   j["stddev_mb_per_s"] = Finite(b.stddev_mb_per_s);
   j["passes"] = b.passes;
   j["seconds"] = Finite(b.seconds);
+  if (b.unreadable_bytes > 0) j["unreadable_bytes"] = b.unreadable_bytes;
+  if (b.passes == 0) {
+    // No clean read: no rate at all (not 0 MB/s).
+    for (const char* key : {"mb_per_s", "mean_mb_per_s", "min_mb_per_s", "max_mb_per_s",
+                            "stddev_mb_per_s", "seconds"}) {
+      j[key] = nullptr;
+    }
+  }
   return j;
 }
 
@@ -162,8 +175,27 @@ class JsonWriter final : public SampleSink {
     // The zone analysis, when the sweep ran the detector: "curve_type",
     // "zones", "outliers", "zone_summary" at the top level.
     for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
+    Json errors = Json::array();
+    for (const UnreadableRange& u : r.unreadable) {
+      errors.push_back({{"offset_bytes", u.offset_bytes},
+                        {"length_bytes", u.length_bytes},
+                        {"errno", u.errno_value},
+                        {"error", std::error_code(u.errno_value, std::system_category()).message()},
+                        {"pass", u.pass + 1},
+                        {"bounded_by_budget", u.bounded_by_budget}});
+    }
+    Json slow = Json::array();
+    for (const SlowRegion& x : r.slow_regions) {
+      slow.push_back({{"offset_bytes", x.offset_bytes},
+                      {"length_bytes", x.length_bytes},
+                      {"ms", Finite(x.ms)},
+                      {"expected_ms", Finite(x.expected_ms)},
+                      {"pass", x.pass + 1}});
+    }
+    s += Member("errors", errors) + ",\n";
+    s += Member("slow_regions", slow) + ",\n";
     s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
-    if (r.status == SweepStatus::kReadError) {
+    if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone) {
       Json error;
       error["offset_bytes"] = r.error_offset_bytes;
       error["message"] = r.error.message();

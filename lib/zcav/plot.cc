@@ -587,6 +587,7 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
   input.media = media_given ? media : GuessMedia(input.profile.device_path);
   input.zones = DetectZones(input.profile.points, options, input.media != Media::kNone);
   input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
+  input.access = input.profile.access_samples;
   return input;
 }
 

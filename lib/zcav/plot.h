@@ -29,20 +29,14 @@ const char* PlotKindName(PlotKind kind);
 // The inverse of PlotKindName; throws Error(kBadInput) naming the choices.
 PlotKind ParsePlotKind(const std::string& text);
 
-// One timed random read (a later issue produces them; the plots take them
-// as data now).
-struct AccessSample {
-  std::uint64_t offset_bytes = 0;
-  double ms = 0;  // access time, milliseconds
-};
-
 // One result to plot.
 struct PlotInput {
   std::string label;   // legend / title: --label, else device model, else file name
   Profile profile;     // the curve (and metadata); kConcurrent: the device read alone
   ZoneAnalysis zones;  // detected zones (may be empty)
   Media media = Media::kNone;  // optical: a right-hand axis in X speed
-  // kAccess, kHistogram: the access samples (position order not required).
+  // kAccess, kHistogram: the access samples (position order not required);
+  // LoadPlotInput copies the profile's access_samples here.
   std::vector<AccessSample> access;
   // kConcurrent: the same device's curve while the other inputs' devices
   // were read at the same time (same shape as profile.points).

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "zcav/error.h"
@@ -29,6 +30,8 @@ namespace {
 constexpr std::size_t kStatusFieldWidth = 100;
 constexpr char kStatusPrefix[] = "# status: ";
 constexpr char kRunningStatus[] = "running (the final status is the last line)";
+constexpr char kErrorsPrefix[] = "# errors: ";
+constexpr char kNoErrorsYet[] = "none so far (the final count is in the footer)";
 
 // Header and footer values become one '#' line each: a newline inside a
 // device string, note or error message must not end the comment.
@@ -65,6 +68,10 @@ class RawWriter final : public SampleSink {
       if (start != std::streampos(-1)) status_pos_ = start + std::streamoff(h.size());
     }
     h += kStatusPrefix + StatusField(kRunningStatus) + "\n";
+    if (seekable_ && status_pos_ != std::streampos(-1)) {
+      errors_pos_ = status_pos_ + std::streamoff(sizeof(kStatusPrefix) - 1 + kStatusFieldWidth + 1);
+    }
+    h += kErrorsPrefix + StatusField(kNoErrorsYet) + "\n";
     h += "# units: column 1 = block offset in GiB (2^30 B); column 2 = median MiB/s (2^20 B/s); "
          "column 3 = seconds; MB = 10^6 B\n";
     h += "# device: " + KnownOr(dev.path) + "\n";
@@ -97,6 +104,13 @@ class RawWriter final : public SampleSink {
   }
 
   void OnBlock(const BlockResult& b) override {
+    if (b.passes == 0) {
+      // No clean read: a comment, not a data line (a rate of 0 would be a lie).
+      Write("# unreadable block: offset_bytes=" + std::to_string(b.offset_bytes) +
+            " length_bytes=" + std::to_string(b.length_bytes) + " unreadable_bytes=" +
+            std::to_string(b.unreadable_bytes) + " (no clean read, no data line)\n");
+      return;
+    }
     // 9 decimals of GiB resolve 1.07 bytes, so column 1 times 2^30, rounded,
     // gives back the exact byte offset (classic zcav printed 0.01 GiB).
     std::string line = FormatFixed(static_cast<double>(b.offset_bytes) / kGiB, 9);
@@ -111,6 +125,15 @@ class RawWriter final : public SampleSink {
   }
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+
+  void OnUnreadable(const UnreadableRange& u) override { Write("# " + UnreadableLine(u) + "\n"); }
+
+  void OnSlowRegion(const SlowRegion& x) override {
+    Write("# slow: offset_bytes=" + std::to_string(x.offset_bytes) +
+          " length_bytes=" + std::to_string(x.length_bytes) + " ms=" + FormatFixed(x.ms, 3) +
+          " expected_ms=" + FormatFixed(x.expected_ms, 3) + " pass=" +
+          std::to_string(x.pass + 1) + "\n");
+  }
 
   // The zone table as '#' comment lines, so classic parsers skip it.
   void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
@@ -140,10 +163,18 @@ class RawWriter final : public SampleSink {
       f += "# system cpu busy: " + FormatFixed(*r.system_busy_percent, 1) +
            "% (all CPUs, /proc/stat, during the sweep)\n";
     }
+    const std::string errors = ErrorsText(r);
+    f += kErrorsPrefix + errors + "\n";
+    for (const UnreadableRange& u : r.unreadable) f += "# final " + UnreadableLine(u) + "\n";
     const std::string status = r.StatusText();
     f += kStatusPrefix + OneLine(status) + "\n";
     Write(f);
-    if (seekable_ && status_pos_ != std::streampos(-1)) RewriteStatus(status);
+    if (seekable_ && status_pos_ != std::streampos(-1)) {
+      RewriteField(status_pos_ + std::streamoff(sizeof(kStatusPrefix) - 1), status);
+    }
+    if (seekable_ && errors_pos_ != std::streampos(-1)) {
+      RewriteField(errors_pos_ + std::streamoff(sizeof(kErrorsPrefix) - 1), errors);
+    }
   }
 
  private:
@@ -154,11 +185,27 @@ class RawWriter final : public SampleSink {
                            ErrorKind::kRuntime);
   }
 
-  // Overwrites the padded header field in place (same length, so nothing
+  static std::string UnreadableLine(const UnreadableRange& u) {
+    return "unreadable: offset_bytes=" + std::to_string(u.offset_bytes) +
+           " length_bytes=" + std::to_string(u.length_bytes) + " errno=" +
+           std::to_string(u.errno_value) + " (" +
+           OneLine(std::error_code(u.errno_value, std::system_category()).message()) +
+           ") pass=" + std::to_string(u.pass + 1) + (u.bounded_by_budget ? " bounded" : "");
+  }
+
+  static std::string ErrorsText(const SweepResult& r) {
+    const std::uint64_t bytes = r.UnreadableBytes();
+    return std::to_string(r.unreadable.size()) + " unreadable region" +
+           (r.unreadable.size() == 1 ? "" : "s") + " (" + std::to_string(bytes) + " bytes), " +
+           std::to_string(r.slow_regions.size()) + " slow region" +
+           (r.slow_regions.size() == 1 ? "" : "s");
+  }
+
+  // Overwrites a padded header field in place (same length, so nothing
   // moves), then returns to the end so the caller may keep writing.
-  void RewriteStatus(const std::string& status) {
-    out_.seekp(status_pos_ + std::streamoff(sizeof(kStatusPrefix) - 1));
-    Write(StatusField(status));
+  void RewriteField(std::streampos pos, const std::string& text) {
+    out_.seekp(pos);
+    Write(StatusField(text));
     out_.seekp(0, std::ios::end);
     out_.flush();
     if (!out_) throw Error("rewriting the raw data status line failed", ErrorKind::kRuntime);
@@ -167,6 +214,7 @@ class RawWriter final : public SampleSink {
   std::ostream& out_;
   bool seekable_;
   std::streampos status_pos_ = std::streampos(-1);
+  std::streampos errors_pos_ = std::streampos(-1);
   std::vector<PassSummary> passes_;  // fallback when the result carries none
 };
 

@@ -117,10 +117,16 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
   std::vector<RunSummary> sums;
   bool any_x = false;
   bool any_cpu = false;
+  bool any_access = false;
+  bool any_burst = false;
+  bool any_verdict = false;
   for (const PlotInput& run : runs) {
     sums.push_back(SummarizeRun(run));
     any_x = any_x || sums.back().avg_x.has_value();
     any_cpu = any_cpu || sums.back().cpu_percent.has_value();
+    any_access = any_access || sums.back().access_mean_ms.has_value();
+    any_burst = any_burst || sums.back().burst_mb_per_s.has_value();
+    any_verdict = any_verdict || !sums.back().verdict.empty();
   }
   Table t;
   t.columns = {{"Run", false},      {"Device", false},    {"Interface", false},
@@ -129,6 +135,9 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
   t.columns.push_back({"Zones", false});
   t.columns.push_back({"Outer/inner", true});
   if (any_cpu) t.columns.push_back({"CPU %", true});
+  if (any_access) t.columns.push_back({"Access ms", true});
+  if (any_burst) t.columns.push_back({"Burst MB/s", true});
+  if (any_verdict) t.columns.push_back({"Verdict", false});
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunSummary& s = sums[i];
     const bool has_data = !runs[i].profile.points.empty();
@@ -144,6 +153,9 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
     row.push_back(std::to_string(s.zone_count) + " (" + s.curve_type + ")");
     row.push_back(s.outer_inner_ratio > 0 ? Fixed(s.outer_inner_ratio, 2) + ":1" : "n/a");
     if (any_cpu) row.push_back(s.cpu_percent ? Fixed(*s.cpu_percent, 1) : "n/a");
+    if (any_access) row.push_back(s.access_mean_ms ? Fixed(*s.access_mean_ms, 1) : "n/a");
+    if (any_burst) row.push_back(s.burst_mb_per_s ? Fixed(*s.burst_mb_per_s, 1) : "n/a");
+    if (any_verdict) row.push_back(s.verdict.empty() ? "n/a" : s.verdict);
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -189,6 +201,10 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
   data += ", " + std::to_string(p.points.size()) + " blocks";
   lines.push_back(data);
   if (!run.zones.description.empty()) lines.push_back("curve: " + run.zones.description);
+  if (!p.verdict.empty()) {
+    lines.push_back("verdict: " + p.verdict +
+                    (p.verdict_reason.empty() ? "" : " (" + p.verdict_reason + ")"));
+  }
   for (const std::string& note : p.notes) lines.push_back("note: " + note);
   return lines;
 }
@@ -196,6 +212,22 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
 constexpr const char* kUnitsSentence =
     "Rates in MB/s (10^6 B/s). Min and max are over the per-block median rates; the average is "
     "bytes read divided by read time. Outer/inner = the first zone's rate over the last zone's.";
+
+// The units sentence, and what the optional profile columns mean when the
+// table has them.
+std::string UnitsText(const Table& table) {
+  std::string text = kUnitsSentence;
+  const auto has = [&](const char* title) {
+    for (const Column& c : table.columns) {
+      if (c.title == title) return true;
+    }
+    return false;
+  };
+  if (has("Access ms")) text += " Access ms = the mean time of random small reads.";
+  if (has("Burst MB/s")) text += " Burst = the rate of reads from the drive's cache (the interface's).";
+  if (has("Verdict")) text += " Verdict = whether the bus or the media sets the rate.";
+  return text;
+}
 
 // Makes one inline SVG fit for the page: drops what precedes <svg (XML
 // prolog, DOCTYPE, comments), namespace declarations (the HTML parser puts
@@ -321,6 +353,9 @@ RunSummary SummarizeRun(const PlotInput& run) {
   const double one_x = OneXBytesPerS(run.media);
   if (one_x > 0 && s.avg_mb_per_s > 0) s.avg_x = s.avg_mb_per_s * 1e6 / one_x;
   s.cpu_percent = p.cpu_percent;
+  s.access_mean_ms = p.access_mean_ms;
+  s.burst_mb_per_s = p.burst_mb_per_s;
+  s.verdict = p.verdict;
   return s;
 }
 
@@ -333,7 +368,7 @@ std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
   const Table table = MakeTable(runs);
   std::ostringstream md;
   md << "# zcav report\n\n";
-  md << runs.size() << (runs.size() == 1 ? " run. " : " runs. ") << kUnitsSentence << "\n\n";
+  md << runs.size() << (runs.size() == 1 ? " run. " : " runs. ") << UnitsText(table) << "\n\n";
   std::string header = "|";
   std::string rule = "|";
   for (const Column& c : table.columns) {
@@ -382,7 +417,7 @@ std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector
     << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
   h << "<h1>zcav report</h1>\n";
   h << "<p class=\"muted\">" << runs.size() << (runs.size() == 1 ? " run. " : " runs. ")
-    << HtmlText(kUnitsSentence) << "</p>\n";
+    << HtmlText(UnitsText(table)) << "</p>\n";
   h << "<div class=\"wide\">\n<table>\n<thead>\n<tr>";
   for (const Column& c : table.columns) h << "<th scope=\"col\">" << HtmlText(c.title) << "</th>";
   h << "</tr>\n</thead>\n<tbody>\n";

@@ -1,7 +1,9 @@
 // Reports: a side-by-side table of several runs (one row per run: device,
 // interface, min/max/average MB/s, zones, outer/inner ratio and, when any run
-// has them, average X speed and CPU %), followed by their plots: a falloff
-// curve per run and, for several runs, a comparison overlay.
+// has them, average X speed, CPU %, mean access time (ms), burst rate (MB/s)
+// and the bus-or-media verdict, whose reason is listed below the table),
+// followed by their plots: a falloff curve per run and, for several runs, a
+// comparison overlay.
 //
 // Two formats: Markdown (a pipe table; the plots as PNG files beside the
 // report, each with the .gp script and data that draw it) and one
@@ -42,6 +44,10 @@ struct RunSummary {
   double outer_inner_ratio = 0;    // ZoneAnalysis.outer_inner_ratio; 0 = unknown
   std::optional<double> avg_x;     // average X speed, optical media only
   std::optional<double> cpu_percent;  // Profile.cpu_percent
+  // From a zcav profile result (Profile's fields of the same names).
+  std::optional<double> access_mean_ms;  // mean access time, ms
+  std::optional<double> burst_mb_per_s;  // burst rate, MB/s
+  std::string verdict;                   // "bus-limited", ...; empty = none recorded
 };
 
 // Pure: the figures of `run`.

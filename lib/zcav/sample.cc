@@ -13,8 +13,17 @@ std::string SweepResult::StatusText() const {
     case SweepStatus::kReadError:
       return "partial: read error at offset " + std::to_string(error_offset_bytes) +
              " bytes: " + error.message();
+    case SweepStatus::kDeviceGone:
+      return "partial: device gone at offset " + std::to_string(error_offset_bytes) +
+             " bytes: " + error.message();
   }
   return "unknown";
+}
+
+std::uint64_t SweepResult::UnreadableBytes() const {
+  std::uint64_t bytes = 0;
+  for (const UnreadableRange& r : unreadable) bytes += r.length_bytes;
+  return bytes;
 }
 
 }  // namespace zcav

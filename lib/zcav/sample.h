@@ -25,6 +25,8 @@ struct SweepPlan {
   std::uint32_t skip = 1;        // every skip-th block is read
   bool quick = false;
   bool warmup = true;
+  bool stop_on_error = false;    // end at the first read error instead of mapping it
+  double slow_factor = 10;       // a chunk this many times slower than its neighbours is slow
   std::uint64_t block_count = 0; // measured blocks
   std::vector<std::string> notes;  // rounding and defaults the user should know
 
@@ -71,6 +73,32 @@ struct BlockResult {
   double max_mb_per_s = 0;
   double stddev_mb_per_s = 0;     // sample standard deviation; 0 for one pass
   double seconds = 0;             // length / median rate: the classic "time" column
+  // Bytes of the block inside unreadable ranges. Passes that met an error
+  // give no sample: passes == 0 means no clean read of the block at all
+  // (the rates are then 0 and mean nothing).
+  std::uint64_t unreadable_bytes = 0;
+};
+
+// A range that could not be read (after one retry), bounded by bisection.
+struct UnreadableRange {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  int errno_value = 0;            // e.g. EIO
+  std::uint32_t pass = 0;         // the pass that found it (0-based)
+  // True when the bisection budget ran out before the range was resolved to
+  // single sectors: readable sectors may lie inside it.
+  bool bounded_by_budget = false;
+};
+
+// Chunks read far slower than their neighbours (a failing disk retrying and
+// reallocating), merged when adjacent. Not zones and not outliers: a slow
+// region is a few chunks at a time scale of their own.
+struct SlowRegion {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  std::uint32_t pass = 0;         // 0-based
+  double ms = 0;                  // time the region's chunks took
+  double expected_ms = 0;         // what the neighbours' median rate would take
 };
 
 struct PassSummary {
@@ -81,14 +109,21 @@ struct PassSummary {
   bool complete = false;
 };
 
-enum class SweepStatus { kComplete, kInterrupted, kReadError };
+// kReadError: stopped at the first read error (stop_on_error).
+// kDeviceGone: the device went away or shrank (ENODEV, ENXIO, ENOMEDIUM, a
+// truncated file): nothing more can be read.
+enum class SweepStatus { kComplete, kInterrupted, kReadError, kDeviceGone };
 
 struct SweepResult {
   SweepStatus status = SweepStatus::kComplete;
-  // For kReadError: where and what. Until the reliability work lands a read
-  // error ends the sweep (never as "end of device").
+  // For kReadError and kDeviceGone: where and what.
   std::uint64_t error_offset_bytes = 0;
   std::error_code error;
+  // Unreadable ranges (sorted, merged across passes) and slow regions (in
+  // the order found).
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
+  std::uint64_t UnreadableBytes() const;
   std::uint64_t blocks_measured = 0;  // blocks with at least one sample
   std::uint64_t bytes_read = 0;       // timed bytes over all passes
   std::chrono::nanoseconds read_time{0};

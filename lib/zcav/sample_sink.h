@@ -24,6 +24,12 @@ class SampleSink {
   // blocks when the sweep stops early.
   virtual void OnBlock(const BlockResult& block) { (void)block; }
   virtual void OnPassDone(const PassSummary& pass) { (void)pass; }
+  // A range found unreadable, as soon as it is bounded (before the block it
+  // lies in is reported). Ranges already reported in an earlier pass are not
+  // reported again; SweepResult::unreadable has the merged list.
+  virtual void OnUnreadable(const UnreadableRange& range) { (void)range; }
+  // A slow region, once it has ended.
+  virtual void OnSlowRegion(const SlowRegion& region) { (void)region; }
   // The zone analysis of the measured curve, just before OnFinish, when the
   // sweep's sinks are wrapped in a ZoneDetectingSink (zone_report.h).
   virtual void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) {
@@ -42,6 +48,8 @@ class TeeSink final : public SampleSink {
   void OnSample(const Sample& x) override { for (auto* s : sinks_) s->OnSample(x); }
   void OnBlock(const BlockResult& x) override { for (auto* s : sinks_) s->OnBlock(x); }
   void OnPassDone(const PassSummary& x) override { for (auto* s : sinks_) s->OnPassDone(x); }
+  void OnUnreadable(const UnreadableRange& x) override { for (auto* s : sinks_) s->OnUnreadable(x); }
+  void OnSlowRegion(const SlowRegion& x) override { for (auto* s : sinks_) s->OnSlowRegion(x); }
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
     for (auto* s : sinks_) s->OnZones(a, c);
   }

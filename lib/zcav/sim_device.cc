@@ -21,6 +21,8 @@ constexpr double kDvdSpeed1x = 1385000; // B/s
 // A shared bus's rate when bus= gives none: about what Coker's two IDE disks
 // reached together on one system (~80 MB/s).
 constexpr double kDefaultBusMbPerS = 80;
+// How much slower a slow= range reads.
+constexpr double kSlowTimes = 30;
 
 // A disk of `zones` zones of equal radial width: rates fall linearly from
 // outer to inner, and a zone's share of the capacity is proportional to its
@@ -173,11 +175,17 @@ class SimulatedDevice final : public Device {
     return {};
   }
 
+  std::error_code CheckPresent() noexcept override {
+    return unplugged_ ? std::error_code(ENODEV, std::system_category()) : std::error_code();
+  }
+
   std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
     const std::uint64_t length = buffer.size();
     if (offset_bytes + length > model_.info.size_bytes) {
       return std::error_code(ENXIO, std::system_category());
     }
+    if (model_.gone_at_bytes && offset_bytes + length > *model_.gone_at_bytes) unplugged_ = true;
+    if (unplugged_) return std::error_code(ENODEV, std::system_category());
     for (const auto& bad : model_.bad) {
       if (offset_bytes < bad.offset_bytes + bad.length_bytes &&
           bad.offset_bytes < offset_bytes + length) {
@@ -217,6 +225,11 @@ class SimulatedDevice final : public Device {
       if (offset_bytes <= once_end_) once_end_ = std::max(once_end_, std::min(end, cache));
     }
     double seconds = static_cast<double>(length) / (rate * kMB);
+    for (const auto& slow : model_.slow) {
+      const std::uint64_t lo = std::max(offset_bytes, slow.offset_bytes);
+      const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
+      if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
+    }
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
@@ -236,6 +249,7 @@ class SimulatedDevice final : public Device {
   bool positioned_ = false;        // PreparePass() moved the head: the next read is free
   std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
   std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
+  bool unplugged_ = false;         // a read reached gone_at_bytes
   std::shared_ptr<SimBus> bus_;    // shared with devices read at the same time
   int bus_member_ = 0;
 };
@@ -291,6 +305,10 @@ SimModel ParseSimSpec(const std::string& name) {
         m.ceiling_mb_per_s = ParseNumber(key, value);
       } else if (key == "bad") {
         m.bad = ParseRanges(value);
+      } else if (key == "slow") {
+        m.slow = ParseRanges(value);
+      } else if (key == "gone") {
+        m.gone_at_bytes = ParseSize(value, "sim: gone offset", true);
       } else if (key == "seek") {
         m.full_stroke_ms = ParseNumber(key, value);
         m.track_to_track_ms = std::min(m.track_to_track_ms, m.full_stroke_ms);
@@ -309,7 +327,7 @@ SimModel ParseSimSpec(const std::string& name) {
         if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
       } else {
         throw Error("unknown sim: parameter '" + key + "' for model " + model_name +
-                     " (known: size, seed, noise, outer, ceiling, bad, seek, cache, interface, bus, busrate" +
+                     " (known: size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate" +
                     (m.cav || zones == 1 ? "" : ", inner, zones") + ")");
       }
     }

@@ -84,6 +84,8 @@ struct SimModel {
   double interface_mb_per_s = 0; // rate of cache hits, 10^6 B/s
   struct Range { std::uint64_t offset_bytes, length_bytes; };
   std::vector<Range> bad;        // EIO ranges
+  std::vector<Range> slow;       // ranges read 30x slower
+  std::optional<std::uint64_t> gone_at_bytes;  // unplugged when a read reaches it
   // A bus shared with other simulated devices (SimBus); empty = none.
   std::string bus_name;
   double bus_mb_per_s = 0;       // the shared bus's rate, 10^6 B/s

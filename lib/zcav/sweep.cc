@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cmath>
+#include <limits>
 #include <vector>
+
+#include <optional>
 
 #include "zcav/aligned_buffer.h"
 #include "zcav/error.h"
@@ -20,6 +25,244 @@ constexpr std::uint32_t kQuickSkip = 10;
 constexpr std::uint64_t kDefaultChunkBytes = kMiB;
 
 std::string Bytes(std::uint64_t v) { return std::to_string(v) + " bytes"; }
+
+constexpr double kNoSample = std::numeric_limits<double>::quiet_NaN();
+
+// Bisection budget per failing chunk: a failing read can take a real drive
+// seconds (its own retries), so a chunk that is unreadable throughout must
+// not cost minutes. The two ends of the bad range in a 1 MiB chunk of 512 B
+// sectors take at most 2 x 12 reads.
+constexpr int kBisectReads = 72;
+// Of which at most this many look for readable runs inside a bad range
+// whose two ends are already known (a long bad region would use them all).
+constexpr int kInteriorReads = 48;
+constexpr std::chrono::seconds kBisectTime{60};
+
+// A chunk slower than this is never "slow" by itself: blk-throttle holds
+// reads for up to ~100 ms, a seek plus a rotation take tens of ms, and
+// a reallocating disk takes 0.5 s and more.
+constexpr std::chrono::milliseconds kSlowFloor{250};
+// Chunks remembered for the local median.
+constexpr std::size_t kSlowWindow = 32;
+// Chunks needed before a median is trusted.
+constexpr std::size_t kSlowWarmup = 8;
+
+bool IsGone(const std::error_code& ec) {
+  return ec && ec.category() == std::system_category() &&
+         (ec.value() == ENODEV || ec.value() == ENXIO || ec.value() == ENOMEDIUM);
+}
+
+// Bytes of [offset, offset+length) inside the (sorted, disjoint) ranges.
+std::uint64_t OverlapBytes(const std::vector<UnreadableRange>& ranges, std::uint64_t offset,
+                           std::uint64_t length) {
+  std::uint64_t bytes = 0;
+  for (const UnreadableRange& r : ranges) {
+    const std::uint64_t lo = std::max(offset, r.offset_bytes);
+    const std::uint64_t hi = std::min(offset + length, r.offset_bytes + r.length_bytes);
+    if (hi > lo) bytes += hi - lo;
+  }
+  return bytes;
+}
+
+// Merges `range` into the sorted, disjoint `ranges` (adjacent ones join).
+// Returns false when it was already wholly inside them (nothing new).
+bool AddUnreadable(std::vector<UnreadableRange>& ranges, const UnreadableRange& range) {
+  if (OverlapBytes(ranges, range.offset_bytes, range.length_bytes) == range.length_bytes) return false;
+  ranges.push_back(range);
+  std::sort(ranges.begin(), ranges.end(),
+            [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
+  std::vector<UnreadableRange> merged;
+  for (const UnreadableRange& r : ranges) {
+    if (!merged.empty() &&
+        r.offset_bytes <= merged.back().offset_bytes + merged.back().length_bytes) {
+      UnreadableRange& m = merged.back();
+      const std::uint64_t end = std::max(m.offset_bytes + m.length_bytes, r.offset_bytes + r.length_bytes);
+      m.length_bytes = end - m.offset_bytes;
+      m.bounded_by_budget = m.bounded_by_budget || r.bounded_by_budget;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  ranges = std::move(merged);
+  return true;
+}
+
+// Bounds the unreadable sectors of a chunk that failed twice. First the
+// ends, exact to one sector: the first unreadable sector by a binary search
+// over prefixes ("does [lo, lo + k sectors) read?" is monotone in k) and the
+// last by one over suffixes, each trying the single edge sector first (a
+// chunk inside a long bad region costs 2 reads). Then, with what is left of
+// the budget (at most kInteriorReads reads), the interior is halved
+// recursively to find readable runs inside it (unless the chunk is bad at
+// both edges: see below): a piece that reads is good,
+// a failing piece is halved again down to one sector. Pieces left unresolved
+// count as unreadable and set bounded_by_budget (readable sectors may lie
+// among them); the two ends stay exact unless the budget ran out before
+// them, in which case the bound is taken on the safe side.
+struct Bisector {
+  Device& device;
+  AlignedBuffer& buffer;
+  Clock& clock;
+  std::uint32_t sector;
+  std::uint32_t pass;
+  int reads_left;
+  std::chrono::nanoseconds deadline;
+  std::vector<UnreadableRange> found;
+  std::error_code gone;   // set when the device went away meanwhile
+  std::error_code last;   // the last failure, for its errno
+
+  bool Budget() const { return reads_left > 0 && clock.Now() < deadline && !gone; }
+
+  // Reads [offset, offset+length); true when it read.
+  bool Reads(std::uint64_t offset, std::uint64_t length) {
+    --reads_left;
+    const std::error_code ec = device.ReadAt(offset, buffer.span(length));
+    if (!ec) return true;
+    if (IsGone(ec)) gone = ec;
+    last = ec;
+    return false;
+  }
+
+  // [lo, lo+length) failed with `ec`. Returns an error only when the device
+  // went away meanwhile.
+  std::error_code Run(std::uint64_t lo, std::uint64_t length, std::error_code ec) {
+    last = ec;
+    const std::uint64_t n = length / sector;  // sectors
+    const std::uint64_t hi = lo + length;
+    // First unreadable sector: prefix of `good` sectors reads, of `bad` fails.
+    std::uint64_t good = 0, bad = n;
+    bool exact = true;
+    if (n > 1 && Budget()) {
+      if (Reads(lo, sector)) {
+        good = 1;
+        while (bad - good > 1 && Budget()) {
+          const std::uint64_t mid = good + (bad - good) / 2;
+          (Reads(lo, mid * sector) ? good : bad) = mid;
+        }
+      } else {
+        bad = 1;
+      }
+    }
+    if (gone) return gone;
+    if (bad - good > 1) exact = false;
+    const std::uint64_t first_bad = lo + good * sector;
+    // Last unreadable sector, in [first_bad, hi): a suffix of `good` sectors
+    // reads, one of `bad` sectors fails (the one from first_bad on is known
+    // to fail when the search above finished).
+    std::uint64_t sgood = 0, sbad = (hi - first_bad) / sector;
+    if (sbad > 1 && Budget()) {
+      if (Reads(hi - sector, sector)) {
+        sgood = 1;
+        while (sbad - sgood > 1 && Budget()) {
+          const std::uint64_t mid = sgood + (sbad - sgood) / 2;
+          (Reads(hi - mid * sector, mid * sector) ? sgood : sbad) = mid;
+        }
+      } else {
+        sbad = 1;
+      }
+    }
+    if (gone) return gone;
+    if (sbad - sgood > 1) exact = false;
+    const std::uint64_t last_end = hi - sgood * sector;
+    // The interior between the two edge sectors.
+    const std::uint64_t inner_lo = first_bad + sector;
+    const std::uint64_t inner_hi = last_end > inner_lo + sector ? last_end - sector : inner_lo;
+    Bad(first_bad, std::min<std::uint64_t>(sector, last_end - first_bad), !exact);
+    // A chunk unreadable at both of its edges is most likely inside a long
+    // bad region: its interior is not probed (that would cost up to
+    // kInteriorReads failing reads per chunk); it counts as unreadable,
+    // flagged as bounded.
+    const bool whole = first_bad == lo && last_end == hi;
+    if (inner_hi > inner_lo && whole) {
+      Bad(inner_lo, inner_hi - inner_lo, true);
+    } else if (inner_hi > inner_lo) {
+      int interior_budget = std::min(reads_left, kInteriorReads);
+      Interior(inner_lo, inner_hi - inner_lo, interior_budget);
+      if (gone) return gone;
+    }
+    if (last_end > first_bad + sector) Bad(last_end - sector, sector, !exact);
+    return {};
+  }
+
+  void Interior(std::uint64_t lo, std::uint64_t length, int& budget) {
+    if (length <= sector) {
+      Bad(lo, length, false);
+      return;
+    }
+    const std::uint64_t half = std::max<std::uint64_t>(sector, RoundDown(length / 2, sector));
+    const std::uint64_t pieces[2][2] = {{lo, half}, {lo + half, length - half}};
+    for (const auto& piece : pieces) {
+      if (budget <= 0 || clock.Now() >= deadline || gone) {
+        Bad(piece[0], piece[1], true);
+        continue;
+      }
+      --budget;
+      if (Reads(piece[0], piece[1])) continue;
+      if (gone) return;
+      Interior(piece[0], piece[1], budget);
+    }
+  }
+
+  void Bad(std::uint64_t offset, std::uint64_t length, bool budget) {
+    if (length == 0) return;
+    if (!found.empty() && found.back().offset_bytes + found.back().length_bytes == offset) {
+      found.back().length_bytes += length;
+      found.back().bounded_by_budget = found.back().bounded_by_budget || budget;
+      return;
+    }
+    found.push_back({offset, length, last.value(), pass, budget});
+  }
+};
+
+// Finds slow chunks: slower than slow_factor times the local median rate
+// (of the last kSlowWindow chunks that were not slow), and slower than
+// kSlowFloor. Adjacent slow chunks make one region.
+class SlowDetector {
+ public:
+  explicit SlowDetector(double factor) : factor_(factor) {}
+
+  void Restart() { count_ = 0; }
+
+  // A chunk read cleanly in `elapsed`. Returns a region that ended.
+  std::optional<SlowRegion> Add(std::uint64_t offset, std::uint64_t length,
+                                std::chrono::nanoseconds elapsed, std::uint32_t pass) {
+    if (factor_ <= 0 || length == 0) return std::nullopt;
+    const double ns = static_cast<double>(elapsed.count());
+    const double ns_per_byte = ns / static_cast<double>(length);
+    if (count_ >= kSlowWarmup) {
+      std::array<double, kSlowWindow> sorted{};
+      const std::size_t k = std::min(count_, kSlowWindow);
+      std::copy_n(window_.begin(), k, sorted.begin());
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k / 2),
+                       sorted.begin() + static_cast<std::ptrdiff_t>(k));
+      const double expected_ns = sorted[k / 2] * static_cast<double>(length);
+      if (ns > factor_ * expected_ns && elapsed >= kSlowFloor) {
+        std::optional<SlowRegion> ended;
+        if (open_ && open_->offset_bytes + open_->length_bytes != offset) ended = Close();
+        if (!open_) open_ = SlowRegion{offset, 0, pass, 0, 0};
+        open_->length_bytes += length;
+        open_->ms += ns / 1e6;
+        open_->expected_ms += expected_ns / 1e6;
+        return ended;
+      }
+    }
+    window_[count_ % kSlowWindow] = ns_per_byte;
+    ++count_;
+    return Close();
+  }
+
+  std::optional<SlowRegion> Close() {
+    std::optional<SlowRegion> ended = open_;
+    open_.reset();
+    return ended;
+  }
+
+ private:
+  double factor_;
+  std::array<double, kSlowWindow> window_{};
+  std::size_t count_ = 0;
+  std::optional<SlowRegion> open_;
+};
 
 std::uint64_t RoundToSector(std::uint64_t value, std::uint32_t sector, const char* what,
                             std::vector<std::string>& notes) {
@@ -91,6 +334,11 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   plan.skip = options.quick ? kQuickSkip : options.skip;
   plan.quick = options.quick;
   plan.warmup = options.warmup;
+  if (!(options.slow_factor == 0 || options.slow_factor > 1) || !std::isfinite(options.slow_factor)) {
+    throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)");
+  }
+  plan.stop_on_error = options.stop_on_error;
+  plan.slow_factor = options.slow_factor;
   const std::uint64_t slots = (range + plan.block_bytes - 1) / plan.block_bytes;
   plan.block_count = (slots + plan.skip - 1) / plan.skip;
   return plan;
@@ -100,20 +348,28 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
                      const std::atomic<bool>* stop_requested) {
   const SweepPlan& plan = run.plan;
   const std::uint32_t passes = plan.passes;
-  const std::size_t alignment = std::max<std::size_t>(4096, device.info().sector_bytes);
+  const std::uint32_t sector = device.info().sector_bytes;
+  const std::size_t alignment = std::max<std::size_t>(4096, sector);
   AlignedBuffer buffer(plan.chunk_bytes, alignment);
-  // Per-block rates of every pass (MB/s), block-major: the only per-block
-  // history kept: 20 M blocks x 1 pass is 160 MB.
-  std::vector<double> rates(plan.block_count * passes, 0.0);
+  // Per-block rates of every pass (MB/s; NaN = no clean read in that pass),
+  // block-major: the only per-block history kept: 20 M blocks x 1 pass is
+  // 160 MB.
+  std::vector<double> rates(plan.block_count * passes, kNoSample);
 
   SweepResult result;
   const auto stopping = [&] {
     return stop_requested != nullptr && stop_requested->load(std::memory_order_relaxed);
   };
-  const auto fail = [&](std::uint64_t offset, std::error_code ec) {
-    result.status = SweepStatus::kReadError;
+  const auto fail = [&](SweepStatus status, std::uint64_t offset, std::error_code ec) {
+    result.status = status;
     result.error_offset_bytes = offset;
     result.error = ec;
+  };
+  SlowDetector slow(plan.slow_factor);
+  const auto report_slow = [&](const std::optional<SlowRegion>& region) {
+    if (!region) return;
+    result.slow_regions.push_back(*region);
+    sink.OnSlowRegion(*region);
   };
 
   sink.OnStart(run);
@@ -123,9 +379,10 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   const auto system_start = clock.SystemCpuTicks();
 
   if (plan.warmup) {
-    // Untimed: lets a disk spin up and seek, an optical drive reach speed.
+    // Untimed: lets a disk spin up and seek, an optical drive reach speed. A
+    // failure here is left for the timed read of the same chunk to handle.
     const std::uint64_t n = std::min(plan.chunk_bytes, plan.BlockLength(0));
-    if (auto ec = device.ReadAt(plan.BlockOffset(0), buffer.span(n))) fail(plan.BlockOffset(0), ec);
+    (void)device.ReadAt(plan.BlockOffset(0), buffer.span(n));
   }
 
   std::uint32_t pass = 0;
@@ -141,27 +398,73 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
       large.resize(count);
       values = large;
     }
-    for (std::uint32_t p = 0; p < count; ++p) values[p] = rates[i * passes + p];
-    const RateStats s = Summarize(values);
+    std::size_t clean = 0;
+    for (std::uint32_t p = 0; p < count; ++p) {
+      const double r = rates[i * passes + p];
+      if (!std::isnan(r)) values[clean++] = r;
+    }
     BlockResult b;
     b.index = i;
     b.offset_bytes = plan.BlockOffset(i);
     b.length_bytes = plan.BlockLength(i);
-    b.passes = s.count;
-    b.mb_per_s = s.median;
-    b.mean_mb_per_s = s.mean;
-    b.min_mb_per_s = s.min;
-    b.max_mb_per_s = s.max;
-    b.stddev_mb_per_s = s.stddev;
-    b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
-    if (result.blocks_measured == 0 || b.mb_per_s < result.min_mb_per_s) result.min_mb_per_s = b.mb_per_s;
-    if (result.blocks_measured == 0 || b.mb_per_s > result.max_mb_per_s) result.max_mb_per_s = b.mb_per_s;
-    ++result.blocks_measured;
+    b.unreadable_bytes = OverlapBytes(result.unreadable, b.offset_bytes, b.length_bytes);
+    if (clean > 0) {
+      const RateStats s = Summarize(values.first(clean));
+      b.passes = s.count;
+      b.mb_per_s = s.median;
+      b.mean_mb_per_s = s.mean;
+      b.min_mb_per_s = s.min;
+      b.max_mb_per_s = s.max;
+      b.stddev_mb_per_s = s.stddev;
+      b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
+      if (result.blocks_measured == 0 || b.mb_per_s < result.min_mb_per_s) result.min_mb_per_s = b.mb_per_s;
+      if (result.blocks_measured == 0 || b.mb_per_s > result.max_mb_per_s) result.max_mb_per_s = b.mb_per_s;
+      ++result.blocks_measured;
+    } else if (b.unreadable_bytes == 0) {
+      return;  // never read (cannot happen for a block that was attempted)
+    }
     sink.OnBlock(b);
+  };
+
+  // Reads one chunk; on failure retries, checks the device and maps the
+  // unreadable sectors. Returns false when the sweep must end (status set).
+  // `clean` becomes false when the chunk held unreadable data.
+  const auto read_chunk = [&](std::uint64_t pos, std::uint64_t n, bool& clean) {
+    std::error_code ec = device.ReadAt(pos, buffer.span(n));
+    if (!ec) return true;
+    if (!IsGone(ec)) {
+      if (const std::error_code gone = device.CheckPresent()) ec = gone;
+    }
+    if (IsGone(ec)) {
+      fail(SweepStatus::kDeviceGone, pos, ec);
+      return false;
+    }
+    if (plan.stop_on_error) {
+      fail(SweepStatus::kReadError, pos, ec);
+      return false;
+    }
+    ec = device.ReadAt(pos, buffer.span(n));  // one retry
+    if (!ec) return true;
+    if (IsGone(ec)) {
+      fail(SweepStatus::kDeviceGone, pos, ec);
+      return false;
+    }
+    clean = false;
+    Bisector bisect{device, buffer, clock, sector, pass, kBisectReads,
+                    clock.Now() + kBisectTime, {}, {}, {}};
+    if (const std::error_code gone = bisect.Run(pos, n, ec)) {
+      fail(SweepStatus::kDeviceGone, pos, gone);
+      return false;
+    }
+    for (const UnreadableRange& range : bisect.found) {
+      if (AddUnreadable(result.unreadable, range)) sink.OnUnreadable(range);
+    }
+    return true;
   };
 
   for (; pass < passes && result.status == SweepStatus::kComplete; ++pass) {
     (void)device.PreparePass();  // advisory (page-cache drop); a failure is not a read error
+    slow.Restart();
     PassSummary summary;
     summary.pass = pass;
     for (block = 0; block < plan.block_count; ++block) {
@@ -172,14 +475,24 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
       const std::uint64_t offset = plan.BlockOffset(block);
       const std::uint64_t length = plan.BlockLength(block);
       const auto t0 = clock.Now();
+      auto t_prev = t0;
       bool whole = true;
+      bool clean = true;
       for (std::uint64_t pos = offset; pos < offset + length; pos += plan.chunk_bytes) {
         const std::uint64_t n = std::min(plan.chunk_bytes, offset + length - pos);
-        if (auto ec = device.ReadAt(pos, buffer.span(n))) {
-          fail(pos, ec);
+        bool chunk_clean = true;
+        if (!read_chunk(pos, n, chunk_clean)) {
           whole = false;
           break;
         }
+        const auto t = clock.Now();
+        if (chunk_clean) {
+          report_slow(slow.Add(pos, n, t - t_prev, pass));
+        } else {
+          clean = false;
+          report_slow(slow.Close());
+        }
+        t_prev = t;
         if (stopping()) {
           result.status = SweepStatus::kInterrupted;
           whole = false;
@@ -187,13 +500,16 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
         }
       }
       if (!whole) break;  // a block cut short is no sample
-      const auto elapsed = clock.Now() - t0;
-      rates[block * passes + pass] = MbPerS(length, elapsed);
-      summary.bytes += length;
-      summary.read_time += elapsed;
-      sink.OnSample({pass, block, offset, length, elapsed, t0});
+      if (clean) {
+        const auto elapsed = t_prev - t0;
+        rates[block * passes + pass] = MbPerS(length, elapsed);
+        summary.bytes += length;
+        summary.read_time += elapsed;
+        sink.OnSample({pass, block, offset, length, elapsed, t0});
+      }
       if (pass + 1 == passes) emit_block(block, passes);
     }
+    report_slow(slow.Close());
     summary.complete = block == plan.block_count;
     summary.mb_per_s = MbPerS(summary.bytes, summary.read_time);
     result.bytes_read += summary.bytes;

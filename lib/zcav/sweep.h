@@ -39,6 +39,13 @@ struct SweepOptions {
   // Read one untimed chunk at the start before timing (spin-up, first seek).
   // Default: true.
   bool warmup = true;
+  // End the sweep at the first read error (classic zcav behaviour) instead
+  // of mapping the unreadable range and going on. Default: false.
+  bool stop_on_error = false;
+  // A chunk is slow when it takes more than slow_factor times what the
+  // median rate of the preceding chunks predicts (and at least 250 ms).
+  // 0 = no slow-region detection. Default: 10.
+  double slow_factor = 10;
 };
 
 // Resolves `options` against `device`: default block and chunk sizes,
@@ -49,10 +56,27 @@ struct SweepOptions {
 SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 
 // Runs `plan` on `device`, reporting to `sink`. Stops after the current chunk
-// once *stop_requested becomes true (status kInterrupted), and at the first
-// read error (status kReadError, with the failing chunk's offset). Never
-// throws for I/O; throws std::bad_alloc if the buffer cannot be allocated.
-// Memory: one block buffer plus passes floats per block.
+// once *stop_requested becomes true (status kInterrupted).
+//
+// Read errors are data. A chunk that fails is retried once; if it fails
+// again the device is asked whether it is still there (Device::CheckPresent)
+// and, if it is, the chunk is bisected to bound its unreadable sectors
+// (its first and last unreadable sectors by binary search, then readable
+// runs inside by halving; at most 72 reads and 60 s of clock time per chunk:
+// past that budget, or when the chunk is unreadable at both edges, the
+// unresolved pieces are reported whole, flagged bounded_by_budget). Each
+// range goes to sink.OnUnreadable() and result.unreadable, and the sweep
+// goes on with the next chunk. A block with an error in a pass has no sample
+// in that pass (its time is not the media's). With plan.stop_on_error the
+// first failing chunk ends the sweep instead (status kReadError, with that
+// offset). ENODEV, ENXIO and ENOMEDIUM (and CheckPresent() saying so) end it
+// with status kDeviceGone: everything measured before is kept.
+//
+// Slow chunks (see SweepOptions::slow_factor) are merged into slow regions,
+// reported through sink.OnSlowRegion() and result.slow_regions.
+//
+// Never throws for I/O; throws std::bad_alloc if the buffer cannot be
+// allocated. Memory: one chunk buffer plus passes doubles per block.
 SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
                      const std::atomic<bool>* stop_requested = nullptr);
 

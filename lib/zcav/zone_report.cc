@@ -173,6 +173,27 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     if (i + 1 == a.outliers.size() || i == 4) out << (a.outliers.size() > 5 ? ", ...)" : ")");
   }
   out << "\n";
+  if (!c.unreadable.empty()) {
+    std::uint64_t bytes = 0;
+    for (const UnreadableRange& u : c.unreadable) bytes += u.length_bytes;
+    out << "unreadable regions: " << c.unreadable.size() << ", " << FormatBytes(bytes)
+        << ", not in the zone statistics:";
+    for (std::size_t i = 0; i < c.unreadable.size() && i < 5; ++i) {
+      out << (i ? ", " : " ") << Fixed(Gb(c.unreadable[i].offset_bytes), 3) << " GB +"
+          << c.unreadable[i].length_bytes << " B";
+    }
+    out << (c.unreadable.size() > 5 ? ", ...\n" : "\n");
+  }
+  if (!c.slow_regions.empty()) {
+    out << "slow regions: " << c.slow_regions.size() << ", far slower than their neighbours:";
+    for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
+      const SlowRegion& r = c.slow_regions[i];
+      out << (i ? ", " : " ") << Fixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
+          << " B in " << Fixed(r.ms, 0) << " ms (" << Fixed(r.ms / std::max(r.expected_ms, 1e-9), 0)
+          << "x slower)";
+    }
+    out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
+  }
   for (const std::string& note : c.notes) out << "note: " << note << "\n";
   out << "(MB = 10^6 B, GB = 10^9 B)\n";
   return out.str();
@@ -281,8 +302,13 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
 }
 
 ZoneDetectingSink::ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
-                                     std::optional<Transport> transport)
-    : inner_(inner), options_(options), media_(media), transport_(std::move(transport)) {}
+                                     std::optional<Transport> transport,
+                                     std::optional<double> burst_mb_per_s)
+    : inner_(inner),
+      options_(options),
+      media_(media),
+      transport_(std::move(transport)),
+      burst_mb_per_s_(burst_mb_per_s) {}
 
 Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
                    std::optional<double> burst_mb_per_s) {
@@ -305,16 +331,21 @@ void ZoneDetectingSink::OnStart(const RunInfo& run) {
 }
 
 void ZoneDetectingSink::OnBlock(const BlockResult& block) {
-  points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
+  // Blocks with unreadable bytes are left out of the zone statistics: their
+  // rate (if any pass read them cleanly) is not the media's, and a block
+  // with no clean read has none.
+  if (block.passes > 0 && block.unreadable_bytes == 0) points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
                      block.max_mb_per_s});
   inner_.OnBlock(block);
 }
 
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
+  context_.unreadable = result.unreadable;
+  context_.slow_regions = result.slow_regions;
   if (transport_) {
     context_.transport = transport_;
-    context_.verdict = VerdictFor(analysis_, *transport_);
+    context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_);
   }
   inner_.OnZones(analysis_, context_);
   inner_.OnFinish(result);

@@ -34,6 +34,10 @@ struct ZoneReportContext {
   // The bus and the bus-or-media verdict, when known (sweeps and --bus).
   std::optional<Transport> transport;
   std::optional<Verdict> verdict;
+  // Unreadable ranges and slow regions of the sweep (listed under the table;
+  // their blocks are not in the zone statistics).
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
 };
 
 // The verdict for `analysis` on `transport`: sustained figures from the zones
@@ -61,13 +65,17 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& analysis, const ZoneReportConte
 // inner.OnFinish(). `inner` is not owned.
 class ZoneDetectingSink final : public SampleSink {
  public:
-  // `transport`: when set, the verdict is decided too and passed in the context.
+  // `transport`: when set, the verdict is decided too and passed in the
+  // context, weighing `burst_mb_per_s` (MB/s) when measured (VerdictFor).
   ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
-                    std::optional<Transport> transport = std::nullopt);
+                    std::optional<Transport> transport = std::nullopt,
+                    std::optional<double> burst_mb_per_s = std::nullopt);
   void OnStart(const RunInfo& run) override;
   void OnSample(const Sample& sample) override { inner_.OnSample(sample); }
   void OnBlock(const BlockResult& block) override;
   void OnPassDone(const PassSummary& pass) override { inner_.OnPassDone(pass); }
+  void OnUnreadable(const UnreadableRange& range) override { inner_.OnUnreadable(range); }
+  void OnSlowRegion(const SlowRegion& region) override { inner_.OnSlowRegion(region); }
   void OnFinish(const SweepResult& result) override;
 
   // Valid after OnFinish.
@@ -79,6 +87,7 @@ class ZoneDetectingSink final : public SampleSink {
   ZoneOptions options_;
   Media media_;
   std::optional<Transport> transport_;
+  std::optional<double> burst_mb_per_s_;
   std::vector<CurvePoint> points_;
   ZoneAnalysis analysis_;
   ZoneReportContext context_;

@@ -1,0 +1,65 @@
+// Estimating how long a sweep would take, before it starts: a short timed
+// sequential read at the start of the device gives a rate, and the plan gives
+// the bytes. `zcav profile` uses it to read quick when a full sweep would take
+// more than an hour.
+//
+// The start of a hard disk is its fastest zone (inner zones read at half that
+// rate or less), so the estimate is a lower bound there: a disk estimated at
+// 1 h takes about 1.3-1.5 h in full. On a flat device (SSD, a bus-limited
+// disk) it is close. An optical disc is read CAV, slowest at the start: the
+// estimate is an upper bound.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <system_error>
+
+#include "zcav/clock.h"
+#include "zcav/device.h"
+#include "zcav/sample.h"
+#include "zcav/units.h"
+
+namespace zcav {
+
+struct StartRateOptions {
+  // First byte read (the sweep's start). Default: 0.
+  std::uint64_t start_bytes = 0;
+  // Stop after this many timed bytes... Default: 256 MiB.
+  std::uint64_t max_bytes = 256 * kMiB;
+  // ...or once this much Clock time has passed, whichever comes first.
+  // Default: 2 s.
+  std::chrono::nanoseconds max_time = std::chrono::seconds(2);
+  // Bytes per read call, rounded up to the sector. Default: 1 MiB.
+  std::uint64_t chunk_bytes = kMiB;
+};
+
+struct StartRate {
+  std::uint64_t bytes = 0;               // timed bytes read
+  std::chrono::nanoseconds time{0};      // their Clock time
+  double mb_per_s = 0;                   // bytes / time, 10^6 B/s; 0 when nothing was timed
+  std::error_code error;                 // the read error that stopped it, if any
+  std::uint64_t error_offset_bytes = 0;  // where (when error)
+  bool interrupted = false;              // stopped by *stop
+};
+
+// Reads one untimed chunk at options.start_bytes (spin-up, first seek), then
+// times sequential chunks after it until max_bytes or max_time is reached or
+// the device ends, into one aligned buffer; the last chunk is cut to the
+// device's end. Stops at the first read error (error set, what was timed
+// before it kept) and, after the current chunk, when *stop becomes true.
+// Never throws for I/O; throws std::bad_alloc if the buffer cannot be
+// allocated and Error(kBadInput) for a zero chunk or max_bytes or a start at
+// or beyond the device's end.
+StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions& options,
+                           const std::atomic<bool>* stop = nullptr);
+
+// Bytes a sweep of `plan` reads in one pass (its blocks, the last one maybe
+// shorter; skipped blocks not counted). Pure.
+std::uint64_t PlanBytesPerPass(const SweepPlan& plan);
+
+// Seconds a sweep of `plan` would take reading at `mb_per_s` (10^6 B/s):
+// passes x PlanBytesPerPass / rate. 0 when the rate is not above 0. Pure.
+double EstimateSweepSeconds(const SweepPlan& plan, double mb_per_s);
+
+}  // namespace zcav
