@@ -4,14 +4,18 @@
 # reads are paced by a 4-zone table; `zcav sweep` reads it with O_DIRECT and
 # must report curve_type "zoned" with 4 zones, each boundary within one block
 # of the table's and each rate within 3 % of both the table and what
-# `dd iflag=direct` measures inside the zone. With root and loop devices, the
-# same checks run on a read-only loop device over the file (losetup -r).
+# `dd iflag=direct` measures inside the zone, and the verdict media-limited.
+# `zcav profile` of the file (burst, access time, the same sweep) must also
+# say media-limited, with an average within 3 % of the table's (bytes over
+# the time the table gives them). With root and loop devices, the sweep's
+# checks run again on a read-only loop device over the file (losetup -r).
 #
 # Usage: bash fuse_zones_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
-# where /dev/fuse is not open to users). Needs python3 (to read the JSON output).
+# where /dev/fuse is not open to users). Needs python3 (to read the JSON output;
+# check_profile.py beside this script).
 # Unmounts, detaches its loop device, ends the fixture it started and removes
-# its files on every exit path. Takes about 35 s (15 s without the loop device).
+# its files on every exit path. Takes about 60 s (40 s without the loop device).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -29,22 +33,11 @@ readonly DD_RUNS=3                     # dd's median over 3 runs per zone
 readonly TOLERANCE=0.03                # zone rate vs table and vs dd
 readonly BLOCK_TOLERANCE=0.10          # per-block median vs table (scheduling noise)
 
-[[ -e /dev/fuse ]] || skip "no /dev/fuse (FUSE not available)"
-FUSERMOUNT=$(command -v fusermount3) || skip "no fusermount3 (install fuse3)"
-readonly FUSERMOUNT
-[[ $(id -u) -eq 0 || (-r /dev/fuse && -w /dev/fuse && -u $FUSERMOUNT) ]] ||
-  skip "needs root, or read-write /dev/fuse and a setuid $FUSERMOUNT, to mount FUSE"
+require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
-[[ -x $FIXTURE ]] || fail "zoned_fuse fixture not found or not executable: $FIXTURE"
 
 WORK=""
-MNT=""
-FIXTURE_PID=""
 LOOP=""
-# mounted: is something mounted on $MNT (field 5 of mountinfo)?
-mounted() {
-  [[ -n $MNT ]] && awk -v m="$MNT" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
-}
 cleanup() {
   local rc=$?
   set +e
@@ -52,32 +45,8 @@ cleanup() {
   if [[ -n $LOOP ]]; then
     losetup -d "$LOOP" || echo "WARNING: could not detach $LOOP" >&2
   fi
-  local _
-  for _ in 1 2 3 4 5; do
-    mounted || break
-    "$FUSERMOUNT" -u "$MNT" 2>/dev/null || sleep 0.2
-  done
-  if mounted; then
-    echo "WARNING: $MNT busy; detaching it lazily" >&2
-    "$FUSERMOUNT" -uz "$MNT"
-  fi
-  if [[ -n $FIXTURE_PID ]]; then
-    # Unmounting ends the fixture; TERM it only if it outlives that.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 "$FIXTURE_PID" 2>/dev/null || break
-      sleep 0.2
-    done
-    if kill -0 "$FIXTURE_PID" 2>/dev/null; then
-      kill "$FIXTURE_PID" 2>/dev/null
-    fi
-    wait "$FIXTURE_PID" 2>/dev/null
-  fi
-  if [[ $rc -ne 0 && -s $WORK/fixture.log ]]; then
-    echo "fixture log:" >&2
-    sed 's/^/  /' "$WORK/fixture.log" >&2
-  fi
-  if mounted; then
-    echo "WARNING: $MNT is still mounted; leaving $WORK" >&2
+  if ! stop_fixtures "$rc"; then
+    echo "WARNING: leaving $WORK" >&2
   elif [[ -n $WORK ]]; then
     rm -rf "$WORK"
   fi
@@ -88,7 +57,7 @@ trap 'exit 130' INT TERM
 
 # The mount point and the JSON need no O_DIRECT: any temporary directory does.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-fuse-XXXXXX")
-MNT=$WORK/mnt
+readonly MNT=$WORK/mnt
 mkdir "$MNT"
 readonly IMAGE=$MNT/disk.img
 
@@ -96,14 +65,8 @@ zones_arg=""
 for i in "${!ZONE_START_MIB[@]}"; do
   zones_arg+="${zones_arg:+,}${ZONE_START_MIB[i]}M:${ZONE_MB_PER_S[i]}"
 done
-"$FIXTURE" "$MNT" -f --size "${SIZE_MIB}M" --zones "$zones_arg" 2>"$WORK/fixture.log" &
-FIXTURE_PID=$!
-for _ in $(seq 100); do
-  mounted && [[ -f $IMAGE ]] && break
-  kill -0 "$FIXTURE_PID" 2>/dev/null || fail "zoned_fuse exited before mounting $MNT"
-  sleep 0.1
-done
-mounted || fail "zoned_fuse did not mount $MNT within 10 s"
+start_fixture "$FIXTURE" "$MNT" "$WORK/fixture.log" disk.img --size "${SIZE_MIB}M" \
+  --zones "$zones_arg"
 echo "zoned_fuse on $MNT: ${SIZE_MIB} MiB, zones $zones_arg (MiB:MB/s)"
 
 # sweep TARGET OUT: zcav's O_DIRECT sweep of TARGET into the JSON file OUT.
@@ -260,6 +223,25 @@ EOF
 sweep "$IMAGE" "$WORK/file.json"
 measure_dd "$IMAGE" > "$WORK/file.dd"
 check "$WORK/file.json" "$WORK/file.dd" file "$IMAGE"
+
+# The whole profile of the file: the table's average is its bytes over the
+# time the table gives them (the harmonic mean of the zone rates, weighted by
+# zone length).
+table_avg=$(python3 - "$((SIZE_MIB << 20))" "${ZONE_START_MIB[*]}" "${ZONE_MB_PER_S[*]}" <<'EOF'
+import sys
+size = int(sys.argv[1])
+starts = [int(s) << 20 for s in sys.argv[2].split()]
+rates = [float(r) * 1e6 for r in sys.argv[3].split()]
+seconds = sum((e - s) / r for s, e, r in zip(starts, starts[1:] + [size], rates))
+print(f"{size / seconds / 1e6:.3f}")
+EOF
+)
+PROFILE_RC=0
+run_and_wait "$ZCAV" profile "$IMAGE" -o "$WORK/profile" -b "${BLOCK_MIB}M" -c "$PASSES" --quiet ||
+  PROFILE_RC=$?
+[[ $PROFILE_RC -eq 0 ]] || fail "zcav profile $IMAGE exited with $PROFILE_RC"
+python3 "$(dirname "${BASH_SOURCE[0]}")/check_profile.py" "$WORK/profile" "$IMAGE" \
+  --kind media-limited --curve zoned --avg "$table_avg" --tolerance "$TOLERANCE"
 
 # The same file as a read-only block device, where the machine allows it.
 if [[ $(id -u) -eq 0 && -e /dev/loop-control ]] && command -v losetup >/dev/null; then

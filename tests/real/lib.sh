@@ -58,3 +58,88 @@ stop_started() {
   fi
   STARTED_PID=""
 }
+
+# ---- The FUSE fixture (tests/fixtures/zoned_fuse.cc) ----
+# A script calls require_fuse, start_fixture once per mount, and stop_fixtures
+# from its EXIT trap (before removing the mount points' directory).
+FUSERMOUNT=""
+FIXTURE_MNTS=()   # mount points, in start order
+FIXTURE_PIDS=()   # the fixture processes, by mount
+FIXTURE_LOGS=()   # their stderr
+
+# require_fuse FIXTURE: skips unless this machine can mount FUSE (/dev/fuse,
+# fusermount3, and root or a setuid fusermount3); fails if the fixture binary
+# is missing. Sets FUSERMOUNT.
+require_fuse() {
+  [[ -e /dev/fuse ]] || skip "no /dev/fuse (FUSE not available)"
+  FUSERMOUNT=$(command -v fusermount3) || skip "no fusermount3 (install fuse3)"
+  [[ $(id -u) -eq 0 || (-r /dev/fuse && -w /dev/fuse && -u $FUSERMOUNT) ]] ||
+    skip "needs root, or read-write /dev/fuse and a setuid $FUSERMOUNT, to mount FUSE"
+  [[ -x $1 ]] || fail "zoned_fuse fixture not found or not executable: $1"
+}
+
+# fixture_mounted MNT: is something mounted on MNT (field 5 of mountinfo)?
+fixture_mounted() {
+  [[ -n $1 ]] && awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+# start_fixture FIXTURE MNT LOG FILE ARGS...: runs the fixture in the
+# foreground mode (-f) on the existing empty directory MNT, its stderr into
+# LOG, with ARGS (--size, --zones, --files ...), and waits up to 10 s until
+# MNT/FILE exists. Fails if it exits or does not mount in time.
+start_fixture() {
+  local fixture=$1 mnt=$2 log=$3 file=$4 _
+  shift 4
+  "$fixture" "$mnt" -f "$@" 2>"$log" &
+  FIXTURE_MNTS+=("$mnt")
+  FIXTURE_PIDS+=("$!")
+  FIXTURE_LOGS+=("$log")
+  for _ in $(seq 100); do
+    fixture_mounted "$mnt" && [[ -f $mnt/$file ]] && return 0
+    kill -0 "${FIXTURE_PIDS[-1]}" 2>/dev/null || fail "zoned_fuse exited before mounting $mnt"
+    sleep 0.1
+  done
+  fail "zoned_fuse did not mount $mnt within 10 s"
+}
+
+# stop_fixtures RC: for EXIT traps. Unmounts every fixture start_fixture
+# started (lazily if one stays busy), waits for each to end (TERMs it, by its
+# PID, if it outlives the unmount) and, if RC is not 0, shows their logs.
+# Returns 1 if a mount point is still mounted (then the caller must not
+# remove it).
+stop_fixtures() {
+  local rc=$1 status=0 i mnt pid _
+  for i in "${!FIXTURE_MNTS[@]}"; do
+    mnt=${FIXTURE_MNTS[i]}
+    pid=${FIXTURE_PIDS[i]}
+    for _ in 1 2 3 4 5; do
+      fixture_mounted "$mnt" || break
+      "$FUSERMOUNT" -u "$mnt" 2>/dev/null || sleep 0.2
+    done
+    if fixture_mounted "$mnt"; then
+      echo "WARNING: $mnt busy; detaching it lazily" >&2
+      "$FUSERMOUNT" -uz "$mnt"
+    fi
+    # Unmounting ends the fixture; TERM it only if it outlives that.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null
+    fi
+    wait "$pid" 2>/dev/null
+    if [[ $rc -ne 0 && -s ${FIXTURE_LOGS[i]} ]]; then
+      echo "fixture log ($mnt):" >&2
+      sed 's/^/  /' "${FIXTURE_LOGS[i]}" >&2
+    fi
+    if fixture_mounted "$mnt"; then
+      echo "WARNING: $mnt is still mounted" >&2
+      status=1
+    fi
+  done
+  FIXTURE_MNTS=()
+  FIXTURE_PIDS=()
+  FIXTURE_LOGS=()
+  return "$status"
+}
