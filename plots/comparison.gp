@@ -10,11 +10,17 @@
 # Each data file: one line per block (the block's middle):
 #   1 position (GB)  2 position (% of device)  3 median MB/s across passes
 #   4 min MB/s  5 max MB/s across passes (equal to 3 when not known)
+{{?unreadable}}#   (a blank line breaks the curve where unreadable blocks are missing)
+{{?unreadable}}# {{unreadable_data}}: every input's ranges that failed to read after a
+{{?unreadable}}#   retry, shaded: 1 input  2 start (GB)  3 end (GB)  4 start (% of its
+{{?unreadable}}#   device)  5 end (%)  6 length (bytes)  7 errno
 
 array data[{{count}}]
 array label[{{count}}]
 {{inputs}}
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
+{{?unreadable}}unreadable_data = '{{unreadable_data}}'
+{{?unreadable}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands)
 
 set title '{{title}}' noenhanced
 set xlabel 'position (% of device)' noenhanced
@@ -29,6 +35,8 @@ set grid xtics ytics
 set key bottom left box opaque noenhanced
 
 {{output}}
-plot for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
+{{?all_readable}}plot for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
+{{?unreadable}}plot unreadable_data using (($4 + $5) / 2):(band_top / 2):(($5 - $4) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
+{{?unreadable}}  for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
 
 {{more_outputs}}

@@ -14,10 +14,20 @@
 {{?zones}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 median MB/s  6 label
 {{?outliers}}# {{outliers_data}}: blocks far off their neighbours:
 {{?outliers}}#   1 position (GB)  2 position (% of device)  3 MB/s
+{{?unreadable}}# {{unreadable_data}}: ranges that failed to read after a retry, shaded
+{{?unreadable}}#   (a blank line in {{data}} breaks the curve where their blocks are missing):
+{{?unreadable}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 length (bytes)  6 errno
+{{?slow}}# {{slow_data}}: places read far slower than the chunks before them (a disk
+{{?slow}}#   retrying), merged across passes, marked on the top edge:
+{{?slow}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 times found (one
+{{?slow}}#   per pass that found it)  6 longest (ms)
 
 data = '{{data}}'
 {{?zones}}zones_data = '{{zones_data}}'
 {{?outliers}}outliers_data = '{{outliers_data}}'
+{{?unreadable}}unreadable_data = '{{unreadable_data}}'
+{{?slow}}slow_data = '{{slow_data}}'
+{{?marks}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands, slow marks)
 device_gb = {{device_gb}}  # device size in GB: the top axis is % of it
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
 
@@ -40,10 +50,12 @@ set style fill transparent solid 0.5 noborder
 
 {{output}}
 plot \
+{{?unreadable}}  unreadable_data using (($1 + $2) / 2):(band_top / 2):(($2 - $1) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
 {{?band}}  data using 1:4:5 with filledcurves lc rgb '#9ecae1' title 'min-max across passes', \
   data using 1:3 with lines lw 2 lc rgb '#08519c' title '{{curve_title}}', \
 {{?zones}}  zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title 'detected zones (median)', \
 {{?zones}}  zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle, \
 {{?outliers}}  outliers_data using 1:3 with points pt 7 ps 0.9 lc rgb '#cb181d' title 'outliers', \
+{{?slow}}  slow_data using (($1 + $2) / 2):(band_top * 0.97) with points pt 11 ps 1.4 lc rgb '#6a3d9a' title '{{slow_title}}', \
 
 {{more_outputs}}

@@ -297,8 +297,19 @@ bad_input "more labels than devices" sweep sim:hdd sim:ssd --label a --label b -
 bad_input "one simulated bus with two rates" sweep "sim:hdd?bus=x&busrate=50" "sim:hdd?bus=x&busrate=60"
 bad_input "unknown format" sweep sim:hdd --format xml
 expect_grep "xml" "$ERR" stderr
-bad_input "-w (write test not available)" sweep sim:hdd -w
-expect_grep "write" "$ERR" stderr
+bad_input "--write without --destroy-data" sweep sim:hdd --write
+expect_grep "destroys all data.*add --destroy-data" "$ERR" stderr
+bad_input "classic -w without --destroy-data" sweep sim:hdd -w
+expect_grep "^zcav: -w .*add --destroy-data" "$ERR" stderr
+bad_input "classic -w without --destroy-data (no sweep command)" -w sim:hdd
+expect_grep "add --destroy-data" "$ERR" stderr
+bad_input "--destroy-data without --write" sweep sim:hdd --destroy-data
+bad_input "--create-size without --write" sweep "$FIX/new.img" --create-size 1M
+[[ ! -e $FIX/new.img ]] || problem "$FIX/new.img was created"
+bad_input "--write with two devices" sweep sim:hdd sim:ssd --write --destroy-data
+bad_input "--write with --resume" sweep sim:hdd --write --destroy-data --resume "$FIX/none.dat"
+expect_grep "cannot be resumed" "$ERR" stderr
+bad_input "--write --create-size on a simulated device" sweep sim:hdd --write --destroy-data --create-size 1M
 bad_input "--quick with --skip 3" sweep sim:hdd --quick --skip 3
 bad_input "--quick with classic -s 3" sweep sim:hdd --quick -s 3
 bad_input "--block-size together with -b" sweep sim:hdd --block-size 1M -b 1
@@ -357,6 +368,62 @@ check "zcav --version" 0 "$ZCAV" --version
 expect_grep '^zcav [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" stdout
 expect_eq "$(wc -l <"$OUT")" 1 "number of stdout lines"
 expect_stderr_empty
+
+# ---------------------------------------------------------------------------
+# The write test (--write --destroy-data) on simulated devices and on files
+# it creates; real loop devices are in tests/real/write_test.sh.
+
+for flags in "--write --destroy-data" "--write --destroy-data --create-size 4M"; do
+  # shellcheck disable=SC2086  # $flags is a list of options
+  begin "--write refuses an existing regular file, which stays unchanged ($flags)"
+  cp "$FIX/one_mib" precious.bin
+  sum_before=$(md5sum <precious.bin)
+  run "$ZCAV" sweep $flags precious.bin -o OUT
+  expect_exit 2
+  if [[ $flags == *create-size* ]]; then
+    expect_one_error_line "refusing to write precious.bin: it exists"
+  else
+    expect_one_error_line "refusing to write precious.bin: a regular file zcav did not create"
+  fi
+  expect_stdout_empty
+  expect_no_new_files
+  expect_eq "$(md5sum <precious.bin)" "$sum_before" "the file's checksum"
+done
+
+check "--write --create-size writes a new file it creates, then removes it" 0 \
+  "$ZCAV" sweep --write --destroy-data --create-size 8M new.img --block-size 1M --format json \
+  -o w.json --quiet
+expect_stderr_empty
+[[ ! -e new.img ]] || problem "new.img is left behind"
+expect_no_tmp_files
+if [[ -f w.json ]]; then
+  python3 - w.json <<'PY' || problem "w.json: wrong content (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["options"].get("mode") == "write", d["options"]
+assert len(d["blocks"]) == 8, len(d["blocks"])
+assert d["device"]["size_bytes"] == 8 * 1024 * 1024, d["device"]
+assert d["summary"]["avg_mb_per_s"] > 1, d["summary"]
+PY
+else
+  problem "no w.json"
+fi
+
+check "--write on a simulated device measures its (write = read) rate" 0 \
+  "$ZCAV" sweep 'sim:ssd?size=1G&noise=0' --write --destroy-data --quiet </dev/null
+expect_stderr_empty
+expect_raw_data "$OUT"
+expect_grep '^# mode: write' "$OUT" stdout
+rate=$(data_lines "$OUT" | awk 'NR == 1 { print $4 }')
+awk -v r="$rate" 'BEGIN { exit !(r > 520 && r < 540) }' || problem "write rate $rate MB/s, expected 530"
+
+check "classic -w --destroy-data runs the write test" 0 \
+  "$ZCAV" -w --destroy-data -b 64 'sim:ssd?size=1G' -l w.log
+expect_grep '^# mode: write' w.log w.log
+expect_grep '^#loops: 1' w.log w.log
+
+check "a read sweep says nothing about a mode" 0 "$ZCAV" sweep 'sim:ssd?size=1G' --quiet
+expect_no_grep "# mode:" "$OUT" stdout
 
 # ---------------------------------------------------------------------------
 # End to end on simulated devices.
@@ -507,6 +574,8 @@ expect_eq "$last_len" 4096 "last block's length_bytes"
 
 check "--stop-on-error: a read error stops with exit 1 and keeps the data before it" 1 \
   "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M -o partial.dat --quiet --stop-on-error
+[[ -e partial.dat ]] && problem "partial.dat written although the run stopped early"
+mv partial.dat.partial partial.dat 2>/dev/null
 expect_one_error_line "524288000"
 expect_stdout_empty
 expect_no_tmp_files
@@ -523,6 +592,7 @@ fi
 
 check "--stop-on-error: a read error with JSON output marks it partial" 1 \
   "$ZCAV" sweep "sim:hdd?size=1G&bad=500M" --block-size 1M --format json -o partial.json --quiet --stop-on-error
+mv partial.json.partial partial.json 2>/dev/null
 if [[ -f partial.json ]]; then
   verdict=$(python3 -c '
 import json, sys
@@ -560,8 +630,8 @@ assert len(d["blocks"]) == 1024 and d["partial"] is False
 check "a device that goes away: exit 3, data before it kept, marked partial" 3 \
   "$ZCAV" sweep "sim:hdd?size=1G&gone=300M" --block-size 1M -o gone.dat --quiet
 expect_one_error_line "went away at offset 314572800 .*No such device"
-expect_eq "$(data_count gone.dat)" 300 "blocks before the device went away"
-expect_grep '^# status: partial: device gone at offset 314572800' gone.dat
+expect_eq "$(data_count gone.dat.partial)" 300 "blocks before the device went away"
+expect_grep '^# status: partial: device gone at offset 314572800' gone.dat.partial
 
 check "slow regions are reported on stderr and in the data" 0 \
   "$ZCAV" sweep "sim:hdd?size=1G&slow=600M+3M" --block-size 4M -o slow.dat --quiet
@@ -606,12 +676,15 @@ interrupt_case() {
   expect_exit 130
   expect_no_tmp_files
   grep -q '^zcav: .*interrupt' "$ERR" || problem "no 'zcav: ... interrupted' message on stderr"
-  if [[ -f interrupted.dat ]]; then
-    expect_raw_data interrupted.dat
-    expect_grep 'partial: interrupted' interrupted.dat
-    expect_no_grep "status: complete" interrupted.dat
+  # A partial result keeps its own name; the target is not written.
+  [[ ! -e interrupted.dat ]] || problem "interrupted.dat written although the run was cut short"
+  if [[ -f interrupted.dat.partial ]]; then
+    expect_raw_data interrupted.dat.partial
+    expect_grep 'partial: interrupted' interrupted.dat.partial
+    expect_no_grep "status: complete" interrupted.dat.partial
+    expect_grep 'written to interrupted.dat.partial' "$ERR" stderr
   else
-    problem "interrupted.dat was not written"
+    problem "interrupted.dat.partial was not written"
   fi
 }
 
@@ -619,6 +692,51 @@ dd if=/dev/urandom of="$WORK/big256" bs=1M count=256 status=none
 interrupt_case INT
 interrupt_case TERM
 rm -f "$WORK/big256"
+
+# --resume: interrupt a 2-pass sweep, continue it, compare with a fresh one.
+begin "--resume completes an interrupted sweep: the same blocks as a fresh sweep"
+dd if=/dev/urandom of="$WORK/r96" bs=1M count=96 status=none
+sweep_r96() { "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q "$@"; }
+sweep_r96 -o fresh.dat
+RESUME_DIR=$DIR
+# Directly, not through the function: a background subshell would get the signal.
+"$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q -o r.dat \
+  >"$OUT" 2>"$ERR" &
+BG_PID=$!
+sleep 0.5
+for ((i = 0; i < 100; i++)); do
+  tmp=$(find . -maxdepth 1 -name 'r.dat.tmp.*' | head -n 1)
+  [[ -n $tmp ]] && grep -q '^# sample: pass=2' "$tmp" 2>/dev/null && break
+  sleep 0.05
+done
+kill -INT "$BG_PID" 2>/dev/null
+wait "$BG_PID"
+RC=$?
+BG_PID=""
+expect_exit 130
+if [[ -f r.dat.partial ]]; then
+  run "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q \
+    --resume r.dat.partial -o r.dat
+  expect_exit 0
+  expect_raw_data r.dat
+  expect_grep '^# status: complete' r.dat
+  [[ ! -e r.dat.partial ]] || problem "r.dat.partial left after the resumed run completed"
+  # The same block list (offsets), every block with both passes.
+  [[ $(data_lines r.dat | awk '{ print $1, $8 }') == $(data_lines fresh.dat | awk '{ print $1, $8 }') ]] ||
+    problem "resumed block list differs from a fresh sweep's"
+  expect_eq "$(data_lines r.dat | awk '$8 != 2' | wc -l)" 0 "blocks without 2 passes"
+else
+  problem "r.dat.partial was not written (RC $RC)"
+fi
+sed 's/^# status: complete/# status: partial: interrupted/' fresh.dat >"$WORK/p.dat"
+check "--resume refuses a partial result of another sweep" 2 \
+  "$ZCAV" sweep "$WORK/r96" --block-size 2M --chunk-size 4k --passes 2 --resume "$WORK/p.dat"
+expect_one_error_line "block_bytes 1048576, this sweep has 2097152"
+expect_no_new_files
+check "--resume refuses a complete result" 2 \
+  "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --passes 2 --resume "$RESUME_DIR/fresh.dat"
+expect_one_error_line "nothing to resume"
+rm -f "$WORK/r96" "$WORK/p.dat"
 
 # ---------------------------------------------------------------------------
 # Progress on stderr.

@@ -81,6 +81,34 @@ PlotInput WithConcurrent(PlotInput in) {
   return in;
 }
 
+// The 30 GiB disk with read errors: 8 KiB unreadable inside block 5 (its
+// other passes read it: the block stays), and all of block 14 unreadable (no
+// clean read: no point). Slow: the same place in two passes, and one other.
+PlotInput Failing() {
+  PlotInput in = Hdd();
+  in.profile.points.erase(in.profile.points.begin() + 14);
+  in.profile.unreadable = {{5 * kGiB + 4096, 8192, 5, 0, false},
+                           {14 * kGiB, kGiB, 5, 0, true}};
+  in.profile.slow_regions = {{20 * kGiB, 1 << 20, 0, 400, 10},
+                             {20 * kGiB, 1 << 20, 1, 420, 10},
+                             {25 * kGiB, 2 << 20, 0, 900, 20}};
+  in.zones = DetectZones(in.profile.points, ZoneOptions{});
+  return in;
+}
+
+// Non-comment, non-blank lines of a data file.
+std::vector<std::string> DataLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl == std::string::npos ? nl : nl - start);
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return lines;
+}
+
 struct Case {
   PlotKind kind;
   std::vector<PlotInput> inputs;
@@ -354,6 +382,135 @@ TEST_CASE("A failed render leaves no image and says what gnuplot said", "[plot]"
     CHECK(std::string(e.what()).find("bad.gp failed") != std::string::npos);
   }
   CHECK_FALSE(fs::exists(dir.path() / "bad.png"));
+}
+
+TEST_CASE("A falloff plot shades the unreadable ranges from a data file in GB", "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files =
+      WritePlot(PlotKind::kFalloff, {Failing()}, dir.path().string(), "bad", {});
+  const fs::path data = dir.path() / "bad.unreadable.dat";
+  CHECK(std::count(files.data_paths.begin(), files.data_paths.end(), data.string()) == 1);
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("unreadable_data = 'bad.unreadable.dat'") != std::string::npos);
+  CHECK(script.find("# bad.unreadable.dat: ranges that failed to read") != std::string::npos);
+  CHECK(script.find("unreadable_data using (($1 + $2) / 2):(band_top / 2):(($2 - $1) / 2):"
+                    "(band_top / 2) with boxxyerror") != std::string::npos);
+  CHECK(script.find("title 'unreadable (2 regions)'") != std::string::npos);
+  // The bands reach the top of the y axis: 61.2 MB/s x 1.15.
+  CHECK(script.find("set yrange [0:70.4]") != std::string::npos);
+  CHECK(script.find("band_top = 70.4") != std::string::npos);
+  // Drawn first, under the curve.
+  CHECK(script.find("unreadable_data using") < script.find("data using 1:3 with lines"));
+
+  const std::string text = test::ReadFile(data);
+  CHECK(text.find("# Units: GB = 10^9 B") != std::string::npos);
+  CHECK(text.find("# start_gb end_gb start_pct end_pct length_bytes errno") != std::string::npos);
+  const std::vector<std::string> lines = DataLines(text);
+  REQUIRE(lines.size() == 2);
+  // 5 GiB + 4096 B = 5.368713216 GB; 30 GiB is the device: 16.6679 %.
+  CHECK(lines[0] == "5.368713216 5.368721408 16.666679 16.666705 8192 5");
+  CHECK(lines[1] == "15.032385536 16.106127360 46.666667 50.000000 1073741824 5");
+}
+
+TEST_CASE("The curve breaks where unreadable blocks are missing, not where blocks were skipped",
+          "[plot]") {
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {Failing()}, dir.path().string(), "bad", {});
+  const std::string curve = test::ReadFile(dir.path() / "bad.curve.dat");
+  // Block 13 (13.5 GiB = 14.495515 GB), a blank line, block 15 (15.5 GiB).
+  const std::size_t at = curve.find("14.495515 ");
+  REQUIRE(at != std::string::npos);
+  const std::size_t next = curve.find('\n', at);
+  CHECK(curve.compare(next, 2, "\n\n") == 0);
+  CHECK(curve.compare(next + 2, 10, "16.642998 ") == 0);
+  CHECK(Count(curve, "\n\n") == 1);
+  CHECK(curve.find("# A blank line: blocks missing here had no clean read") != std::string::npos);
+
+  // A quick sweep's gaps (every other block here) are no read errors.
+  PlotInput quick = Hdd();
+  std::vector<CurvePoint> every_other;
+  for (std::size_t i = 0; i < quick.profile.points.size(); i += 2) {
+    every_other.push_back(quick.profile.points[i]);
+  }
+  quick.profile.points = every_other;
+  WritePlot(PlotKind::kFalloff, {quick}, dir.path().string(), "quick", {});
+  CHECK(Count(test::ReadFile(dir.path() / "quick.curve.dat"), "\n\n") == 0);
+  CHECK_FALSE(fs::exists(dir.path() / "quick.unreadable.dat"));
+  CHECK(test::ReadFile(dir.path() / "quick.gp").find("unreadable") == std::string::npos);
+}
+
+TEST_CASE("A falloff plot marks slow regions, merged across passes, on its top edge", "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files =
+      WritePlot(PlotKind::kFalloff, {Failing()}, dir.path().string(), "bad", {});
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("slow_data = 'bad.slow.dat'") != std::string::npos);
+  CHECK(script.find("slow_data using (($1 + $2) / 2):(band_top * 0.97) with points") !=
+        std::string::npos);
+  CHECK(script.find("title 'slow (2 regions)'") != std::string::npos);
+  const std::string text = test::ReadFile(dir.path() / "bad.slow.dat");
+  CHECK(text.find("# start_gb end_gb start_pct end_pct times_found max_ms") != std::string::npos);
+  const std::vector<std::string> lines = DataLines(text);
+  REQUIRE(lines.size() == 2);
+  // 20 GiB + 1 MiB, found twice (two passes), the longer 420 ms.
+  CHECK(lines[0] == "21.474836480 21.475885056 66.666667 66.669922 2 420.0");
+  CHECK(lines[1].substr(lines[1].size() - 8) == " 1 900.0");
+
+  // Neither without read errors or slow regions: the golden scripts hold.
+  WritePlot(PlotKind::kFalloff, {Hdd()}, dir.path().string(), "ok", {});
+  CHECK_FALSE(fs::exists(dir.path() / "ok.slow.dat"));
+  CHECK(test::ReadFile(dir.path() / "ok.gp").find("band_top") == std::string::npos);
+}
+
+TEST_CASE("A comparison shades each input's unreadable ranges in % of its device", "[plot]") {
+  test::TempDir dir;
+  PlotInput small = Failing();
+  small.label = "small";
+  small.profile.device_bytes = 60 * kGiB;  // the same ranges: half the percentages
+  const PlotFiles files = WritePlot(PlotKind::kComparison, {Hdd("clean"), Failing(), small},
+                                    dir.path().string(), "cmp", {});
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("title 'unreadable (4 regions)'") != std::string::npos);
+  CHECK(script.find("unreadable_data using (($4 + $5) / 2)") != std::string::npos);
+  CHECK(script.find("for [i = 1:|data|] data[i] using 2:3") != std::string::npos);
+  const std::vector<std::string> lines =
+      DataLines(test::ReadFile(dir.path() / "cmp.unreadable.dat"));
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0].rfind("2 5.368713216 5.368721408 16.666679 ", 0) == 0);
+  CHECK(lines[3].rfind("3 15.032385536 16.106127360 23.333333 25.000000 ", 0) == 0);
+}
+
+TEST_CASE("Unreadable ranges and slow regions render with their legend", "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    return;
+  }
+  const std::string falloff = RenderSvg(PlotKind::kFalloff, {Failing()});
+  CHECK(XmlProblem(falloff).empty());
+  CHECK(falloff.find("unreadable (2 regions)") != std::string::npos);
+  CHECK(falloff.find("slow (2 regions)") != std::string::npos);
+  CHECK(falloff.find("median of 3 passes") != std::string::npos);
+  const std::string comparison =
+      RenderSvg(PlotKind::kComparison, {Hdd("clean"), Failing()});
+  CHECK(XmlProblem(comparison).empty());
+  CHECK(comparison.find("unreadable (2 regions)") != std::string::npos);
+}
+
+TEST_CASE("A saved sweep's read errors reach its plot", "[plot]") {
+  test::TempDir dir;
+  const fs::path file = dir.path() / "sweep.json";
+  test::WriteFile(file,
+                  "{\"device\":{\"path\":\"/dev/sdz\",\"size_bytes\":3000000},\"blocks\":[\n"
+                  "{\"offset_bytes\":0,\"length_bytes\":1000000,\"mb_per_s\":60.0},\n"
+                  "{\"offset_bytes\":2000000,\"length_bytes\":1000000,\"mb_per_s\":50.0}\n],\n"
+                  "\"errors\":[{\"offset_bytes\":1000000,\"length_bytes\":1000000,\"errno\":5}]}\n");
+  const PlotInput in = LoadPlotInput(file.string(), "", {}, false, Media::kNone);
+  REQUIRE(in.profile.unreadable.size() == 1);
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "p", {});
+  CHECK(DataLines(test::ReadFile(dir.path() / "p.unreadable.dat")) ==
+        std::vector<std::string>{"0.001000000 0.002000000 33.333333 66.666667 1000000 5"});
+  CHECK(test::ReadFile(dir.path() / "p.gp").find("'unreadable (1 region)'") != std::string::npos);
+  CHECK(Count(test::ReadFile(dir.path() / "p.curve.dat"), "\n\n") == 1);
 }
 
 TEST_CASE("The plot label is the device model and transport, else the file name", "[plot]") {

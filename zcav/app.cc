@@ -1,5 +1,6 @@
 #include "app.h"
 #include "app_util.h"
+#include "write_confirm.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +31,7 @@
 #include "zcav/data_reader.h"
 #include "zcav/plot.h"
 #include "zcav/report.h"
+#include "zcav/resume.h"
 #include "zcav/transport.h"
 #include "zcav/zone_report.h"
 #include "zcav/version.h"
@@ -41,7 +44,9 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   VirtualClock virtual_clock;
   SteadyClock steady_clock;
-  const std::unique_ptr<Device> device = OpenDevice(options.device, virtual_clock);
+  const std::unique_ptr<Device> device =
+      options.sweep.write ? OpenDeviceForWrite(options.device, options.create_bytes, virtual_clock)
+                          : OpenDevice(options.device, virtual_clock);
   Clock& clock = IsSimulatedName(options.device) ? static_cast<Clock&>(virtual_clock)
                                                  : static_cast<Clock&>(steady_clock);
   RunInfo run;
@@ -60,9 +65,28 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     for (const auto& n : run.device.notes) err << "zcav: note: " << n << "\n";
     for (const auto& n : run.plan.notes) err << "zcav: note: " << n << "\n";
   }
+  if (options.sweep.write) {
+    ConfirmWrite(run.device, options.device,
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, err);
+  }
 
   std::unique_ptr<OutputFile> file;
-  if (options.output != "-") file = std::make_unique<OutputFile>(options.output, std::vector<std::string>{options.device});
+  // --resume: the partial result must belong to this sweep (checked before
+  // anything is written or read).
+  std::optional<ResumePoint> resume;
+  if (!options.resume_file.empty()) {
+    resume = PrepareResume(ReadProfile(options.resume_file), run.plan, run.device);
+    if (!options.quiet) {
+      err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
+          << " samples kept, going on at pass " << resume->pass + 1 << ", block "
+          << resume->block << " of " << run.plan.block_count << "\n";
+    }
+  }
+  if (options.output != "-") {
+    std::vector<std::string> inputs{options.device};
+    if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
+    file = std::make_unique<OutputFile>(options.output, inputs);
+  }
   std::ostream& result_stream = file ? file->stream() : out;
   const std::unique_ptr<SampleSink> writer =
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
@@ -81,8 +105,13 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
       options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
   ZoneDetectingSink zones(tee, options.zones, media, transport);
   SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
-  const SweepResult result = RunSweep(*device, run, clock, sink, &stop_requested);
-  if (file) file->Commit();
+  const SweepResult result =
+      RunSweep(*device, run, clock, sink, &stop_requested, resume ? &*resume : nullptr);
+  if (file) file->Commit(result.partial());
+  // The partial result this run completed is not needed any more.
+  if (file && !result.partial() && options.resume_file == options.output + ".partial") {
+    std::remove(options.resume_file.c_str());
+  }
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
     err << FormatZoneTable(zones.analysis(), zones.context());
   }
@@ -103,6 +132,8 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     p.link = run.device.link;
     p.avg_mb_per_s = result.avg_mb_per_s;
     p.cpu_percent = result.cpu_percent;
+    p.unreadable = result.unreadable;
+    p.slow_regions = result.slow_regions;
     input.media = media;
     input.zones = options.detect_zones ? zones.analysis() : ZoneAnalysis{};
     input.label = !options.labels.empty() ? options.labels.front()
@@ -113,7 +144,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
                    {name + ".png", name + ".svg"}, options.quiet, err);
   }
 
-  return SweepExitCode(result, run, options.output == "-" ? "stdout" : options.output, err);
+  return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
 }
 
 }  // namespace zcav

@@ -98,6 +98,12 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
           << result.blocks_measured << " blocks measured before it written to " << where
           << " (marked partial)\n";
       return 1;
+    case SweepStatus::kWriteError:
+      err << "zcav: write error at offset " << result.error_offset_bytes << " bytes ("
+          << FormatBytes(result.error_offset_bytes) << ") of " << device << ": "
+          << result.error.message() << "; stopped there, " << result.blocks_measured
+          << " blocks measured before it written to " << where << " (marked partial)\n";
+      return 1;
     case SweepStatus::kDeviceGone:
       err << "zcav: " << device << " went away at offset " << result.error_offset_bytes
           << " bytes (" << FormatBytes(result.error_offset_bytes)

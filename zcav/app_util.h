@@ -38,7 +38,8 @@ Json DeviceJson(const DeviceInfo& dev);
 // Says on `err` how a sweep of `device` ended (unreadable and slow regions,
 // interruption, read error, device gone; results written to `where`) and
 // returns the exit code: 0 complete and every byte read; 1 complete with
-// unreadable regions, or stopped at a read error (--stop-on-error); 3 the
+// unreadable regions, or stopped at a read error (--stop-on-error) or a
+// write error (write mode); 3 the
 // device went away; 130 interrupted.
 int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
                   std::ostream& err);
@@ -94,19 +95,26 @@ class OutputFile {
   // True when the writer may seek back in the stream (a regular file).
   bool seekable() const { return !direct_; }
   // Closes and renames into place. Throws Error(kRuntime) if writing failed.
-  void Commit() {
+  // With `partial` (an interrupted or cut-short run) the result is renamed to
+  // TARGET.partial instead, and TARGET is left as it was: a partial result
+  // keeps its own clearly named file (zcav sweep --resume continues it).
+  void Commit(bool partial = false) {
     stream_.close();
     if (!stream_) throw Error("writing " + (direct_ ? target_ : temp_) + " failed", ErrorKind::kRuntime);
-    if (!direct_ && std::rename(temp_.c_str(), target_.c_str()) != 0) {
-      throw Error("rename " + temp_ + " to " + target_ + ": " + std::strerror(errno),
+    final_ = direct_ || !partial ? target_ : target_ + ".partial";
+    if (!direct_ && std::rename(temp_.c_str(), final_.c_str()) != 0) {
+      throw Error("rename " + temp_ + " to " + final_ + ": " + std::strerror(errno),
                   ErrorKind::kRuntime);
     }
     committed_ = true;
   }
+  // Where Commit() put the result.
+  const std::string& final_path() const { return final_; }
 
  private:
   std::string target_;
   std::string temp_;
+  std::string final_;
   std::fstream stream_;
   bool direct_ = false;
   bool committed_ = false;

@@ -105,6 +105,9 @@ po::options_description SweepOptionsDescription() {
       ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
       ("no-warmup", "do not read one untimed chunk before the first timed block")
       ("no-zones", "do not detect zones at the end of the sweep")
+      ("resume", po::value<std::string>()->value_name("FILE"),
+       "continue the interrupted sweep whose partial result is FILE (zcav raw or JSON, "
+       "e.g. out.dat.partial) with the same device and options")
       ("stop-on-error",
        "end the sweep at the first read error (default: retry once, map the unreadable "
        "sectors by bisection and go on)")
@@ -120,6 +123,17 @@ po::options_description SweepOptionsDescription() {
        "with several devices: read each alone first, then all together, and say whether "
        "they share a ceiling (a bus, a controller)")
       ("quiet,q", "no progress and no zone table on stderr");
+  po::options_description write("Write test (destroys data)");
+  write.add_options()
+      ("write",
+       "measure the sequential WRITE rate by position instead of the read rate: overwrites "
+       "the range and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device "
+       "path typed to confirm. Refused when the device or one of its partitions is mounted, "
+       "is swap or is held by another program, and for a regular file zcav did not create")
+      ("destroy-data", "consent to --write (or -w) destroying every byte it writes")
+      ("create-size", po::value<std::string>()->value_name("SIZE"),
+       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
+       "refused); zcav removes it when it ends");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
   classic.add_options()
@@ -131,9 +145,9 @@ po::options_description SweepOptionsDescription() {
       (",f", po::value<std::vector<std::string>>()->value_name("file"), "device or file to read")
       (",u", po::value<std::string>()->value_name("uid[:gid]"), "ignored (zcav does not change user)")
       (",g", po::value<std::string>()->value_name("gid"), "ignored")
-      (",w", "write test (not available yet: refused)");
+      (",w", "write test, as --write (destroys data: needs --destroy-data)");
   po::options_description all;
-  all.add(modern).add(ZoneOptionsDescription()).add(classic);
+  all.add(modern).add(write).add(ZoneOptionsDescription()).add(classic);
   return all;
 }
 
@@ -197,8 +211,23 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     return;
   }
   out.command = CliOptions::Command::kSweep;
-  if (vm.count("-w")) {
-    throw Error("the write test (-w) is not available yet: zcav only reads");
+  // The write test destroys data: only with the flag that says so.
+  out.sweep.write = vm.count("write") > 0 || vm.count("-w") > 0;
+  out.destroy_data = vm.count("destroy-data") > 0;
+  if (out.sweep.write && !out.destroy_data) {
+    throw Error(std::string(vm.count("write") ? "--write" : "-w") +
+                " overwrites the device and destroys all data on it: add --destroy-data to go "
+                "on (nothing written)");
+  }
+  if (out.sweep.write && vm.count("resume")) {
+    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)");
+  }
+  if (out.destroy_data && !out.sweep.write) {
+    throw Error("--destroy-data goes with --write (the write test); without --write zcav only reads");
+  }
+  if (vm.count("create-size")) {
+    if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes");
+    out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
   }
   std::vector<std::string> devices;
   if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
@@ -212,6 +241,7 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   out.device = devices[0];
   out.devices = devices;
   out.alone_and_together = vm.count("alone-and-together") > 0;
+  if (out.sweep.write && devices.size() > 1) throw Error("--write tests one device at a time");
 
   std::vector<std::string> outputs;
   if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
@@ -287,6 +317,11 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   s.quick = vm.count("quick") > 0;
   s.warmup = vm.count("no-warmup") == 0;
   s.stop_on_error = vm.count("stop-on-error") > 0;
+  if (vm.count("resume")) {
+    out.resume_file = vm["resume"].as<std::string>();
+    if (out.resume_file.empty()) throw Error("empty --resume file name");
+    if (devices.size() > 1) throw Error("--resume continues one device's sweep: give one device");
+  }
   if (vm.count("slow-factor")) {
     const std::string text = vm["slow-factor"].as<std::string>();
     std::size_t used = 0;

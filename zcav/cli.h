@@ -1,6 +1,8 @@
 // The command line: Boost.Program_options in, a plain CliOptions struct out.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,17 @@ struct CliOptions {
   // sweep with several devices: read each alone first, then all together.
   // Default: false
   bool alone_and_together = false;
+  // sweep --resume FILE: continue the interrupted sweep whose partial result
+  // FILE is (same device and options). Default: none
+  std::string resume_file;
   std::string output = "-";     // result file; "-" = stdout. Default: "-"
   OutputFormat format = OutputFormat::kRaw;  // Default: raw (classic zcav layout)
   SweepOptions sweep;           // see sweep.h for each field's default
+  // sweep --write (sweep.write) or classic -w is refused without --destroy-data.
+  bool destroy_data = false;    // --destroy-data: consent to the write test. Default: false
+  // sweep --write --create-size SIZE FILE: FILE is created (it must not exist)
+  // for the test. Default: none (a regular file is then refused).
+  std::optional<std::uint64_t> create_bytes;
   bool quiet = false;           // no progress (nor zone table) on stderr. Default: false
   // Zone detection (sweep: at the end, table on stderr and in JSON/raw; zones:
   // on each file).

@@ -270,7 +270,7 @@ int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
       lane->result = RunSweep(*lane->device, lane->run, lane->clock(), SinkOf(options, *lane),
                               &stop_requested);
       lane->device.reset();
-      lane->file->Commit();
+      lane->file->Commit(lane->result.partial());
       alone_mb_per_s.push_back(lane->result.avg_mb_per_s);
       if (!options.quiet) {
         err << "zcav: alone: " << lane->file_name << " " << Mb(lane->result.avg_mb_per_s) << "\n";
@@ -293,7 +293,7 @@ int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
   for (std::size_t i = 0; i < n; ++i) {
     together[i]->result = results[i];
     // Not read at all (interrupted while reading alone): no file.
-    if (!stopped) together[i]->file->Commit();
+    if (!stopped) together[i]->file->Commit(results[i].partial());
   }
   if (!options.alone_and_together || alone.size() != n || stopped) alone_mb_per_s.clear();
 

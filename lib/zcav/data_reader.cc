@@ -713,6 +713,8 @@ SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
 
 void ParseZcavRaw(const Input& in, Profile& profile) {
   std::vector<UnreadableRange> final_unreadable, inline_unreadable;
+  SweepPlan plan;
+  bool has_options = false;
   std::uint64_t block = 0;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
@@ -757,7 +759,28 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
           if (key == "block_bytes") block = HeaderNumber(in, n, key, value);
           if (key == "start_bytes") start = HeaderNumber(in, n, key, value);
           if (key == "end_bytes") end = HeaderNumber(in, n, key, value);
+          if (key == "chunk_bytes") plan.chunk_bytes = HeaderNumber(in, n, key, value);
+          if (key == "passes") plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
+          if (key == "skip") plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 30));
+          if (key == "blocks") plan.block_count = HeaderNumber(in, n, key, value);
+          if (key == "quick") plan.quick = value == "yes";
+          if (key == "warmup") plan.warmup = value == "yes";
         }
+        has_options = true;
+      } else if (StartsWith(line, "# sample: ")) {
+        Sample x;
+        for (std::string_view word : Words(line.substr(10))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos) continue;
+          const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+          const std::uint64_t v = HeaderNumber(in, n, key, value);
+          if (key == "pass") x.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 20) - (v > 0 ? 1 : 0));
+          if (key == "block") x.block_index = v;
+          if (key == "offset_bytes") x.offset_bytes = v;
+          if (key == "length_bytes") x.length_bytes = v;
+          if (key == "elapsed_ns") x.elapsed = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(v, 1ULL << 62)));
+        }
+        profile.samples.push_back(x);
       }
       continue;
     }
@@ -805,6 +828,13 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
   }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   ReduceRows(rows, profile);
+  if (has_options) {
+    plan.block_bytes = block;
+    plan.start_bytes = start;
+    plan.end_bytes = end;
+    profile.plan = plan;
+  }
+  profile.status = status;
   // The footer's merged list when the run finished; else the ones found.
   profile.unreadable = final_unreadable.empty() ? inline_unreadable : final_unreadable;
   std::sort(profile.unreadable.begin(), profile.unreadable.end(),
@@ -1034,6 +1064,43 @@ void ParseZcavJson(const Input& in, Profile& profile) {
   if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
     if (const auto b = opt->find("block_bytes"); b != opt->end() && b->is_number_unsigned()) {
       profile.block_bytes = b->get<std::uint64_t>();
+    }
+    const auto whole = [&](const char* name) -> std::uint64_t {
+      const auto it = opt->find(name);
+      return it != opt->end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+    };
+    const auto flag = [&](const char* name) {
+      const auto it = opt->find(name);
+      return it != opt->end() && it->is_boolean() && it->get<bool>();
+    };
+    SweepPlan plan;
+    plan.start_bytes = whole("start_bytes");
+    plan.end_bytes = whole("end_bytes");
+    plan.block_bytes = whole("block_bytes");
+    plan.chunk_bytes = whole("chunk_bytes");
+    plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("passes"), 1u << 20));
+    plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("skip"), 1u << 30));
+    plan.quick = flag("quick");
+    plan.warmup = flag("warmup");
+    plan.block_count = whole("block_count");
+    profile.plan = plan;
+  }
+  if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
+    profile.status = st->get<std::string>();
+  }
+  if (const auto samples = root.find("samples"); samples != root.end() && samples->is_array()) {
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const Json& x = (*samples)[i];
+      if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() || x[0].get<std::uint64_t>() == 0 ||
+          !x[1].is_number_unsigned() || !x[2].is_number_unsigned()) {
+        in.FailFile("samples[" + std::to_string(i) + "]: expected [pass (from 1), block, elapsed_ns]");
+      }
+      Sample sample;
+      sample.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
+      sample.block_index = x[1].get<std::uint64_t>();
+      sample.elapsed = std::chrono::nanoseconds(
+          static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
+      profile.samples.push_back(sample);
     }
   }
   // zcav profile's measurements besides the sweep (all optional).

@@ -48,6 +48,13 @@ struct Profile {
   // sweep found. Blocks with no clean read are not in `points`.
   std::vector<UnreadableRange> unreadable;
   std::vector<SlowRegion> slow_regions;
+  // zcav's own raw and JSON outputs: the sweep's plan as recorded
+  // ("# options:" / "options"), the run's status text, and every timed
+  // sample of a multi-pass sweep ("# sample:" lines / "samples"), what
+  // --resume continues from.
+  std::optional<SweepPlan> plan;
+  std::string status;
+  std::vector<Sample> samples;
   // What a user should know about the import, e.g. "12 '++++' rates
   // recomputed from the time column and the 100 MiB block size".
   std::vector<std::string> notes;

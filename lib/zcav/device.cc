@@ -1,5 +1,9 @@
 #include "zcav/device.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "zcav/error.h"
 #include "zcav/posix_device.h"
 #include "zcav/sim_device.h"
 
@@ -16,6 +20,38 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
     return MakeSimulatedDevice(model, virtual_clock, std::move(bus));
   }
   return OpenPosixDevice(name);
+}
+
+std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
+                                           std::optional<std::uint64_t> create_bytes,
+                                           VirtualClock& virtual_clock) {
+  if (IsSimulatedName(name)) {
+    if (create_bytes) {
+      throw Error("--create-size creates a new file; " + name + " is a simulated device");
+    }
+    return MakeSimulatedDevice(ParseSimSpec(name), virtual_clock);
+  }
+  return OpenPosixDeviceForWrite(name, create_bytes);
+}
+
+void FillWritePattern(std::span<std::byte> buffer) {
+  constexpr std::size_t kPiece = 512;
+  constexpr std::size_t kTagBytes = sizeof(kWritePatternTag) - 1;  // without the NUL
+  std::uint64_t state = 0x7a636176'77726974;                       // "zcavwrit": fixed seed
+  for (std::size_t at = 0; at < buffer.size(); at += kPiece) {
+    const std::size_t piece = std::min(kPiece, buffer.size() - at);
+    const std::size_t tag = std::min(kTagBytes, piece);
+    std::memcpy(buffer.data() + at, kWritePatternTag, tag);
+    for (std::size_t i = tag; i < piece; i += 8) {
+      // splitmix64: fast, and enough to defeat compression.
+      state += 0x9e3779b97f4a7c15ULL;
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      std::memcpy(buffer.data() + at + i, &z, std::min<std::size_t>(8, piece - i));
+    }
+  }
 }
 
 }  // namespace zcav

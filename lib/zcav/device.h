@@ -6,6 +6,7 @@
 // VirtualClock). OpenDevice() picks one from a user-given name.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -59,6 +60,20 @@ class Device {
   virtual std::error_code ReadAt(std::uint64_t offset_bytes,
                                  std::span<std::byte> buffer) noexcept = 0;
 
+  // Writes exactly buffer.size() bytes of `buffer` at offset_bytes (short
+  // writes and EINTR are continued inside): the write sweep's counterpart of
+  // ReadAt, with the same contract (never throws; errno as
+  // std::system_category: EIO, ENOSPC, ENODEV/ENXIO when the device went
+  // away). Only devices opened with OpenDeviceForWrite() write; every other
+  // device returns EROFS and writes nothing (this default).
+  // REQUIRES: as ReadAt.
+  virtual std::error_code WriteAt(std::uint64_t offset_bytes,
+                                  std::span<const std::byte> buffer) noexcept {
+    (void)offset_bytes;
+    (void)buffer;
+    return {EROFS, std::system_category()};
+  }
+
   // Called before every pass. A device read without O_DIRECT drops its cached
   // pages here (posix_fadvise DONTNEED) so each pass reaches the device.
   virtual std::error_code PreparePass() noexcept { return {}; }
@@ -78,6 +93,30 @@ class Device {
 // directory, an empty file, permission denied, unknown sim model.
 std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,
                                    SimBusSet* buses = nullptr);
+
+// Opens `name` for a write sweep, which destroys its data, after the checks
+// of write_safety.h. "sim:MODEL..." gives a SimulatedDevice (writes are timed
+// like reads; nothing real is written). A block device is refused when it or
+// one of its partitions is mounted or is swap, when something is stacked on
+// it (device mapper, md RAID: sysfs holders), and when it cannot be opened
+// exclusively (O_EXCL: held by another program); it is opened read-write with
+// O_DIRECT and O_EXCL, so nothing can mount it while zcav writes. A regular
+// file is refused unless `create_bytes` is given: then `name` must not exist,
+// and zcav creates it (create_bytes, rounded up to the sector, preallocated)
+// and unlinks it at once: the file exists only while the device is open.
+// Anything else (a directory, a character device) is refused.
+// Throws Error(kBadInput) with one line naming the reason; nothing has been
+// written then. REQUIRES: the caller has the user's consent to destroy the data.
+std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
+                                           std::optional<std::uint64_t> create_bytes,
+                                           VirtualClock& virtual_clock);
+
+// What a write sweep writes: `buffer` in 512-byte pieces (the last may be
+// shorter), each kWritePatternTag followed by pseudo-random bytes from a fixed
+// seed (the same bytes every run; random so that a compressing or
+// deduplicating SSD controller cannot make the writes look fast).
+inline constexpr char kWritePatternTag[] = "zcav write test: data destroyed\n";
+void FillWritePattern(std::span<std::byte> buffer);
 
 // True when `name` names a simulated device ("sim:...").
 bool IsSimulatedName(const std::string& name);

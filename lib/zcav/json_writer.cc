@@ -80,6 +80,7 @@ Json OptionsJson(const SweepPlan& plan) {
   j["skip"] = plan.skip;
   j["quick"] = plan.quick;
   j["warmup"] = plan.warmup;
+  if (plan.write) j["mode"] = "write";  // absent: a read sweep
   j["block_count"] = plan.block_count;
   j["notes"] = Json::array();
   for (const std::string& note : plan.notes) j["notes"].push_back(note);
@@ -149,6 +150,7 @@ class JsonWriter final : public SampleSink {
     s += Member("device", DeviceJson(run.device)) + ",\n";
     s += Member("options", OptionsJson(run.plan)) + ",\n";
     s += "\"blocks\":[";
+    passes_planned_ = run.plan.passes;
     Write(s);
   }
 
@@ -160,6 +162,9 @@ class JsonWriter final : public SampleSink {
   }
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+  void OnSample(const Sample& x) override {
+    if (passes_planned_ > 1) samples_.push_back({x.pass + 1, x.block_index, x.elapsed.count()});
+  }
 
   void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
     zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
@@ -192,10 +197,18 @@ class JsonWriter final : public SampleSink {
                       {"expected_ms", Finite(x.expected_ms)},
                       {"pass", x.pass + 1}});
     }
+    if (passes_planned_ > 1) {
+      // Every timed sample: [pass (from 1), block index, elapsed ns]; what
+      // --resume needs to continue a multi-pass sweep exactly.
+      Json samples = Json::array();
+      for (const auto& [pass, block, ns] : samples_) samples.push_back({pass, block, ns});
+      s += Member("samples", samples) + ",\n";
+    }
     s += Member("errors", errors) + ",\n";
     s += Member("slow_regions", slow) + ",\n";
     s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
-    if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone) {
+    if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
+        r.status == SweepStatus::kWriteError) {
       Json error;
       error["offset_bytes"] = r.error_offset_bytes;
       error["message"] = r.error.message();
@@ -219,6 +232,13 @@ class JsonWriter final : public SampleSink {
   bool first_block_ = true;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
+  std::uint32_t passes_planned_ = 1;
+  struct TimedSample {
+    std::uint32_t pass;
+    std::uint64_t block;
+    std::int64_t ns;
+  };
+  std::vector<TimedSample> samples_;  // multi-pass sweeps only: 16 bytes each
 };
 
 }  // namespace

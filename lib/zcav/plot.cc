@@ -191,7 +191,32 @@ std::string YMax(double top_mb_per_s) {
   return top_mb_per_s > 0 ? FormatFixed(top_mb_per_s * kHeadroom, 1) : "*";
 }
 
-// The curve's data file text (columns in the templates' comments).
+// The height of the shaded bands (unreadable ranges): the top of the y axis
+// (YMax), or 1 when the axis scales itself.
+std::string BandTop(double top_mb_per_s) {
+  return top_mb_per_s > 0 ? YMax(top_mb_per_s) : "1";
+}
+
+// True when an unreadable range lies in the gap between two consecutive
+// points: the blocks between them had no clean read.
+bool UnreadableBetween(const std::vector<UnreadableRange>& ranges, const CurvePoint& before,
+                       const CurvePoint& after) {
+  const std::uint64_t gap_start = before.offset_bytes + before.length_bytes;
+  if (after.offset_bytes <= gap_start) return false;
+  return std::any_of(ranges.begin(), ranges.end(), [&](const UnreadableRange& r) {
+    return r.offset_bytes < after.offset_bytes && r.offset_bytes + r.length_bytes > gap_start;
+  });
+}
+
+// "1 region", "3 regions".
+std::string Regions(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " region" : " regions");
+}
+
+// The curve's data file text (columns in the templates' comments). A blank
+// line where unreadable blocks are missing breaks the line there (gnuplot
+// draws no segment across a blank line); skipped blocks (--quick, --skip)
+// leave no blank line.
 std::string CurveData(const std::vector<CurvePoint>& points, const Profile& profile,
                       const std::string& what) {
   const std::uint64_t device = DeviceBytes(profile, CurveEnd(points));
@@ -200,7 +225,12 @@ std::string CurveData(const std::vector<CurvePoint>& points, const Profile& prof
   s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
        " GB)\n";
   s += "# position_gb position_pct median_mb_per_s min_mb_per_s max_mb_per_s\n";
-  for (const CurvePoint& p : points) {
+  if (!profile.unreadable.empty()) {
+    s += "# A blank line: blocks missing here had no clean read (unreadable sectors).\n";
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const CurvePoint& p = points[i];
+    if (i > 0 && UnreadableBetween(profile.unreadable, points[i - 1], p)) s += '\n';
     const double mid = Middle(p);
     const bool spread = p.max_mb_per_s > 0;
     s += FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
@@ -209,6 +239,62 @@ std::string CurveData(const std::vector<CurvePoint>& points, const Profile& prof
          FormatFixed(spread ? p.max_mb_per_s : p.mb_per_s, 3) + '\n';
   }
   return s;
+}
+
+// The unreadable ranges' data file text: one line per range, in GB and in %
+// of the device (see the templates' comments). `numbered`: the ranges of
+// several inputs, each line starting with its input's number (from 1).
+std::string UnreadableData(const std::vector<const PlotInput*>& inputs, bool numbered) {
+  std::string s = "# zcav plot data: unreadable ranges (sectors that failed to read after a "
+                  "retry)";
+  s += numbered ? " of each input\n" : " of " + inputs.front()->label + "\n";
+  s += "# Units: GB = 10^9 B, % of the device's size; one line per range.\n";
+  s += numbered ? "# input start_gb end_gb start_pct end_pct length_bytes errno\n"
+                : "# start_gb end_gb start_pct end_pct length_bytes errno\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Profile& profile = inputs[i]->profile;
+    std::uint64_t end = CurveEnd(profile.points);
+    for (const UnreadableRange& r : profile.unreadable) {
+      end = std::max(end, r.offset_bytes + r.length_bytes);
+    }
+    const std::uint64_t device = DeviceBytes(profile, end);
+    for (const UnreadableRange& r : profile.unreadable) {
+      const std::uint64_t r_end = r.offset_bytes + r.length_bytes;
+      if (numbered) s += std::to_string(i + 1) + ' ';
+      s += FormatFixed(Gb(r.offset_bytes), 9) + ' ' + FormatFixed(Gb(r_end), 9) + ' ' +
+           FormatFixed(Percent(static_cast<double>(r.offset_bytes), device), 6) + ' ' +
+           FormatFixed(Percent(static_cast<double>(r_end), device), 6) + ' ' +
+           std::to_string(r.length_bytes) + ' ' + std::to_string(r.errno_value) + '\n';
+    }
+  }
+  return s;
+}
+
+// Slow regions merged across passes (a region found in every pass is one
+// place): sorted, overlapping or adjacent ones joined.
+struct SlowPlace {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t end_bytes = 0;
+  std::uint32_t found = 0;  // regions merged here (one per pass that found it)
+  double max_ms = 0;
+};
+
+std::vector<SlowPlace> SlowPlaces(const std::vector<SlowRegion>& regions) {
+  std::vector<SlowRegion> sorted = regions;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const SlowRegion& a, const SlowRegion& b) { return a.offset_bytes < b.offset_bytes; });
+  std::vector<SlowPlace> places;
+  for (const SlowRegion& r : sorted) {
+    const std::uint64_t end = r.offset_bytes + r.length_bytes;
+    if (places.empty() || r.offset_bytes > places.back().end_bytes) {
+      places.push_back({r.offset_bytes, end, 0, 0});
+    }
+    SlowPlace& p = places.back();
+    p.end_bytes = std::max(p.end_bytes, end);
+    ++p.found;
+    p.max_ms = std::max(p.max_ms, r.ms);
+  }
+  return places;
 }
 
 std::string AccessData(const PlotInput& input) {
@@ -348,6 +434,7 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   v["x_min"] = FormatFixed(Gb(points.front().offset_bytes), 6);
   v["x_max"] = FormatFixed(Gb(end), 6);
   v["y_max"] = YMax(MaxRate(points));
+  v["band_top"] = BandTop(MaxRate(points));
   if (HasSpread(points) && in.profile.passes > 1) flags.insert("band");
   v["curve_title"] = in.profile.passes > 1
                          ? "median of " + std::to_string(in.profile.passes) + " passes"
@@ -422,6 +509,32 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
     WriteText(dir / v["outliers_data"], s, inputs);
     files.data_paths.push_back((dir / v["outliers_data"]).string());
   }
+  if (!in.profile.unreadable.empty() || !in.profile.slow_regions.empty()) flags.insert("marks");
+  if (!in.profile.unreadable.empty()) {
+    flags.insert("unreadable");
+    v["unreadable_data"] = name + ".unreadable.dat";
+    v["unreadable_title"] = "unreadable (" + Regions(in.profile.unreadable.size()) + ")";
+    WriteText(dir / v["unreadable_data"], UnreadableData({&in}, false), inputs);
+    files.data_paths.push_back((dir / v["unreadable_data"]).string());
+  }
+  if (!in.profile.slow_regions.empty()) {
+    const std::vector<SlowPlace> places = SlowPlaces(in.profile.slow_regions);
+    flags.insert("slow");
+    v["slow_data"] = name + ".slow.dat";
+    v["slow_title"] = "slow (" + Regions(places.size()) + ")";
+    std::string s = "# zcav plot data: slow regions (read far slower than the chunks before "
+                    "them) of " + in.label + ", merged across passes\n";
+    s += "# Units: GB = 10^9 B, % of the device's size, ms = milliseconds; one line per place.\n";
+    s += "# start_gb end_gb start_pct end_pct times_found max_ms\n";
+    for (const SlowPlace& p : places) {
+      s += FormatFixed(Gb(p.offset_bytes), 9) + ' ' + FormatFixed(Gb(p.end_bytes), 9) + ' ' +
+           FormatFixed(Percent(static_cast<double>(p.offset_bytes), device), 6) + ' ' +
+           FormatFixed(Percent(static_cast<double>(p.end_bytes), device), 6) + ' ' +
+           std::to_string(p.found) + ' ' + FormatFixed(p.max_ms, 1) + '\n';
+    }
+    WriteText(dir / v["slow_data"], s, inputs);
+    files.data_paths.push_back((dir / v["slow_data"]).string());
+  }
 }
 
 // Values of the multi-input plots: one data file per input (two for
@@ -464,6 +577,22 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
   v["inputs"] = assignments;
   v["count"] = std::to_string(inputs.size());
   v["y_max"] = YMax(top);
+  v["band_top"] = BandTop(top);
+  // The comparison shades every input's unreadable ranges (in % of its
+  // device), in one colour: the broken curve says whose they are.
+  std::size_t unreadable = 0;
+  for (const PlotInput& in : inputs) unreadable += in.profile.unreadable.size();
+  if (kind == PlotKind::kComparison && unreadable > 0) {
+    std::vector<const PlotInput*> all;
+    for (const PlotInput& in : inputs) all.push_back(&in);
+    flags.insert("unreadable");
+    v["unreadable_data"] = name + ".unreadable.dat";
+    v["unreadable_title"] = "unreadable (" + Regions(unreadable) + ")";
+    WriteText(dir / v["unreadable_data"], UnreadableData(all, true), inputs);
+    files.data_paths.push_back((dir / v["unreadable_data"]).string());
+  } else if (kind == PlotKind::kComparison) {
+    flags.insert("all_readable");
+  }
   std::string title;
   switch (kind) {
     case PlotKind::kComparison: {

@@ -66,7 +66,15 @@ struct PlotFiles {
 // NAME.gp, and NAME.curve.dat (falloff: plus NAME.zones.dat, NAME.outliers.dat
 // when there are zones / outliers) or NAME-1.curve.dat, NAME-2.curve.dat... (one per
 // input; access, histogram: NAME-I.access.dat; concurrent: NAME-I.alone.dat
-// and NAME-I.together.dat). Never replaces an input's source file. The script
+// and NAME-I.together.dat).
+// Read errors: when an input's profile has unreadable ranges, the falloff and
+// comparison plots write NAME.unreadable.dat (each range's start and end in
+// GB and in % of its device; the comparison's lines start with the input's
+// number) and shade the ranges as vertical bands over the whole y axis,
+// legend "unreadable (N regions)"; the curve data get a blank line (a break
+// in the line) where blocks with no clean read are missing. The falloff plot
+// marks profile.slow_regions on its top edge (NAME.slow.dat, merged across
+// passes, legend "slow (N regions)"). Never replaces an input's source file. The script
 // names files relative to `dir` only, and holds no date: the same inputs give
 // the same text. PNG and SVG are 1000x600 pixels.
 // Throws Error(kBadInput) for unusable inputs (no input; falloff with more

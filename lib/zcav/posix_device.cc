@@ -10,14 +10,18 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "zcav/aligned_buffer.h"
 #include "zcav/error.h"
 #include "zcav/sysfs_info.h"
+#include "zcav/units.h"
+#include "zcav/write_safety.h"
 
 namespace zcav {
 namespace {
@@ -88,6 +92,24 @@ std::error_code PreadFully(int fd, std::uint64_t offset_bytes,
   return {};
 }
 
+// pwrite(2) of exactly buffer.size() bytes: continues after EINTR and short
+// writes; ENOSPC when the device takes nothing more.
+std::error_code PwriteFully(int fd, std::uint64_t offset_bytes,
+                            std::span<const std::byte> buffer) noexcept {
+  std::size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t n = ::pwrite(fd, buffer.data() + done, buffer.size() - done,
+                               static_cast<off_t>(offset_bytes + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {errno, std::system_category()};
+    }
+    if (n == 0) return {ENOSPC, std::system_category()};
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 std::string OpenFailureMessage(const std::string& path, int err, bool is_block_device) {
   std::string message = "open " + path + ": " + ErrnoText(err);
   if ((err == EACCES || err == EPERM) && ::geteuid() == 0) {
@@ -125,13 +147,43 @@ std::uint32_t FileDirectIoAlignment([[maybe_unused]] int fd) {
 
 class PosixDevice final : public Device {
  public:
-  PosixDevice(Fd fd, DeviceInfo info) : fd_(std::move(fd)), info_(std::move(info)) {}
+  PosixDevice(Fd fd, DeviceInfo info, bool writable = false)
+      : fd_(std::move(fd)), info_(std::move(info)), writable_(writable) {}
 
   const DeviceInfo& info() const override { return info_; }
+
+  std::error_code WriteAt(std::uint64_t offset_bytes,
+                          std::span<const std::byte> buffer) noexcept override {
+    if (!writable_) return {EROFS, std::system_category()};
+    return PwriteFully(fd_.get(), offset_bytes, buffer);
+  }
 
   std::error_code ReadAt(std::uint64_t offset_bytes,
                          std::span<std::byte> buffer) noexcept override {
     return PreadFully(fd_.get(), offset_bytes, buffer);
+  }
+
+  // Gone: fstat fails (an unmounted FUSE file system, a stale handle), the
+  // block device left sysfs (an unplugged USB disk) or reports no size.
+  // Shrunk: the file or device is now smaller than when it was opened.
+  std::error_code CheckPresent() noexcept override {
+    const std::error_code gone(ENODEV, std::system_category());
+    const std::error_code shrunk(ENXIO, std::system_category());
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) return gone;
+    if (S_ISREG(st.st_mode)) {
+      return static_cast<std::uint64_t>(st.st_size) < info_.size_bytes ? shrunk : std::error_code();
+    }
+    if (S_ISBLK(st.st_mode)) {
+      char sys[64];
+      std::snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+      struct stat sys_st {};
+      if (::stat(sys, &sys_st) != 0) return gone;
+      std::uint64_t size = 0;
+      if (::ioctl(fd_.get(), BLKGETSIZE64, &size) != 0) return gone;
+      if (size < info_.size_bytes) return size == 0 ? gone : shrunk;
+    }
+    return {};
   }
 
   std::error_code PreparePass() noexcept override {
@@ -146,7 +198,23 @@ class PosixDevice final : public Device {
  private:
   Fd fd_;
   DeviceInfo info_;
+  bool writable_;  // opened by OpenPosixDeviceForWrite
 };
+
+// A block device's size (BLKGETSIZE64) and logical sector (BLKSSZGET; left
+// as is when not a power of two >= 512). Throws Error(kRuntime) without a size.
+void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_bytes,
+                       std::uint32_t& sector_bytes) {
+  if (::ioctl(fd, BLKGETSIZE64, &size_bytes) != 0) {
+    throw Error("cannot read the size of " + path + " (BLKGETSIZE64): " + ErrnoText(errno),
+                ErrorKind::kRuntime);
+  }
+  int logical_sector = 0;
+  if (::ioctl(fd, BLKSSZGET, &logical_sector) == 0 && logical_sector >= 512 &&
+      std::has_single_bit(static_cast<unsigned>(logical_sector))) {
+    sector_bytes = static_cast<std::uint32_t>(logical_sector);
+  }
+}
 
 std::string BufferedNote() {
   return "O_DIRECT refused by this file system: reading buffered, page cache dropped before "
@@ -191,15 +259,7 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   std::uint64_t size_bytes = 0;
   std::uint32_t sector_bytes = kBufferedSector;
   if (S_ISBLK(st.st_mode)) {
-    if (::ioctl(fd.get(), BLKGETSIZE64, &size_bytes) != 0) {
-      throw Error("cannot read the size of " + path + " (BLKGETSIZE64): " + ErrnoText(errno),
-                  ErrorKind::kRuntime);
-    }
-    int logical_sector = 0;
-    if (::ioctl(fd.get(), BLKSSZGET, &logical_sector) == 0 && logical_sector >= 512 &&
-        std::has_single_bit(static_cast<unsigned>(logical_sector))) {
-      sector_bytes = static_cast<std::uint32_t>(logical_sector);
-    }
+    ReadBlockGeometry(fd.get(), path, size_bytes, sector_bytes);
     FillSysfsInfo(major(st.st_rdev), minor(st.st_rdev), info);
   } else {
     size_bytes = static_cast<std::uint64_t>(st.st_size);
@@ -252,6 +312,147 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   info.sector_bytes = sector_bytes;
 
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info));
+}
+
+namespace {
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+// --create-size: a new file, zcav's own, so writing it destroys nothing.
+std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_t create_bytes) {
+  int raw;
+  do {
+    raw = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0 && errno == EEXIST) {
+    throw Error("refusing to write " + path +
+                ": it exists (--create-size writes only a new file "
+                "that zcav creates for the test: name one that does not exist)");
+  }
+  if (raw < 0) throw Error(OpenFailureMessage(path, errno, false));
+  Fd fd(raw);
+  // The file is zcav's from here on: unlink it at once so that it never
+  // outlives the run (its blocks are freed when the descriptor closes), even
+  // when zcav is killed.
+  ::unlink(path.c_str());
+
+  DeviceInfo info;
+  info.path = path;
+  info.kind = "file";
+  info.transport = "file";
+  info.direct_io = true;
+  // A write test through the page cache measures RAM: O_DIRECT or nothing.
+  const std::string no_direct = "refusing to write-test " + path +
+                                ": its file system refuses O_DIRECT, so the writes would measure "
+                                "the page cache (create the file on a file system that supports "
+                                "O_DIRECT)";
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_DIRECT) != 0) throw Error(no_direct);
+  const std::uint32_t alignment = FileDirectIoAlignment(fd.get());
+  const std::uint32_t sector = alignment != 0 ? alignment : kFallbackFileDirectSector;
+  const std::uint64_t size_bytes = RoundUp(create_bytes, sector);
+  if (size_bytes != create_bytes) {
+    info.notes.push_back("--create-size " + std::to_string(create_bytes) + " bytes rounded up to " +
+                         std::to_string(size_bytes) + " (a multiple of the " +
+                         std::to_string(sector) + "-byte direct-I/O alignment)");
+  }
+  // Preallocated, so that the sweep measures writing rather than block
+  // allocation (where the file system can).
+  int err = ::fallocate(fd.get(), 0, 0, static_cast<off_t>(size_bytes));
+  if (err != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+    err = ::ftruncate(fd.get(), static_cast<off_t>(size_bytes));
+    info.notes.push_back("the file system cannot preallocate: the writes also allocate its blocks");
+  }
+  if (err != 0) {
+    throw Error("cannot make " + path + " " + FormatBytes(size_bytes) +
+                " long: " + ErrnoText(errno) +
+                (errno == ENOSPC || errno == EFBIG ? " (choose a smaller --create-size)" : ""));
+  }
+  // Some file systems take the flag and fail the first I/O with EINVAL.
+  AlignedBuffer probe(sector, sector);
+  FillWritePattern(probe.span(sector));
+  if (const std::error_code ec = PwriteFully(fd.get(), 0, probe.span(sector))) {
+    if (ec == std::error_code(EINVAL, std::system_category())) throw Error(no_direct);
+    throw Error("write " + path + ": " + ec.message(), ErrorKind::kRuntime);
+  }
+  info.size_bytes = size_bytes;
+  info.sector_bytes = sector;
+  info.notes.push_back(path + " was created by zcav for this write test (" +
+                       FormatBytes(size_bytes) +
+                       ") and unlinked at once: it is gone when zcav ends");
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
+}
+
+}  // namespace
+
+std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
+                                                std::optional<std::uint64_t> create_bytes) {
+  if (create_bytes) return CreateFileForWrite(path, *create_bytes);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    throw Error(OpenFailureMessage(path, err, false) +
+                (err == ENOENT ? " (to write-test a file system, give --create-size SIZE and a new "
+                                 "file name)"
+                               : ""));
+  }
+  if (S_ISREG(st.st_mode)) {
+    throw Error("refusing to write " + path +
+                ": a regular file zcav did not create (to write-test "
+                "a file system, give --create-size SIZE and a new file name: zcav creates it)");
+  }
+  if (!S_ISBLK(st.st_mode)) {
+    throw Error(path + " is " + RejectedKind(st.st_mode) + ", not a block device");
+  }
+  const BlockId id{major(st.st_rdev), minor(st.st_rdev)};
+  if (const std::optional<std::string> refusal = WriteRefusal(GatherWriteFacts(path, id))) {
+    throw Error(*refusal);
+  }
+  // O_EXCL on a block device: an exclusive claim, refused (EBUSY) while
+  // anyone else holds one (a mount, swap, device mapper, md, or a program
+  // that opened it with O_EXCL). Held until zcav closes it, so nothing can
+  // mount the device while it is being written.
+  Fd fd(OpenRetrying(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC));
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == EBUSY) {
+      const std::vector<std::string> users = ProcessesUsing(id);
+      throw Error("refusing to write " + path + ": held open exclusively by " +
+                  (users.empty() ? std::string("the kernel or another program")
+                                 : "another program (open in " + Joined(users) + ")") +
+                  "; nothing written");
+    }
+    throw Error(OpenFailureMessage(path, err, true) +
+                (err == EROFS ? " (the device is read-only or write-protected)" : ""));
+  }
+  // The node may have been replaced between stat() and open(): trust the descriptor.
+  struct stat fst {};
+  if (::fstat(fd.get(), &fst) != 0 || !S_ISBLK(fst.st_mode) || fst.st_rdev != st.st_rdev) {
+    throw Error(path + " changed while it was being opened; nothing written");
+  }
+  DeviceInfo info;
+  info.path = path;
+  info.kind = "block";
+  info.direct_io = true;
+  std::uint64_t size_bytes = 0;
+  std::uint32_t sector_bytes = kBufferedSector;
+  ReadBlockGeometry(fd.get(), path, size_bytes, sector_bytes);
+  FillSysfsInfo(id.major, id.minor, info);
+  if (size_bytes == 0)
+    throw Error(path + " is empty (0 bytes): no medium, or an unbound loop device");
+  const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
+  if (rounded != size_bytes) {
+    info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
+                         std::to_string(sector_bytes) + "-byte sector: the last " +
+                         std::to_string(size_bytes - rounded) + " bytes are not written");
+  }
+  info.size_bytes = rounded;
+  info.sector_bytes = sector_bytes;
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
 }
 
 }  // namespace zcav

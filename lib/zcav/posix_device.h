@@ -1,4 +1,5 @@
-// PosixDevice: a block device or a regular file read with pread(2).
+// PosixDevice: a block device or a regular file read with pread(2) (and,
+// opened by OpenPosixDeviceForWrite for a write sweep, written with pwrite(2)).
 //
 // Opened read-only with O_DIRECT so every read reaches the device. When the
 // file system refuses O_DIRECT (tmpfs, some FUSE) it falls back to buffered
@@ -7,7 +8,9 @@
 // pass (PreparePass) so a pass never measures RAM.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "zcav/device.h"
@@ -28,5 +31,18 @@ namespace zcav {
 // device), "PATH is empty (0 bytes)", "PATH is too small to profile: ...",
 // "open PATH: Permission denied (run as root or join the 'disk' group)".
 std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
+
+// Opens `path` for a write sweep (see OpenDeviceForWrite in device.h for the
+// rules). A block device: the checks of write_safety.h, then O_RDWR | O_DIRECT
+// | O_EXCL (EBUSY: "held open exclusively by another program (open in NAME
+// (pid N))"); size and sector as OpenPosixDevice. With `create_bytes`: a new
+// file created O_EXCL (an existing path is refused), unlinked at once,
+// preallocated with fallocate(2) to create_bytes rounded up to its direct-I/O
+// alignment, written with O_DIRECT (a file system refusing O_DIRECT is refused:
+// buffered writes would measure RAM). Without it a regular file is refused.
+// Throws Error(kBadInput) with one line naming the reason, before anything is
+// written to a block device (a created file gets one probe write).
+std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
+                                                std::optional<std::uint64_t> create_bytes);
 
 }  // namespace zcav

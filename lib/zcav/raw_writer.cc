@@ -61,6 +61,7 @@ class RawWriter final : public SampleSink {
   void OnStart(const RunInfo& run) override {
     const DeviceInfo& dev = run.device;
     const SweepPlan& plan = run.plan;
+    passes_planned_ = plan.passes;
     std::string h;
     h += "# zcav " + OneLine(run.version) + " raw data, classic zcav layout\n";
     if (seekable_) {
@@ -86,6 +87,10 @@ class RawWriter final : public SampleSink {
     h += std::string("# direct_io: ") +
          (dev.direct_io ? "yes" : "no (buffered reads; page cache dropped before each pass)") +
          "\n";
+    if (plan.write) {
+      h += "# mode: write (sequential write rate by position; the data in the range was "
+           "overwritten)\n";
+    }
     for (const std::string& note : dev.notes) h += "# note: " + OneLine(note) + "\n";
     for (const std::string& note : plan.notes) h += "# note: " + OneLine(note) + "\n";
     h += "# options: block_bytes=" + std::to_string(plan.block_bytes) +
@@ -101,6 +106,15 @@ class RawWriter final : public SampleSink {
     h += "#loops: " + std::to_string(plan.passes) + ", version: " + OneLine(run.version) + "\n";
     h += "#block offset (GiB), MiB/s, time, MB/s, min MB/s, max MB/s, stddev MB/s, n\n";
     Write(h);
+  }
+
+  // Multi-pass sweeps record every timed sample (what --resume needs to
+  // continue exactly); a one-pass sweep's data lines are its samples.
+  void OnSample(const Sample& x) override {
+    if (passes_planned_ <= 1) return;
+    Write("# sample: pass=" + std::to_string(x.pass + 1) + " block=" + std::to_string(x.block_index) +
+          " offset_bytes=" + std::to_string(x.offset_bytes) + " length_bytes=" +
+          std::to_string(x.length_bytes) + " elapsed_ns=" + std::to_string(x.elapsed.count()) + "\n");
   }
 
   void OnBlock(const BlockResult& b) override {
@@ -215,6 +229,7 @@ class RawWriter final : public SampleSink {
   bool seekable_;
   std::streampos status_pos_ = std::streampos(-1);
   std::streampos errors_pos_ = std::streampos(-1);
+  std::uint32_t passes_planned_ = 1;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
 };
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "zcav/error.h"
+#include "zcav/units.h"  // FormatBytes
 
 namespace zcav {
 namespace {
@@ -204,6 +205,22 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
   if (!p.verdict.empty()) {
     lines.push_back("verdict: " + p.verdict +
                     (p.verdict_reason.empty() ? "" : " (" + p.verdict_reason + ")"));
+  }
+  // Read errors and slow regions: how much the curve leaves out, and where
+  // the disk struggled.
+  if (!p.unreadable.empty()) {
+    std::uint64_t bytes = 0;
+    for (const UnreadableRange& r : p.unreadable) bytes += r.length_bytes;
+    lines.push_back("unreadable: " + std::to_string(p.unreadable.size()) +
+                    (p.unreadable.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+                    "; read around them, blocks with no clean read are not in the curve");
+  }
+  if (!p.slow_regions.empty()) {
+    std::uint64_t bytes = 0;
+    for (const SlowRegion& r : p.slow_regions) bytes += r.length_bytes;
+    lines.push_back("slow: " + std::to_string(p.slow_regions.size()) +
+                    (p.slow_regions.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+                    " over all passes, read far slower than the chunks before them");
   }
   for (const std::string& note : p.notes) lines.push_back("note: " + note);
   return lines;

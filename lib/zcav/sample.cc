@@ -13,6 +13,9 @@ std::string SweepResult::StatusText() const {
     case SweepStatus::kReadError:
       return "partial: read error at offset " + std::to_string(error_offset_bytes) +
              " bytes: " + error.message();
+    case SweepStatus::kWriteError:
+      return "partial: write error at offset " + std::to_string(error_offset_bytes) +
+             " bytes: " + error.message();
     case SweepStatus::kDeviceGone:
       return "partial: device gone at offset " + std::to_string(error_offset_bytes) +
              " bytes: " + error.message();

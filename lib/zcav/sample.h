@@ -26,6 +26,7 @@ struct SweepPlan {
   bool quick = false;
   bool warmup = true;
   bool stop_on_error = false;    // end at the first read error instead of mapping it
+  bool write = false;            // write the range (destroying its data) instead of reading it
   double slow_factor = 10;       // a chunk this many times slower than its neighbours is slow
   std::uint64_t block_count = 0; // measured blocks
   std::vector<std::string> notes;  // rounding and defaults the user should know
@@ -112,11 +113,12 @@ struct PassSummary {
 // kReadError: stopped at the first read error (stop_on_error).
 // kDeviceGone: the device went away or shrank (ENODEV, ENXIO, ENOMEDIUM, a
 // truncated file): nothing more can be read.
-enum class SweepStatus { kComplete, kInterrupted, kReadError, kDeviceGone };
+// kWriteError: a write sweep stopped at its first failing write.
+enum class SweepStatus { kComplete, kInterrupted, kReadError, kDeviceGone, kWriteError };
 
 struct SweepResult {
   SweepStatus status = SweepStatus::kComplete;
-  // For kReadError and kDeviceGone: where and what.
+  // For kReadError, kWriteError and kDeviceGone: where and what.
   std::uint64_t error_offset_bytes = 0;
   std::error_code error;
   // Unreadable ranges (sorted, merged across passes) and slow regions (in

@@ -180,7 +180,19 @@ class SimulatedDevice final : public Device {
   }
 
   std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
-    const std::uint64_t length = buffer.size();
+    return Access(offset_bytes, buffer.size(), false);
+  }
+
+  // A write takes what a read of the same range would (the media rate,
+  // positioning, the bus), never hits the cache and empties it; a bad range
+  // fails it with EIO as it fails a read. Nothing is stored.
+  std::error_code WriteAt(std::uint64_t offset_bytes,
+                          std::span<const std::byte> buffer) noexcept override {
+    return Access(offset_bytes, buffer.size(), true);
+  }
+
+ private:
+  std::error_code Access(std::uint64_t offset_bytes, std::uint64_t length, bool write) noexcept {
     if (offset_bytes + length > model_.info.size_bytes) {
       return std::error_code(ENXIO, std::system_category());
     }
@@ -196,7 +208,7 @@ class SimulatedDevice final : public Device {
     }
     const std::uint64_t end = offset_bytes + length;
     const std::uint64_t cache = model_.cache_bytes;
-    const bool cache_hit = end <= twice_end_;
+    const bool cache_hit = !write && end <= twice_end_;
     double positioning = 0;  // seconds
     double rate = 0;         // MB/s
     if (cache_hit) {
@@ -215,8 +227,8 @@ class SimulatedDevice final : public Device {
     // continuing from there is sequential.
     head_bytes_ = end;
     positioned_ = false;
-    if (offset_bytes >= cache) {
-      // Reading elsewhere evicts the start of the device.
+    if (write || offset_bytes >= cache) {
+      // Reading elsewhere (or writing) evicts the start of the device.
       once_end_ = twice_end_ = 0;
     } else {
       // [0, once_end_) has been read at least once, [0, twice_end_) twice,
@@ -235,11 +247,10 @@ class SimulatedDevice final : public Device {
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
     if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
-    clock_.Advance(took, length);
+    clock_.Advance(took, write ? 0 : length);  // counts bytes read from storage
     return {};
   }
 
- private:
   SimModel model_;
   VirtualClock& clock_;
   std::mt19937_64 rng_;

@@ -15,6 +15,10 @@
 // devices read at the same time that name it; see SimBus), busrate=MB/s (that
 // bus's rate; default 80 MB/s).
 //
+// Writes (a write sweep, OpenDeviceForWrite) take the time a read of the same
+// range would, bypass the cache and empty it; bad ranges fail them with EIO;
+// nothing is stored.
+//
 // Positioning (for average access time): a read that does not start where
 // the previous one ended first waits
 //   seek(d) = track_to_track + (full_stroke - track_to_track) * sqrt(d / size)

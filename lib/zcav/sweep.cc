@@ -7,9 +7,11 @@
 #include <limits>
 #include <vector>
 
+#include <cassert>
 #include <optional>
 
 #include "zcav/aligned_buffer.h"
+#include "zcav/resume.h"
 #include "zcav/error.h"
 #include "zcav/stats.h"
 #include "zcav/units.h"
@@ -49,7 +51,8 @@ constexpr std::size_t kSlowWarmup = 8;
 
 bool IsGone(const std::error_code& ec) {
   return ec && ec.category() == std::system_category() &&
-         (ec.value() == ENODEV || ec.value() == ENXIO || ec.value() == ENOMEDIUM);
+         (ec.value() == ENODEV || ec.value() == ENXIO || ec.value() == ENOMEDIUM ||
+          ec.value() == ENOTCONN || ec.value() == ESTALE);
 }
 
 // Bytes of [offset, offset+length) inside the (sorted, disjoint) ranges.
@@ -338,6 +341,7 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)");
   }
   plan.stop_on_error = options.stop_on_error;
+  plan.write = options.write;
   plan.slow_factor = options.slow_factor;
   const std::uint64_t slots = (range + plan.block_bytes - 1) / plan.block_bytes;
   plan.block_count = (slots + plan.skip - 1) / plan.skip;
@@ -345,12 +349,13 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
 }
 
 SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
-                     const std::atomic<bool>* stop_requested) {
+                     const std::atomic<bool>* stop_requested, const ResumePoint* resume) {
   const SweepPlan& plan = run.plan;
   const std::uint32_t passes = plan.passes;
   const std::uint32_t sector = device.info().sector_bytes;
   const std::size_t alignment = std::max<std::size_t>(4096, sector);
   AlignedBuffer buffer(plan.chunk_bytes, alignment);
+  if (plan.write) FillWritePattern(buffer.span(plan.chunk_bytes));  // write mode never reads into it
   // Per-block rates of every pass (MB/s; NaN = no clean read in that pass),
   // block-major: the only per-block history kept: 20 M blocks x 1 pass is
   // 160 MB.
@@ -378,14 +383,38 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   const auto storage_start = clock.StorageReadBytes();
   const auto system_start = clock.SystemCpuTicks();
 
+  // Where reading starts: the beginning, or where a partial run stopped.
+  const std::uint32_t start_pass = resume != nullptr ? resume->pass : 0;
+  const std::uint64_t start_block = resume != nullptr ? resume->block : 0;
+  assert(start_pass < passes && start_block < plan.block_count);
+
   if (plan.warmup) {
     // Untimed: lets a disk spin up and seek, an optical drive reach speed. A
     // failure here is left for the timed read of the same chunk to handle.
-    const std::uint64_t n = std::min(plan.chunk_bytes, plan.BlockLength(0));
-    (void)device.ReadAt(plan.BlockOffset(0), buffer.span(n));
+    const std::uint64_t at = plan.BlockOffset(start_block);
+    const std::uint64_t n = std::min(plan.chunk_bytes, plan.BlockLength(start_block));
+    (void)(plan.write ? device.WriteAt(at, buffer.span(n)) : device.ReadAt(at, buffer.span(n)));
   }
 
-  std::uint32_t pass = 0;
+  // The partial run's findings and samples, replayed.
+  std::vector<PassSummary> prior(passes);
+  if (resume != nullptr) {
+    for (const UnreadableRange& u : resume->unreadable) {
+      if (AddUnreadable(result.unreadable, u)) sink.OnUnreadable(u);
+    }
+    for (const SlowRegion& r : resume->slow_regions) {
+      result.slow_regions.push_back(r);
+      sink.OnSlowRegion(r);
+    }
+    for (const Sample& x : resume->samples) {
+      rates[x.block_index * passes + x.pass] = MbPerS(x.length_bytes, x.elapsed);
+      prior[x.pass].bytes += x.length_bytes;
+      prior[x.pass].read_time += x.elapsed;
+      sink.OnSample(x);
+    }
+  }
+
+  std::uint32_t pass = start_pass;
   std::uint64_t block = 0;  // the first block without a sample in `pass`
   std::uint64_t emitted = 0;
   const auto emit_block = [&](std::uint64_t i, std::uint32_t count) {
@@ -430,6 +459,11 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   // unreadable sectors. Returns false when the sweep must end (status set).
   // `clean` becomes false when the chunk held unreadable data.
   const auto read_chunk = [&](std::uint64_t pos, std::uint64_t n, bool& clean) {
+    if (plan.write) {  // write mode: the first failing write ends the sweep
+      const std::error_code wec = device.WriteAt(pos, buffer.span(n));
+      if (wec) fail(IsGone(wec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, wec);
+      return !wec;
+    }
     std::error_code ec = device.ReadAt(pos, buffer.span(n));
     if (!ec) return true;
     if (!IsGone(ec)) {
@@ -462,12 +496,30 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     return true;
   };
 
+  // Passes the partial run completed.
+  for (std::uint32_t p = 0; p < start_pass; ++p) {
+    PassSummary summary = prior[p];
+    summary.pass = p;
+    summary.complete = true;
+    summary.mb_per_s = MbPerS(summary.bytes, summary.read_time);
+    result.bytes_read += summary.bytes;
+    result.read_time += summary.read_time;
+    result.passes.push_back(summary);
+    sink.OnPassDone(summary);
+  }
+  // In the last pass, the blocks the partial run finished are final.
+  if (start_pass + 1 == passes) {
+    for (std::uint64_t i = 0; i < start_block; ++i) emit_block(i, passes);
+  }
+
   for (; pass < passes && result.status == SweepStatus::kComplete; ++pass) {
+    const bool resuming = pass == start_pass && start_block > 0;
+    // Also before a resumed pass: the warm-up moved the head, as between passes.
     (void)device.PreparePass();  // advisory (page-cache drop); a failure is not a read error
     slow.Restart();
-    PassSummary summary;
+    PassSummary summary = prior[pass];
     summary.pass = pass;
-    for (block = 0; block < plan.block_count; ++block) {
+    for (block = resuming ? start_block : 0; block < plan.block_count; ++block) {
       if (stopping()) {
         result.status = SweepStatus::kInterrupted;
         break;

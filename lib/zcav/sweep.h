@@ -18,6 +18,8 @@
 
 namespace zcav {
 
+struct ResumePoint;  // resume.h
+
 struct SweepOptions {
   // Block size in bytes. 0 = about 1000 blocks over the range (rounded to the
   // chunk size above 1 MiB, to the sector below). Default: 0.
@@ -46,6 +48,11 @@ struct SweepOptions {
   // median rate of the preceding chunks predicts (and at least 250 ms).
   // 0 = no slow-region detection. Default: 10.
   double slow_factor = 10;
+  // Write mode (zcav sweep --write): every chunk is written (pwrite of the
+  // FillWritePattern bytes, device.h) instead of read, timed the same way:
+  // the sequential write rate by position. Destroys the data in the range.
+  // REQUIRES: a device opened with OpenDeviceForWrite. Default: false.
+  bool write = false;
 };
 
 // Resolves `options` against `device`: default block and chunk sizes,
@@ -69,15 +76,26 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 // goes on with the next chunk. A block with an error in a pass has no sample
 // in that pass (its time is not the media's). With plan.stop_on_error the
 // first failing chunk ends the sweep instead (status kReadError, with that
-// offset). ENODEV, ENXIO and ENOMEDIUM (and CheckPresent() saying so) end it
+// offset). ENODEV, ENXIO, ENOMEDIUM, ENOTCONN (a FUSE server gone) and
+// ESTALE (and CheckPresent() saying so) end it
 // with status kDeviceGone: everything measured before is kept.
+//
+// Write mode (plan.write): chunks are written instead of read. A failing
+// write is not retried or bisected: it ends the sweep (status kWriteError
+// with its offset, or kDeviceGone), everything measured before is kept.
 //
 // Slow chunks (see SweepOptions::slow_factor) are merged into slow regions,
 // reported through sink.OnSlowRegion() and result.slow_regions.
 //
 // Never throws for I/O; throws std::bad_alloc if the buffer cannot be
 // allocated. Memory: one chunk buffer plus passes doubles per block.
+//
+// With `resume` (resume.h, from PrepareResume for this plan), the partial
+// run's samples, unreadable ranges and slow regions are replayed to `sink`
+// first (so the output holds them), and reading goes on at resume->pass,
+// resume->block, after an untimed warm-up read there.
 SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
-                     const std::atomic<bool>* stop_requested = nullptr);
+                     const std::atomic<bool>* stop_requested = nullptr,
+                     const ResumePoint* resume = nullptr);
 
 }  // namespace zcav

@@ -59,6 +59,20 @@ stop_started() {
   STARTED_PID=""
 }
 
+# detach_loop DEV: detaches the loop device DEV that this script attached
+# (nothing if DEV is empty), retrying for 2 s while udev's probe still holds
+# it. Returns 1, with a warning, if it stays attached.
+detach_loop() {
+  local dev=$1 _
+  [[ -n $dev ]] || return 0
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    losetup -d "$dev" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "WARNING: could not detach $dev" >&2
+  return 1
+}
+
 # ---- The FUSE fixture (tests/fixtures/zoned_fuse.cc) ----
 # A script calls require_fuse, start_fixture once per mount, and stop_fixtures
 # from its EXIT trap (before removing the mount points' directory).

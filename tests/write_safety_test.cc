@@ -1,0 +1,351 @@
+// Write mode: the safety checks (write_safety.h) over fake mountinfo, swaps
+// and sysfs trees; the write pattern; a write sweep on a simulated device;
+// the file a write test creates (posix_device.h). Real block devices are
+// tested in tests/real/write_test.sh.
+#include "zcav/write_safety.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+#include "zcav/aligned_buffer.h"
+#include "zcav/clock.h"
+#include "zcav/device.h"
+#include "zcav/error.h"
+#include "zcav/posix_device.h"
+#include "zcav/sim_device.h"
+#include "zcav/sweep.h"
+#include "zcav/units.h"
+
+namespace zcav {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Three mounts as the kernel writes them: a root on vda1, a file system on
+// a loop partition whose mount point has a space (\040), and btrfs, whose
+// field 3 is an anonymous 0:N and whose source names the device.
+constexpr const char* kMountinfo =
+    "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+    "98 22 259:0 / /mnt/my\\040data rw,relatime shared:50 master:3 - ext4 /dev/loop3p1 rw\n"
+    "99 22 0:52 /@home /home rw,relatime - btrfs /dev/sdb2 rw,space_cache\n"
+    "garbage line\n";
+
+TEST_CASE("mountinfo lines give device, mount point and source, escapes decoded",
+          "[write_safety]") {
+  const std::vector<MountEntry> mounts = ParseMountinfo(kMountinfo);
+  REQUIRE(mounts.size() == 3);
+  CHECK(mounts[0].id == BlockId{254, 1});
+  CHECK(mounts[0].mount_point == "/");
+  CHECK(mounts[0].source == "/dev/vda1");
+  CHECK(mounts[1].id == BlockId{259, 0});
+  CHECK(mounts[1].mount_point == "/mnt/my data");
+  CHECK(mounts[1].source == "/dev/loop3p1");
+  CHECK(mounts[2].id == BlockId{0, 52});
+  CHECK(mounts[2].source == "/dev/sdb2");
+  CHECK_FALSE(mounts[2].source_id.has_value());
+}
+
+TEST_CASE("/proc/swaps gives each swap area's file name, the header skipped", "[write_safety]") {
+  const std::vector<SwapEntry> swaps = ParseSwaps(
+      "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+      "/dev/zram0                              partition\t8388604\t\t0\t\t100\n"
+      "/var/swap\\040file                       file\t\t1048572\t\t0\t\t-2\n");
+  REQUIRE(swaps.size() == 2);
+  CHECK(swaps[0].path == "/dev/zram0");
+  CHECK(swaps[1].path == "/var/swap file");
+  CHECK(ParseSwaps("Filename\tType\tSize\tUsed\tPriority\n").empty());
+}
+
+// A sysfs tree: loop3 (7:3) with partitions loop3p1 (259:0) and loop3p2
+// (259:1); loop3p2 has a device-mapper holder.
+class FakeSysfs {
+ public:
+  FakeSysfs() {
+    const std::string loop = "devices/virtual/block/loop3";
+    Attr(loop + "/dev", "7:3\n");
+    Attr(loop + "/loop3p1/partition", "1\n");
+    Attr(loop + "/loop3p1/dev", "259:0\n");
+    Dir(loop + "/loop3p1/holders");
+    Attr(loop + "/loop3p2/partition", "2\n");
+    Attr(loop + "/loop3p2/dev", "259:1\n");
+    Dir(loop + "/loop3p2/holders/dm-0");
+    Dir(loop + "/holders");
+    Dir(loop + "/queue");  // a subdirectory that is no partition
+    Link("dev/block/7:3", "../../devices/virtual/block/loop3");
+    Link("dev/block/259:0", "../../devices/virtual/block/loop3/loop3p1");
+  }
+  std::string root() const { return dir_.path().string(); }
+
+ private:
+  void Attr(const std::string& rel, const std::string& value) const {
+    fs::create_directories((dir_.path() / rel).parent_path());
+    test::WriteFile(dir_.path() / rel, value);
+  }
+  void Dir(const std::string& rel) const { fs::create_directories(dir_.path() / rel); }
+  void Link(const std::string& rel, const std::string& target) const {
+    fs::create_directories((dir_.path() / rel).parent_path());
+    fs::create_directory_symlink(target, dir_.path() / rel);
+  }
+  test::TempDir dir_;
+};
+
+TEST_CASE("sysfs gives a device, its partitions and their holders", "[write_safety]") {
+  const FakeSysfs sys;
+  const std::vector<BlockNode> family = ReadBlockFamily({7, 3}, sys.root());
+  REQUIRE(family.size() == 3);
+  CHECK(family[0].name == "loop3");
+  CHECK(family[0].id == BlockId{7, 3});
+  CHECK(family[0].holders.empty());
+  CHECK(family[1].name == "loop3p1");
+  CHECK(family[1].id == BlockId{259, 0});
+  CHECK(family[2].name == "loop3p2");
+  CHECK(family[2].holders == std::vector<std::string>{"dm-0"});
+  // A partition has no partitions of its own; an unknown device has nothing.
+  CHECK(ReadBlockFamily({259, 0}, sys.root()).size() == 1);
+  CHECK(ReadBlockFamily({8, 0}, sys.root()).empty());
+}
+
+// Facts about /dev/loop3 with its two partitions, nothing in use.
+WriteFacts IdleLoop3() {
+  WriteFacts facts;
+  facts.path = "/dev/loop3";
+  facts.id = {7, 3};
+  facts.family = {{"loop3", {7, 3}, {}}, {"loop3p1", {259, 0}, {}}, {"loop3p2", {259, 1}, {}}};
+  facts.mounts = ParseMountinfo("22 1 254:1 / / rw - ext4 /dev/vda1 rw\n");
+  facts.swaps = {{"/dev/zram0", BlockId{253, 0}}};
+  return facts;
+}
+
+TEST_CASE("A device nothing uses may be written", "[write_safety]") {
+  CHECK_FALSE(WriteRefusal(IdleLoop3()).has_value());
+}
+
+TEST_CASE("A mounted device or a mounted partition of it is refused, naming the mount point",
+          "[write_safety]") {
+  WriteFacts facts = IdleLoop3();
+  facts.mounts = ParseMountinfo("40 22 7:3 / /mnt/x rw - ext4 /dev/loop3 rw\n");
+  const auto whole = WriteRefusal(facts);
+  REQUIRE(whole.has_value());
+  CHECK(*whole ==
+        "refusing to write /dev/loop3: mounted at /mnt/x (unmount it first; nothing written)");
+
+  facts = IdleLoop3();
+  facts.mounts = ParseMountinfo(kMountinfo);
+  const auto partition = WriteRefusal(facts);
+  REQUIRE(partition.has_value());
+  CHECK(partition->find("its partition loop3p1 is mounted at /mnt/my data") != std::string::npos);
+
+  // btrfs: field 3 is 0:N, the source device tells.
+  facts = IdleLoop3();
+  facts.mounts = ParseMountinfo("99 22 0:52 /@ /srv rw - btrfs /dev/loop3p2 rw\n");
+  CHECK_FALSE(WriteRefusal(facts).has_value());  // without the source's device: not known
+  facts.mounts[0].source_id = BlockId{259, 1};
+  const auto btrfs = WriteRefusal(facts);
+  REQUIRE(btrfs.has_value());
+  CHECK(btrfs->find("loop3p2 is mounted at /srv") != std::string::npos);
+}
+
+TEST_CASE("A device in use as swap is refused, by device number or by name", "[write_safety]") {
+  WriteFacts facts = IdleLoop3();
+  facts.swaps.push_back({"/dev/block/7:3", BlockId{7, 3}});
+  const auto by_id = WriteRefusal(facts);
+  REQUIRE(by_id.has_value());
+  CHECK(*by_id ==
+        "refusing to write /dev/loop3: in use as swap (swapoff /dev/block/7:3 first; nothing "
+        "written)");
+
+  facts = IdleLoop3();
+  facts.swaps.push_back({"/dev/loop3p1", std::nullopt});
+  const auto by_name = WriteRefusal(facts);
+  REQUIRE(by_name.has_value());
+  CHECK(by_name->find("its partition loop3p1 is in use as swap") != std::string::npos);
+}
+
+TEST_CASE("A device something is built on (holders) is refused, naming the holder",
+          "[write_safety]") {
+  const FakeSysfs sys;
+  WriteFacts facts = IdleLoop3();
+  facts.family = ReadBlockFamily({7, 3}, sys.root());
+  const auto refusal = WriteRefusal(facts);
+  REQUIRE(refusal.has_value());
+  CHECK(refusal->find("its partition loop3p2 is held by dm-0") != std::string::npos);
+}
+
+TEST_CASE("Without sysfs the device itself is still checked", "[write_safety]") {
+  WriteFacts facts = IdleLoop3();
+  facts.family.clear();
+  CHECK_FALSE(WriteRefusal(facts).has_value());
+  facts.mounts = ParseMountinfo("40 22 7:3 / /mnt/x rw - ext4 /dev/loop3 rw\n");
+  CHECK(WriteRefusal(facts).has_value());
+}
+
+TEST_CASE("The write pattern tags every 512-byte piece and is the same every run",
+          "[write_safety]") {
+  AlignedBuffer a(8192, 4096), b(8192, 4096);
+  FillWritePattern(a.span(8192));
+  FillWritePattern(b.span(8192));
+  CHECK(std::memcmp(a.span(8192).data(), b.span(8192).data(), 8192) == 0);
+  const std::string text(reinterpret_cast<const char*>(a.span(8192).data()), 8192);
+  const std::string tag = kWritePatternTag;
+  CHECK(tag.size() == 32);
+  for (std::size_t at = 0; at < text.size(); at += 512) {
+    CAPTURE(at);
+    CHECK(text.compare(at, tag.size(), tag) == 0);
+  }
+  // The random part differs from piece to piece (incompressible).
+  CHECK(text.substr(32, 480) != text.substr(512 + 32, 480));
+  // A shorter buffer gets the start of the same pattern (a trailing partial chunk).
+  AlignedBuffer c(4096, 4096);
+  FillWritePattern(c.span(1000));
+  CHECK(std::memcmp(c.span(1000).data(), a.span(1000).data(), 1000) == 0);
+}
+
+// Records what a write sweep asks of the device.
+class RecordingDevice final : public Device {
+ public:
+  explicit RecordingDevice(Device& inner) : inner_(inner) {}
+  const DeviceInfo& info() const override { return inner_.info(); }
+  std::error_code ReadAt(std::uint64_t offset, std::span<std::byte> buffer) noexcept override {
+    ++reads;
+    return inner_.ReadAt(offset, buffer);
+  }
+  std::error_code WriteAt(std::uint64_t offset,
+                          std::span<const std::byte> buffer) noexcept override {
+    written_bytes += buffer.size();
+    const std::string tag = kWritePatternTag;
+    if (std::memcmp(buffer.data(), tag.data(), tag.size()) != 0) ++untagged;
+    last_offset = offset;
+    return inner_.WriteAt(offset, buffer);
+  }
+  int reads = 0;
+  int untagged = 0;
+  std::uint64_t written_bytes = 0;
+  std::uint64_t last_offset = 0;
+
+ private:
+  Device& inner_;
+};
+
+TEST_CASE("A write sweep writes the pattern over the range and measures the write rate",
+          "[write_safety][sweep]") {
+  const SimModel model = ParseSimSpec("sim:hdd?size=10G&noise=0");
+  VirtualClock clock;
+  const std::unique_ptr<Device> sim = MakeSimulatedDevice(model, clock);
+  RecordingDevice device(*sim);
+  SweepOptions options;
+  options.write = true;
+  options.warmup = false;
+  RunInfo run;
+  run.device = device.info();
+  run.plan = PlanSweep(run.device, options);
+  REQUIRE(run.plan.write);
+  test::RecordingSink sink;
+  const SweepResult result = RunSweep(device, run, clock, sink);
+  CHECK(result.status == SweepStatus::kComplete);
+  CHECK(device.reads == 0);
+  CHECK(device.untagged == 0);
+  CHECK(device.written_bytes == model.info.size_bytes);
+  REQUIRE(sink.blocks.size() == run.plan.block_count);
+  for (const BlockResult& b : sink.blocks) {
+    const double expected = ExpectedMbPerS(model, b.offset_bytes, b.length_bytes);
+    CAPTURE(b.offset_bytes, b.mb_per_s, expected);
+    CHECK(std::abs(b.mb_per_s - expected) / expected < 0.001);
+  }
+}
+
+TEST_CASE("A failing write ends the write sweep at its offset, measured blocks kept",
+          "[write_safety][sweep]") {
+  const SimModel model = ParseSimSpec("sim:ssd?size=1G&noise=0&bad=512M");
+  VirtualClock clock;
+  const std::unique_ptr<Device> sim = MakeSimulatedDevice(model, clock);
+  RecordingDevice device(*sim);
+  SweepOptions options;
+  options.write = true;
+  RunInfo run;
+  run.device = device.info();
+  run.plan = PlanSweep(run.device, options);
+  test::RecordingSink sink;
+  const SweepResult result = RunSweep(device, run, clock, sink);
+  CHECK(result.status == SweepStatus::kWriteError);
+  CHECK(result.error_offset_bytes == 512 * kMiB);
+  CHECK(result.error == std::error_code(EIO, std::system_category()));
+  CHECK(result.StatusText().rfind("partial: write error at offset 536870912", 0) == 0);
+  CHECK(device.reads == 0);  // no retry, no bisection by reading
+  CHECK(device.last_offset == 512 * kMiB);
+  CHECK(result.blocks_measured > 0);
+  CHECK(result.unreadable.empty());
+}
+
+TEST_CASE("A device opened for reading refuses to write", "[write_safety][posix_device]") {
+  test::TempDir dir;
+  const fs::path path = dir.path() / "data.bin";
+  test::WriteFile(path, std::string(64 * 1024, 'x'));
+  const auto device = OpenPosixDevice(path.string());
+  AlignedBuffer buffer(4096, 4096);
+  FillWritePattern(buffer.span(4096));
+  CHECK(device->WriteAt(0, buffer.span(4096)) == std::error_code(EROFS, std::system_category()));
+  CHECK(test::ReadFile(path) == std::string(64 * 1024, 'x'));
+}
+
+std::string WriteOpenError(const std::string& path, std::optional<std::uint64_t> create) {
+  VirtualClock clock;
+  try {
+    OpenDeviceForWrite(path, create, clock);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kBadInput);
+    return e.what();
+  }
+  FAIL("opening " << path << " for writing did not throw zcav::Error");
+  return "";
+}
+
+TEST_CASE("An existing regular file is never written", "[write_safety][posix_device]") {
+  test::TempDir dir;
+  const fs::path path = dir.path() / "precious.bin";
+  test::WriteFile(path, "precious");
+  CHECK(WriteOpenError(path.string(), std::nullopt).find("a regular file zcav did not create") !=
+        std::string::npos);
+  CHECK(WriteOpenError(path.string(), 1024 * 1024).find("it exists") != std::string::npos);
+  CHECK(test::ReadFile(path) == "precious");
+  CHECK(WriteOpenError(dir.path().string(), std::nullopt).find("directory") != std::string::npos);
+  CHECK(WriteOpenError("sim:hdd", 1024 * 1024).find("simulated") != std::string::npos);
+}
+
+TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone at once",
+          "[write_safety][posix_device]") {
+  test::TempDir dir;
+  const fs::path path = dir.path() / "new.bin";
+  VirtualClock clock;
+  std::unique_ptr<Device> device;
+  try {
+    device = OpenDeviceForWrite(path.string(), 3 * kMiB + 1, clock);
+  } catch (const Error& e) {
+    // Only a file system without O_DIRECT may refuse (the temp dir's).
+    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
+    CHECK_FALSE(fs::exists(path));
+    return;
+  }
+  const DeviceInfo& info = device->info();
+  CHECK(info.kind == "file");
+  CHECK(info.direct_io);
+  CHECK(info.size_bytes >= 3 * kMiB + 1);
+  CHECK(info.size_bytes % info.sector_bytes == 0);
+  CHECK_FALSE(fs::exists(path));  // unlinked at once: never outlives zcav
+  const std::uint32_t sector = info.sector_bytes;
+  AlignedBuffer out(sector, sector), in(sector, sector);
+  FillWritePattern(out.span(sector));
+  REQUIRE_FALSE(device->WriteAt(info.size_bytes - sector, out.span(sector)));
+  REQUIRE_FALSE(device->ReadAt(info.size_bytes - sector, in.span(sector)));
+  CHECK(std::memcmp(out.span(sector).data(), in.span(sector).data(), sector) == 0);
+}
+
+}  // namespace
+}  // namespace zcav
