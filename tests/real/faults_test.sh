@@ -58,24 +58,7 @@ require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 [[ -r $CHECK ]] || fail "missing $CHECK"
 
-WORK=""
-LOOP=""
-cleanup() {
-  local rc=$?
-  set +e
-  stop_started
-  detach_loop "$LOOP"
-  if ! stop_fixtures "$rc"; then
-    echo "WARNING: leaving $WORK" >&2
-  elif [[ -n $WORK ]]; then
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-faults-XXXXXX")
+fuse_test_setup zcav-faults
 FAILED=()
 
 # mount NAME FIXTURE-ARGS...: a fixture on $WORK/NAME serving disk.img.

@@ -36,22 +36,7 @@ readonly BLOCK_TOLERANCE=0.10          # each block's rate (scheduling noise of 
 require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 
-WORK=""
-cleanup() {
-  local rc=$?
-  set +e
-  stop_started
-  if ! stop_fixtures "$rc"; then
-    echo "WARNING: leaving $WORK" >&2
-  elif [[ -n $WORK ]]; then
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-fuse-flat-XXXXXX")
+fuse_test_setup zcav-fuse-flat
 readonly MNT=$WORK/mnt
 mkdir "$MNT"
 readonly IMAGE=$MNT/disk.img

@@ -36,27 +36,8 @@ readonly BLOCK_TOLERANCE=0.10          # per-block median vs table (scheduling n
 require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 
-WORK=""
-LOOP=""
-cleanup() {
-  local rc=$?
-  set +e
-  stop_started
-  if [[ -n $LOOP ]]; then
-    losetup -d "$LOOP" || echo "WARNING: could not detach $LOOP" >&2
-  fi
-  if ! stop_fixtures "$rc"; then
-    echo "WARNING: leaving $WORK" >&2
-  elif [[ -n $WORK ]]; then
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # The mount point and the JSON need no O_DIRECT: any temporary directory does.
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-fuse-XXXXXX")
+fuse_test_setup zcav-fuse
 readonly MNT=$WORK/mnt
 mkdir "$MNT"
 readonly IMAGE=$MNT/disk.img

@@ -73,6 +73,31 @@ detach_loop() {
   return 1
 }
 
+# fuse_test_setup PREFIX: the usual start of a FUSE test script: an EXIT trap
+# (fuse_cleanup) that ends what run_and_wait started, detaches $LOOP when the
+# script set it, stops the fixtures and removes $WORK (kept, with a warning,
+# when a fixture would not stop), and WORK = a new temporary directory named
+# PREFIX-XXXXXX.
+WORK=""
+LOOP=""
+fuse_cleanup() {
+  local rc=$?
+  set +e
+  stop_started
+  detach_loop "$LOOP"
+  if ! stop_fixtures "$rc"; then
+    echo "WARNING: leaving $WORK" >&2
+  elif [[ -n $WORK ]]; then
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+fuse_test_setup() {
+  trap fuse_cleanup EXIT
+  trap 'exit 130' INT TERM
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/$1-XXXXXX")
+}
+
 # ---- The FUSE fixture (tests/fixtures/zoned_fuse.cc) ----
 # A script calls require_fuse, start_fixture once per mount, and stop_fixtures
 # from its EXIT trap (before removing the mount points' directory).

@@ -35,22 +35,7 @@ readonly SHARE_TOLERANCE=0.15          # each device's half of the shared rate
 require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 
-WORK=""
-cleanup() {
-  local rc=$?
-  set +e
-  stop_started
-  if ! stop_fixtures "$rc"; then
-    echo "WARNING: leaving $WORK" >&2
-  elif [[ -n $WORK ]]; then
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-shared-XXXXXX")
+fuse_test_setup zcav-shared
 mkdir "$WORK/shared" "$WORK/own0" "$WORK/own1"
 start_fixture "$FIXTURE" "$WORK/shared" "$WORK/shared.log" disk1.img --files 2 \
   --size "${SIZE_MIB}M" --zones "0:$MB_PER_S"
