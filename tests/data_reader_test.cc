@@ -627,6 +627,38 @@ TEST_CASE("A damaged access sample in a zcav profile JSON names it", "[data_read
   CHECK(no_ms.find("access.samples[0]") != std::string::npos);
 }
 
+// Found by the fuzz targets (tests/fuzz/); the inputs are also fuzz seeds in
+// tests/fuzz/regressions/. A finite rate in the file must not become an
+// infinite one in the profile.
+TEST_CASE("Classic rates that overflow to infinity name their line", "[data_reader]") {
+  // '++++' with a denormal time: the block over that time is infinite.
+  CHECK(ParseError(std::string(kHeader103) + "0 ++++ 1e-320\n0 90 7\n") ==
+        "log.dat:3: '++++' time 1e-320 s is too small: the rate it gives is infinite");
+  CHECK(ParseError(std::string(kHeader19x) + "0 ++++ 1e-320\n0 ++++ 0\n") ==
+        "log.dat:2: '++++' time 1e-320 s is too small: the rate it gives is infinite");
+  // A finite rate whose unit (KiB/s, MiB/s) takes it past the largest double.
+  CHECK(ParseError(std::string(kHeader103) + "0 3 1\n2 1e308 1\n") ==
+        "log.dat:4: the rate is out of range (over 10^300 MB/s)");
+  CHECK(ParseError(std::string(kHeader19x) + "1 1e308 1\n1 3 1\n6 5 2\n") ==
+        "log.dat:2: the rate is out of range (over 10^300 MB/s)");
+}
+
+TEST_CASE("The median of two rates near the largest double is that rate, not infinity",
+          "[data_reader]") {
+  const std::vector<std::string> files = {
+      "# zcav x\n0 1 1 1.7e308 1 1 1 1\n0 1 1 1.7e308 1 1 1 1\n",
+      "offset_bytes,length_bytes,mb_per_s\n0,1,1.7e308\n0,1,1.7e308\n",
+      R"({"blocks":[{"offset_bytes":0,"length_bytes":1,"mb_per_s":1.7e308},)"
+      R"({"offset_bytes":0,"length_bytes":1,"mb_per_s":1.7e308}]})"};
+  for (const std::string& text : files) {
+    CAPTURE(text);
+    const Profile p = Parse(text);
+    REQUIRE(p.points.size() == 1);
+    CHECK(p.points[0].mb_per_s == 1.7e308);
+    CHECK(p.passes == 2);
+  }
+}
+
 }  // namespace
 }  // namespace zcav
 

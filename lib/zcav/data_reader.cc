@@ -127,7 +127,8 @@ std::string MibText(std::uint64_t bytes) {
 double Median(std::vector<double> values) {
   const std::size_t n = values.size();
   std::sort(values.begin(), values.end());
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  // Halves first: the sum of two rates near DBL_MAX is infinite.
+  return n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
 }
 
 // The file's text split into lines, and its name for messages.
@@ -328,6 +329,7 @@ struct ClassicRow {
   std::optional<double> rate;    // KiB/s (1.03) or MiB/s (1.9x); empty for "++++"
   double seconds = 0;
   std::uint64_t loops = 1;  // classic "#loops: N" of the row's table
+  std::size_t line = 0;     // the row's line, for messages
 };
 
 struct ClassicLog {
@@ -376,6 +378,7 @@ ClassicLog ReadClassicRows(const Input& in, Format layout) {
     }
     ClassicRow row;
     row.loops = table_loops;
+    row.line = n;
     std::uint64_t key = 0;
     std::string shown;
     if (v19) {
@@ -416,8 +419,9 @@ ClassicLog ReadClassicRows(const Input& in, Format layout) {
 // The rows of a classic log at `offsets_bytes` with their rates in MB/s
 // (`rate_unit_bytes`: KiB for 1.03, MiB for 1.9x), "++++" rates recomputed
 // from the time; adds the notes both layouts share. Rows whose time is 0 are
-// left out. REQUIRES: profile.block_bytes is set.
-std::vector<Row> ClassicRates(const ClassicLog& log, Profile& profile,
+// left out; a rate that is not a finite number of MB/s throws. REQUIRES:
+// profile.block_bytes is set.
+std::vector<Row> ClassicRates(const Input& in, const ClassicLog& log, Profile& profile,
                               std::uint64_t rate_unit_bytes, const std::string& time_resolution,
                               const std::vector<std::uint64_t>& offsets_bytes) {
   std::vector<Row> rows;
@@ -437,6 +441,15 @@ std::vector<Row> ClassicRates(const ClassicLog& log, Profile& profile,
     } else {
       ++untimed;
       continue;
+    }
+    // A finite rate times its unit, or a block over a denormal time, can
+    // still overflow (fuzz_bonnie103, fuzz_bonnie19x).
+    if (!std::isfinite(row.mb_per_s)) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3g", c.seconds);
+      in.Fail(c.line, c.rate ? std::string("the rate is out of range (over 10^300 MB/s)")
+                             : std::string("'++++' time ") + seconds +
+                                   " s is too small: the rate it gives is infinite");
     }
     rows.push_back(row);
   }
@@ -485,7 +498,7 @@ void FinishClassic103(const Input& in, const ClassicLog& log, Profile& profile) 
   profile.block_bytes = block_mib * kMiB;
   std::vector<std::uint64_t> offsets;
   for (const ClassicRow& c : log.rows) offsets.push_back(c.offset_mib * kMiB);
-  const std::vector<Row> rows = ClassicRates(log, profile, kKiB, "", offsets);
+  const std::vector<Row> rows = ClassicRates(in, log, profile, kKiB, "", offsets);
   if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
   ReduceRows(rows, profile);
 }
@@ -628,7 +641,7 @@ void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) 
         (snap ? "the " + MibText(block_mib * kMiB) + " block grid" : "the MiB"));
   }
   const std::vector<Row> rows =
-      ClassicRates(log, profile, kMiB, " (the time has 1 ms resolution)", offsets);
+      ClassicRates(in, log, profile, kMiB, " (the time has 1 ms resolution)", offsets);
   if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
   ReduceRows(rows, profile);
 }

@@ -3,9 +3,9 @@
 // Each target forces one parser of zcav::ParseProfile (data_reader.h) by
 // putting that format's signature line in front of the fuzzer's bytes, so the
 // fuzzer spends its time inside that parser rather than in format detection.
-// The line is left out when the bytes already start with what detection
-// looks for (`detected_by`; the seeds of zcav's own formats are its golden
-// files, which start so).
+// The line is left out when the first line of the bytes already has what
+// detection looks for (`detected_by`; the seeds of zcav's own formats are
+// its golden files, which start so).
 //
 // The contract checked: ParseProfile either returns a Profile of the forced
 // format whose points are in strictly increasing offset order with finite,
@@ -15,6 +15,7 @@
 // libFuzzer records as a crash with the input that caused it.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +65,14 @@ inline void CheckProfile(const Profile& profile, std::string_view format) {
 inline int FuzzProfile(std::string_view signature, std::string_view detected_by,
                        std::string_view format, const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // Detection looks at the first line with its blanks trimmed (data_reader.cc).
+  std::string_view first_line = bytes.substr(0, bytes.find('\n'));
+  const std::size_t start = first_line.find_first_not_of(" \t\r\v\f");
+  first_line.remove_prefix(std::min(start, first_line.size()));
+  const std::size_t end = first_line.find_last_not_of(" \t\r\v\f");
+  first_line = first_line.substr(0, end == std::string_view::npos ? 0 : end + 1);
   std::string text;
-  if (detected_by.empty() || bytes.substr(0, detected_by.size()) != detected_by) {
+  if (detected_by.empty() || first_line.substr(0, detected_by.size()) != detected_by) {
     text = signature;
   }
   text += bytes;
