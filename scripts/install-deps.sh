@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages zcav needs to build and test, when missing.
 # Non-interactive; needs root (or sudo) only when something is missing.
+# clang, its sanitizer/libFuzzer runtimes (libclang-rt-dev) and llvm (for
+# llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON).
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   catch2 nlohmann-json3-dev liburing-dev
   fuse3 libfuse3-dev
   util-linux python3
+  clang libclang-rt-dev llvm
 )
 missing=()
 for p in "${packages[@]}"; do
