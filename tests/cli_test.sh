@@ -288,6 +288,11 @@ bad_input "missing device" sweep
 bad_input "missing device (classic flags only)" -c 2
 bad_input "slow factor 1" sweep sim:hdd --slow-factor 1
 bad_input "slow factor not a number" sweep sim:hdd --slow-factor fast
+bad_input "queue depth 0" sweep sim:hdd --queue-depth 0
+bad_input "queue depth too deep" sweep sim:hdd --queue-depth 257
+bad_input "queue depth not a number" sweep sim:hdd --queue-depth deep
+bad_input "unknown engine" sweep sim:hdd --engine libaio
+bad_input "io_uring on a simulated device" sweep sim:hdd --engine io_uring
 bad_input "sim gone= not a size" sweep "sim:hdd?gone=soon"
 bad_input "simulated and real devices together" sweep sim:hdd "$FIX/badline.dat"
 expect_grep "simulated and real" "$ERR" stderr

@@ -97,6 +97,12 @@ po::options_description SweepOptionsDescription() {
       ("chunk-size", po::value<std::string>()->value_name("SIZE"),
        "bytes per read call (default: 1M, or the block size if smaller)")
       ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
+      ("queue-depth", po::value<std::string>()->value_name("N"),
+       "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
+       "rotational disks, 16 for SSD/NVMe/virtual disks, 1 for optical drives, 4 unknown)")
+      ("engine", po::value<std::string>()->value_name("NAME"),
+       "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "
+       "(one read at a time, as classic zcav)")
       ("start", po::value<std::string>()->value_name("SIZE"), "first byte to read (default 0)")
       ("end", po::value<std::string>()->value_name("SIZE"),
        "end of the range, exclusive (default: end of the device)")
@@ -317,6 +323,25 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   s.quick = vm.count("quick") > 0;
   s.warmup = vm.count("no-warmup") == 0;
   s.stop_on_error = vm.count("stop-on-error") > 0;
+  if (vm.count("queue-depth")) {
+    s.queue_depth = ParseCount32(vm["queue-depth"].as<std::string>(), "queue depth");
+    if (s.queue_depth > kMaxQueueDepth) {
+      throw Error("invalid queue depth " + std::to_string(s.queue_depth) + ": at most " +
+                  std::to_string(kMaxQueueDepth));
+    }
+  }
+  if (vm.count("engine")) {
+    const std::string e = vm["engine"].as<std::string>();
+    if (e == "auto") {
+      s.engine = ReadEngineChoice::kAuto;
+    } else if (e == "io_uring") {
+      s.engine = ReadEngineChoice::kIoUring;
+    } else if (e == "pread") {
+      s.engine = ReadEngineChoice::kPread;
+    } else {
+      throw Error("invalid engine '" + e + "': auto, io_uring or pread");
+    }
+  }
   if (vm.count("resume")) {
     out.resume_file = vm["resume"].as<std::string>();
     if (out.resume_file.empty()) throw Error("empty --resume file name");

@@ -778,6 +778,8 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
           if (key == "blocks") plan.block_count = HeaderNumber(in, n, key, value);
           if (key == "quick") plan.quick = value == "yes";
           if (key == "warmup") plan.warmup = value == "yes";
+          if (key == "engine") plan.engine = std::string(value);
+          if (key == "queue_depth") plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
         }
         has_options = true;
       } else if (StartsWith(line, "# sample: ")) {
@@ -1096,6 +1098,12 @@ void ParseZcavJson(const Input& in, Profile& profile) {
     plan.quick = flag("quick");
     plan.warmup = flag("warmup");
     plan.block_count = whole("block_count");
+    if (const auto e = opt->find("engine"); e != opt->end() && e->is_string()) {
+      plan.engine = e->get<std::string>();
+    }
+    if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
+      plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
+    }
     profile.plan = plan;
   }
   if (const auto st = root.find("status"); st != root.end() && st->is_string()) {

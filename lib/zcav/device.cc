@@ -3,11 +3,48 @@
 #include <algorithm>
 #include <cstring>
 
+#include "zcav/aligned_buffer.h"
 #include "zcav/error.h"
 #include "zcav/posix_device.h"
 #include "zcav/sim_device.h"
 
 namespace zcav {
+
+namespace {
+
+class SyncQueue final : public ReadQueue {
+ public:
+  SyncQueue(Device& device, std::uint64_t chunk_bytes, bool write)
+      : device_(device),
+        buffer_(chunk_bytes, std::max<std::size_t>(4096, device.info().sector_bytes)),
+        chunk_bytes_(chunk_bytes),
+        write_(write) {}
+
+  std::uint32_t depth() const override { return 1; }
+  std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
+  void Submit(std::uint32_t, std::uint64_t offset_bytes,
+              std::uint64_t length_bytes) noexcept override {
+    result_ = write_ ? device_.WriteAt(offset_bytes, buffer_.span(length_bytes))
+                     : device_.ReadAt(offset_bytes, buffer_.span(length_bytes));
+  }
+  std::size_t Wait(std::span<Completion> out) noexcept override {
+    out[0] = {0, result_};
+    return 1;
+  }
+
+ private:
+  Device& device_;
+  AlignedBuffer buffer_;
+  std::uint64_t chunk_bytes_;
+  bool write_;
+  std::error_code result_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReadQueue> MakeSyncQueue(Device& device, std::uint64_t chunk_bytes, bool write) {
+  return std::make_unique<SyncQueue>(device, chunk_bytes, write);
+}
 
 bool IsSimulatedName(const std::string& name) { return name.rfind("sim:", 0) == 0; }
 

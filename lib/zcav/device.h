@@ -19,6 +19,7 @@
 namespace zcav {
 
 class Clock;
+class Device;
 class SimBusSet;
 class VirtualClock;
 
@@ -35,10 +36,58 @@ struct DeviceInfo {
   std::string transport;            // usb, ata, nvme, scsi, virtio, loop, file, sim
   std::string link;                 // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
   bool direct_io = true;            // true: reads bypass the page cache (O_DIRECT)
+  // How reads can be issued: "io_uring" (several in flight, OpenReadQueue),
+  // "pread" (one at a time: io_uring unavailable, with a note saying why) or
+  // "sim" (a simulated device: one at a time on its virtual clock).
+  std::string read_engine = "pread";
+  // Reads in flight by default (the sweep's queue depth when not given):
+  // 1 for one-at-a-time engines; with io_uring by device class (see
+  // DefaultQueueDepth in posix_device.cc): 2 for rotational disks, 16 for
+  // SSDs, NVMe and virtual disks, 4 when the class is not known.
+  std::uint32_t default_queue_depth = 1;
   // Things the user should know about how the device is read (rounding,
   // buffered fallback); written to stderr and the header as "# note: ...".
   std::vector<std::string> notes;
 };
+
+// Reads kept in flight together: the sweep's way to keep a fast device busy.
+// A queue owns depth() aligned buffers ("slots") of chunk_bytes each; a read
+// goes into one slot, and at most one read per slot is in flight.
+// Completions may come back in any order.
+class ReadQueue {
+ public:
+  struct Completion {
+    std::uint32_t slot = 0;
+    std::error_code error;  // as Device::ReadAt: EIO, ENXIO (data ended), ...
+  };
+
+  ReadQueue() = default;
+  ReadQueue(const ReadQueue&) = delete;
+  ReadQueue& operator=(const ReadQueue&) = delete;
+  virtual ~ReadQueue() = default;
+
+  virtual std::uint32_t depth() const = 0;
+  // The slot's buffer (chunk_bytes long, aligned for O_DIRECT).
+  virtual std::span<std::byte> Buffer(std::uint32_t slot) = 0;
+  // Queues a read of length_bytes at offset_bytes into `slot`. It may start
+  // only at the next Wait() (submissions are batched); never throws: a
+  // failure to submit comes back as that slot's completion error.
+  // REQUIRES: slot < depth() and not in flight; length_bytes <= chunk_bytes;
+  //           offset and length as Device::ReadAt requires.
+  virtual void Submit(std::uint32_t slot, std::uint64_t offset_bytes,
+                      std::uint64_t length_bytes) noexcept = 0;
+  // Starts what was queued and waits until at least one read has finished
+  // (short reads and EINTR are continued inside); puts every finished read
+  // (up to out.size()) into `out` and returns how many: reads seen finished
+  // together cannot be told apart in time.
+  // REQUIRES: at least one read in flight; out is not empty.
+  virtual std::size_t Wait(std::span<Completion> out) noexcept = 0;
+};
+
+// A queue of depth 1 over `device`: Submit reads (or, with `write`, writes
+// the slot's buffer) at once through ReadAt/WriteAt; Wait returns its
+// result. Throws std::bad_alloc.
+std::unique_ptr<ReadQueue> MakeSyncQueue(Device& device, std::uint64_t chunk_bytes, bool write);
 
 class Device {
  public:
@@ -83,6 +132,18 @@ class Device {
   // unplugged USB disk), ENXIO when it shrank (a truncated file), {} when it
   // is still there (the failure was the media's).
   virtual std::error_code CheckPresent() noexcept { return {}; }
+
+  // A queue of up to `depth` reads of up to chunk_bytes each, for the sweep.
+  // This default reads one at a time through ReadAt (MakeSyncQueue: depth 1
+  // whatever is asked); PosixDevice gives an io_uring queue when
+  // info().read_engine is "io_uring".
+  // Throws std::bad_alloc, or Error when io_uring cannot be set up.
+  // REQUIRES: depth >= 1; chunk_bytes a multiple of info().sector_bytes.
+  virtual std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
+                                                   std::uint64_t chunk_bytes) {
+    (void)depth;
+    return MakeSyncQueue(*this, chunk_bytes, false);
+  }
 };
 
 // Opens `name`: "sim:MODEL[?k=v&...]" gives a SimulatedDevice advancing

@@ -80,6 +80,8 @@ Json OptionsJson(const SweepPlan& plan) {
   j["skip"] = plan.skip;
   j["quick"] = plan.quick;
   j["warmup"] = plan.warmup;
+  j["engine"] = plan.engine;            // io_uring, pread, sim or pwrite
+  j["queue_depth"] = plan.queue_depth;  // chunks in flight at once
   if (plan.write) j["mode"] = "write";  // absent: a read sweep
   j["block_count"] = plan.block_count;
   j["notes"] = Json::array();

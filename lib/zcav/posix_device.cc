@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,9 @@
 #include "zcav/aligned_buffer.h"
 #include "zcav/error.h"
 #include "zcav/sysfs_info.h"
+#include "zcav/read_throttle.h"
 #include "zcav/units.h"
+#include "zcav/uring_queue.h"
 #include "zcav/write_safety.h"
 
 namespace zcav {
@@ -147,8 +150,11 @@ std::uint32_t FileDirectIoAlignment([[maybe_unused]] int fd) {
 
 class PosixDevice final : public Device {
  public:
-  PosixDevice(Fd fd, DeviceInfo info, bool writable = false)
-      : fd_(std::move(fd)), info_(std::move(info)), writable_(writable) {}
+  PosixDevice(Fd fd, DeviceInfo info, bool writable = false, bool read_throttled = false)
+      : fd_(std::move(fd)),
+        info_(std::move(info)),
+        writable_(writable),
+        read_throttled_(read_throttled) {}
 
   const DeviceInfo& info() const override { return info_; }
 
@@ -186,6 +192,13 @@ class PosixDevice final : public Device {
     return {};
   }
 
+  std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
+                                           std::uint64_t chunk_bytes) override {
+    if (info_.read_engine != "io_uring") return MakeSyncQueue(*this, chunk_bytes, false);
+    return OpenUringQueue(fd_.get(), depth, chunk_bytes,
+                          std::max<std::size_t>(4096, info_.sector_bytes), read_throttled_);
+  }
+
   std::error_code PreparePass() noexcept override {
     if (info_.direct_io) return {};
     // Buffered reads: drop this file's clean cached pages so the pass reads
@@ -199,6 +212,7 @@ class PosixDevice final : public Device {
   Fd fd_;
   DeviceInfo info_;
   bool writable_;  // opened by OpenPosixDeviceForWrite
+  bool read_throttled_;  // a cgroup read throttle applies: IOSQE_ASYNC
 };
 
 // A block device's size (BLKGETSIZE64) and logical sector (BLKSSZGET; left
@@ -214,6 +228,69 @@ void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_byte
       std::has_single_bit(static_cast<unsigned>(logical_sector))) {
     sector_bytes = static_cast<std::uint32_t>(logical_sector);
   }
+}
+
+// Queue depth for a class of device (DeviceInfo::default_queue_depth).
+// An optical drive (SCSI CD-ROM major 11) streams one request at a time;
+// a rotational disk gets 2, so the next request waits in the drive while
+// one is read (no idle revolution between requests) without reordering
+// anything; SSDs, NVMe and virtual disks (virtio, loop: their
+// "rotational" flag is often a default, not a fact) need many requests in
+// flight to reach their rate: 16, fio's usual depth for them, 16 MiB in
+// flight at 1 MiB chunks. Unknown (FUSE, network file systems): 4.
+std::uint32_t DefaultQueueDepth(unsigned major_number, const DeviceInfo& info) {
+  if (major_number == 11) return 1;
+  if (info.transport == "virtio" || info.transport == "loop" || info.transport == "nvme") {
+    return 16;
+  }
+  if (info.rotational == std::optional<bool>(false)) return 16;
+  if (info.rotational == std::optional<bool>(true)) return 2;
+  return 4;
+}
+
+// How reads will be issued: io_uring when this kernel allows it (else pread,
+// with a note why), and the default depth for the device's class. For a
+// file the class is that of the disk under its file system.
+// Returns true when a cgroup read throttle applies (reads then go with
+// IOSQE_ASYNC, read_throttle.h).
+bool ChooseReadEngine(const struct stat& st, DeviceInfo& info) {
+  if (const std::string why = ProbeUring(); !why.empty()) {
+    info.read_engine = "pread";
+    info.default_queue_depth = 1;
+    info.notes.push_back("io_uring unavailable (" + why +
+                         "): reading with pread, one request at a time");
+    return false;
+  }
+  info.read_engine = "io_uring";
+  // The device the reads reach: the block device itself, or the disk under
+  // a file's file system (major 0: FUSE, tmpfs, NFS...: none).
+  const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  if (S_ISBLK(st.st_mode)) {
+    info.default_queue_depth = DefaultQueueDepth(major(dev), info);
+  } else {
+    DeviceInfo under;
+    if (major(dev) != 0) FillSysfsInfo(major(dev), minor(dev), under);
+    info.default_queue_depth = DefaultQueueDepth(major(dev), under);
+  }
+  if (major(dev) == 0) return false;
+  // blk-throttle rules name the whole disk; a partition's reads count there.
+  unsigned disk_major = major(dev), disk_minor = minor(dev);
+  const std::string sys =
+      "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+  if (std::ifstream(sys + "/partition")) {
+    std::ifstream parent(sys + "/../dev");
+    char colon = 0;
+    parent >> disk_major >> colon >> disk_minor;
+  }
+  std::string throttle = FindReadThrottle(major(dev), minor(dev));
+  if (throttle.empty() && (disk_major != major(dev) || disk_minor != minor(dev))) {
+    throttle = FindReadThrottle(disk_major, disk_minor);
+  }
+  if (throttle.empty()) return false;
+  info.notes.push_back("a cgroup read throttle applies (" + throttle +
+                       "): io_uring reads are queued with IOSQE_ASYNC (the kernel charges a "
+                       "throttled non-blocking first attempt twice, halving the rate)");
+  return true;
 }
 
 std::string BufferedNote() {
@@ -310,8 +387,9 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   }
   info.size_bytes = rounded;
   info.sector_bytes = sector_bytes;
+  const bool throttled = ChooseReadEngine(st, info);
 
-  return std::make_unique<PosixDevice>(std::move(fd), std::move(info));
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), false, throttled);
 }
 
 namespace {

@@ -99,7 +99,8 @@ class RawWriter final : public SampleSink {
          " start_bytes=" + std::to_string(plan.start_bytes) +
          " end_bytes=" + std::to_string(plan.end_bytes) + " skip=" + std::to_string(plan.skip) +
          " quick=" + YesNo(plan.quick) + " warmup=" + YesNo(plan.warmup) +
-         " blocks=" + std::to_string(plan.block_count) + "\n";
+         " blocks=" + std::to_string(plan.block_count) + " engine=" + plan.engine +
+         " queue_depth=" + std::to_string(plan.queue_depth) + "\n";
     h += "# started: " + KnownOr(run.start_time_utc) + "\n";
     h += "# command: " + KnownOr(run.command_line) + "\n";
     // The two classic zcav header lines, kept verbatim in shape.

@@ -28,6 +28,8 @@ struct SweepPlan {
   bool stop_on_error = false;    // end at the first read error instead of mapping it
   bool write = false;            // write the range (destroying its data) instead of reading it
   double slow_factor = 10;       // a chunk this many times slower than its neighbours is slow
+  std::string engine = "pread";  // "io_uring", "pread", "sim" or "pwrite" (write mode)
+  std::uint32_t queue_depth = 1; // chunks in flight at once
   std::uint64_t block_count = 0; // measured blocks
   std::vector<std::string> notes;  // rounding and defaults the user should know
 

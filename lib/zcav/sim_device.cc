@@ -53,6 +53,7 @@ SimModel BaseModel(const std::string& model) {
   m.info.transport = "sim";
   m.info.vendor = "zcav-sim";
   m.info.direct_io = true;
+  m.info.read_engine = "sim";
   if (model == "hdd" || model == "usb2-hdd") {
     // A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner.
     m.info.size_bytes = 250059350016ULL;

@@ -28,7 +28,6 @@ constexpr std::uint64_t kDefaultChunkBytes = kMiB;
 
 std::string Bytes(std::uint64_t v) { return std::to_string(v) + " bytes"; }
 
-constexpr double kNoSample = std::numeric_limits<double>::quiet_NaN();
 
 // Bisection budget per failing chunk: a failing read can take a real drive
 // seconds (its own retries), so a chunk that is unreadable throughout must
@@ -48,6 +47,10 @@ constexpr std::chrono::milliseconds kSlowFloor{250};
 constexpr std::size_t kSlowWindow = 32;
 // Chunks needed before a median is trusted.
 constexpr std::size_t kSlowWarmup = 8;
+// The median is recomputed after this many new chunks, not after every one
+// (it was 70 % of a simulated sweep's time); a quarter of the window moves
+// it little.
+constexpr std::size_t kSlowRefresh = 8;
 
 bool IsGone(const std::error_code& ec) {
   return ec && ec.category() == std::system_category() &&
@@ -224,22 +227,33 @@ class SlowDetector {
  public:
   explicit SlowDetector(double factor) : factor_(factor) {}
 
-  void Restart() { count_ = 0; }
+  void Restart() {
+    count_ = 0;
+    median_at_ = 0;
+  }
 
   // A chunk read cleanly in `elapsed`. Returns a region that ended.
+  // `elapsed` is the chunk's time; `wait` the interval it was found in
+  // (longer when it finished together with others: the floor applies to
+  // the wait, as a stall delays every read in flight).
   std::optional<SlowRegion> Add(std::uint64_t offset, std::uint64_t length,
-                                std::chrono::nanoseconds elapsed, std::uint32_t pass) {
+                                std::chrono::nanoseconds elapsed, std::chrono::nanoseconds wait,
+                                std::uint32_t pass) {
     if (factor_ <= 0 || length == 0) return std::nullopt;
     const double ns = static_cast<double>(elapsed.count());
     const double ns_per_byte = ns / static_cast<double>(length);
     if (count_ >= kSlowWarmup) {
-      std::array<double, kSlowWindow> sorted{};
-      const std::size_t k = std::min(count_, kSlowWindow);
-      std::copy_n(window_.begin(), k, sorted.begin());
-      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k / 2),
-                       sorted.begin() + static_cast<std::ptrdiff_t>(k));
-      const double expected_ns = sorted[k / 2] * static_cast<double>(length);
-      if (ns > factor_ * expected_ns && elapsed >= kSlowFloor) {
+      if (median_at_ == 0 || count_ - median_at_ >= kSlowRefresh) {
+        std::array<double, kSlowWindow> sorted{};
+        const std::size_t k = std::min(count_, kSlowWindow);
+        std::copy_n(window_.begin(), k, sorted.begin());
+        std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k / 2),
+                         sorted.begin() + static_cast<std::ptrdiff_t>(k));
+        median_ns_per_byte_ = sorted[k / 2];
+        median_at_ = count_;
+      }
+      const double expected_ns = median_ns_per_byte_ * static_cast<double>(length);
+      if (ns > factor_ * expected_ns && wait >= kSlowFloor) {
         std::optional<SlowRegion> ended;
         if (open_ && open_->offset_bytes + open_->length_bytes != offset) ended = Close();
         if (!open_) open_ = SlowRegion{offset, 0, pass, 0, 0};
@@ -264,6 +278,9 @@ class SlowDetector {
   double factor_;
   std::array<double, kSlowWindow> window_{};
   std::size_t count_ = 0;
+  // The window's median, as of count_ == median_at_ (0: none yet).
+  double median_ns_per_byte_ = 0;
+  std::size_t median_at_ = 0;
   std::optional<SlowRegion> open_;
 };
 
@@ -275,6 +292,50 @@ std::uint64_t RoundToSector(std::uint64_t value, std::uint32_t sector, const cha
                     " (a multiple of the " + std::to_string(sector) + "-byte sector)");
   }
   return rounded;
+}
+
+// The engine and depth of `plan` (see PlanSweep).
+void ChooseEngine(const DeviceInfo& device, const SweepOptions& options, SweepPlan& plan) {
+  const std::uint32_t asked = options.queue_depth;
+  if (options.queue_depth > kMaxQueueDepth) {
+    throw Error("invalid queue depth " + std::to_string(asked) + ": at most " +
+                std::to_string(kMaxQueueDepth));
+  }
+  const auto one_at_a_time = [&](std::string engine, const std::string& why) {
+    plan.engine = std::move(engine);
+    plan.queue_depth = 1;
+    if (asked > 1) {
+      plan.notes.push_back("queue depth " + std::to_string(asked) + " ignored: " + why);
+    }
+  };
+  if (options.write) {
+    if (options.engine == ReadEngineChoice::kIoUring) {
+      throw Error("--engine io_uring is for reading; a write sweep writes with pwrite");
+    }
+    return one_at_a_time("pwrite", "a write sweep writes one chunk at a time");
+  }
+  if (device.read_engine == "sim") {
+    if (options.engine == ReadEngineChoice::kIoUring) {
+      throw Error("--engine io_uring needs a real device; " + device.path + " is simulated");
+    }
+    return one_at_a_time("sim", "a simulated device reads one chunk at a time");
+  }
+  if (options.engine == ReadEngineChoice::kPread) {
+    if (asked > 1) {
+      throw Error("--engine pread reads one chunk at a time: --queue-depth " +
+                  std::to_string(asked) + " needs io_uring");
+    }
+    return one_at_a_time("pread", "");
+  }
+  if (device.read_engine != "io_uring") {
+    if (options.engine == ReadEngineChoice::kIoUring) {
+      throw Error("--engine io_uring: io_uring is not available for " + device.path +
+                  " (see the note on the device)");
+    }
+    return one_at_a_time("pread", "io_uring is unavailable");
+  }
+  plan.engine = "io_uring";
+  plan.queue_depth = asked != 0 ? asked : std::max<std::uint32_t>(1, device.default_queue_depth);
 }
 
 }  // namespace
@@ -343,6 +404,7 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   plan.stop_on_error = options.stop_on_error;
   plan.write = options.write;
   plan.slow_factor = options.slow_factor;
+  ChooseEngine(device, options, plan);
   const std::uint64_t slots = (range + plan.block_bytes - 1) / plan.block_bytes;
   plan.block_count = (slots + plan.skip - 1) / plan.skip;
   return plan;
@@ -354,12 +416,18 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   const std::uint32_t passes = plan.passes;
   const std::uint32_t sector = device.info().sector_bytes;
   const std::size_t alignment = std::max<std::size_t>(4096, sector);
+  // For the warm-up, retries and bisection (one read at a time).
   AlignedBuffer buffer(plan.chunk_bytes, alignment);
   if (plan.write) FillWritePattern(buffer.span(plan.chunk_bytes));  // write mode never reads into it
+  const std::unique_ptr<ReadQueue> queue =
+      plan.write ? MakeSyncQueue(device, plan.chunk_bytes, true)
+                 : plan.engine == "io_uring" ? device.OpenReadQueue(plan.queue_depth, plan.chunk_bytes)
+                                             : MakeSyncQueue(device, plan.chunk_bytes, false);
+  if (plan.write) FillWritePattern(queue->Buffer(0));
   // Per-block rates of every pass (MB/s; NaN = no clean read in that pass),
-  // block-major: the only per-block history kept: 20 M blocks x 1 pass is
-  // 160 MB.
-  std::vector<double> rates(plan.block_count * passes, kNoSample);
+  // block-major: the only per-block history kept. Float (7 significant
+  // digits, far finer than any timing): 20 M blocks x 1 pass is 80 MB.
+  std::vector<float> rates(plan.block_count * passes, std::numeric_limits<float>::quiet_NaN());
 
   SweepResult result;
   const auto stopping = [&] {
@@ -407,7 +475,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
       sink.OnSlowRegion(r);
     }
     for (const Sample& x : resume->samples) {
-      rates[x.block_index * passes + x.pass] = MbPerS(x.length_bytes, x.elapsed);
+      rates[x.block_index * passes + x.pass] = static_cast<float>(MbPerS(x.length_bytes, x.elapsed));
       prior[x.pass].bytes += x.length_bytes;
       prior[x.pass].read_time += x.elapsed;
       sink.OnSample(x);
@@ -455,17 +523,15 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     sink.OnBlock(b);
   };
 
-  // Reads one chunk; on failure retries, checks the device and maps the
-  // unreadable sectors. Returns false when the sweep must end (status set).
-  // `clean` becomes false when the chunk held unreadable data.
-  const auto read_chunk = [&](std::uint64_t pos, std::uint64_t n, bool& clean) {
+  // A chunk whose read failed with `ec`: checks the device, retries once and
+  // maps the unreadable sectors. Returns false when the sweep must end
+  // (status set). `clean` becomes false when the chunk held unreadable data.
+  const auto recover_chunk = [&](std::uint64_t pos, std::uint64_t n, std::error_code ec,
+                                 bool& clean) {
     if (plan.write) {  // write mode: the first failing write ends the sweep
-      const std::error_code wec = device.WriteAt(pos, buffer.span(n));
-      if (wec) fail(IsGone(wec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, wec);
-      return !wec;
+      fail(IsGone(ec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, ec);
+      return false;
     }
-    std::error_code ec = device.ReadAt(pos, buffer.span(n));
-    if (!ec) return true;
     if (!IsGone(ec)) {
       if (const std::error_code gone = device.CheckPresent()) ec = gone;
     }
@@ -512,6 +578,44 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     for (std::uint64_t i = 0; i < start_block; ++i) emit_block(i, passes);
   }
 
+  // The read pipeline. Chunks are submitted in offset order, across block
+  // boundaries, while a slot is free; completions come back in any order,
+  // in batches (reads the queue reports finished together). Time is
+  // attributed per batch: the interval since the previous batch (or since
+  // the earliest submission in the batch, when the device was idle) is
+  // shared among the batch's chunks by their bytes, and a block's time is
+  // the sum of its chunks' shares: consecutive blocks' times add up to the
+  // pass's busy time, and at queue depth 1 a block's time is exactly first
+  // submission to last completion. Blocks are finished (timed, reported) in
+  // order once all their chunks are in. A failed chunk stops submission
+  // until the queue has drained; it is then retried and mapped
+  // (recover_chunk), its time going to its block. Everything is sized once:
+  // nothing is allocated per chunk.
+  using Nanos = std::chrono::nanoseconds;
+  struct ChunkInFlight {
+    std::uint64_t block = 0;
+    std::uint64_t offset_bytes = 0;
+    std::uint64_t length_bytes = 0;
+    Nanos submitted{0};
+    std::error_code error;
+  };
+  struct BlockInFlight {
+    std::uint64_t chunks_left = 0;
+    Nanos first_submit{0};
+    Nanos busy{0};  // the shares of its chunks
+    bool clean = true;
+  };
+  const std::uint32_t depth = queue->depth();
+  // Unfinished blocks at most: a slow front block holds back the others.
+  const std::uint64_t window = depth + 2;
+  std::vector<ChunkInFlight> slots(depth);
+  std::vector<std::uint32_t> free_slots;
+  free_slots.reserve(depth);
+  std::vector<ChunkInFlight> failures;
+  failures.reserve(depth);
+  std::vector<BlockInFlight> blocks(window);
+  std::vector<ReadQueue::Completion> batch(depth);
+
   for (; pass < passes && result.status == SweepStatus::kComplete; ++pass) {
     const bool resuming = pass == start_pass && start_block > 0;
     // Also before a resumed pass: the warm-up moved the head, as between passes.
@@ -519,47 +623,128 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     slow.Restart();
     PassSummary summary = prior[pass];
     summary.pass = pass;
-    for (block = resuming ? start_block : 0; block < plan.block_count; ++block) {
-      if (stopping()) {
-        result.status = SweepStatus::kInterrupted;
-        break;
+    free_slots.clear();
+    for (std::uint32_t i = depth; i-- > 0;) free_slots.push_back(i);
+    std::uint64_t next_block = resuming ? start_block : 0;  // being submitted
+    std::uint64_t next_pos = next_block < plan.block_count ? plan.BlockOffset(next_block) : 0;
+    block = next_block;  // the first unfinished block
+    std::uint32_t in_flight = 0;
+    bool halt = false;         // no more submissions this pass
+    Nanos last_completion{0};  // when the previous batch came in
+
+    const auto finish_blocks = [&] {
+      while (block < next_block || (block == next_block && next_pos > plan.BlockOffset(block))) {
+        const BlockInFlight& b = blocks[block % window];
+        if (b.chunks_left != 0) return;
+        const std::uint64_t offset = plan.BlockOffset(block);
+        const std::uint64_t length = plan.BlockLength(block);
+        if (b.clean) {
+          rates[block * passes + pass] = static_cast<float>(MbPerS(length, b.busy));
+          summary.bytes += length;
+          summary.read_time += b.busy;
+          sink.OnSample({pass, block, offset, length, b.busy, b.first_submit});
+        }
+        if (pass + 1 == passes) emit_block(block, passes);
+        ++block;
       }
-      const std::uint64_t offset = plan.BlockOffset(block);
-      const std::uint64_t length = plan.BlockLength(block);
-      const auto t0 = clock.Now();
-      auto t_prev = t0;
-      bool whole = true;
-      bool clean = true;
-      for (std::uint64_t pos = offset; pos < offset + length; pos += plan.chunk_bytes) {
-        const std::uint64_t n = std::min(plan.chunk_bytes, offset + length - pos);
-        bool chunk_clean = true;
-        if (!read_chunk(pos, n, chunk_clean)) {
-          whole = false;
-          break;
-        }
-        const auto t = clock.Now();
-        if (chunk_clean) {
-          report_slow(slow.Add(pos, n, t - t_prev, pass));
-        } else {
-          clean = false;
-          report_slow(slow.Close());
-        }
-        t_prev = t;
+    };
+    // A chunk read (or recovered) cleanly in `share`, found in an interval
+    // of `wait` (the floor of the slow test applies to the wait).
+    const auto chunk_done = [&](const ChunkInFlight& c, Nanos share, Nanos wait) {
+      BlockInFlight& b = blocks[c.block % window];
+      --b.chunks_left;
+      b.busy += share;
+      report_slow(slow.Add(c.offset_bytes, c.length_bytes, share, wait, pass));
+    };
+
+    for (;;) {
+      while (!halt && failures.empty() && in_flight < depth && next_block < plan.block_count &&
+             next_block < block + window - 1) {
         if (stopping()) {
           result.status = SweepStatus::kInterrupted;
-          whole = false;
+          halt = true;
           break;
         }
+        const std::uint64_t offset = plan.BlockOffset(next_block);
+        const std::uint64_t end = offset + plan.BlockLength(next_block);
+        const Nanos now = clock.Now();
+        if (next_pos == offset) {
+          blocks[next_block % window] = {(end - offset + plan.chunk_bytes - 1) / plan.chunk_bytes,
+                                         now, Nanos{0}, true};
+        }
+        const std::uint64_t n = std::min(plan.chunk_bytes, end - next_pos);
+        const std::uint32_t slot = free_slots.back();
+        free_slots.pop_back();
+        slots[slot] = {next_block, next_pos, n, now, {}};
+        queue->Submit(slot, next_pos, n);
+        ++in_flight;
+        next_pos += n;
+        if (next_pos == end && ++next_block < plan.block_count) next_pos = plan.BlockOffset(next_block);
       }
-      if (!whole) break;  // a block cut short is no sample
-      if (clean) {
-        const auto elapsed = t_prev - t0;
-        rates[block * passes + pass] = MbPerS(length, elapsed);
-        summary.bytes += length;
-        summary.read_time += elapsed;
-        sink.OnSample({pass, block, offset, length, elapsed, t0});
+      if (in_flight == 0) {
+        if (failures.empty()) break;  // the pass is read, or it stopped
+        // The queue is empty: recover the failed chunks in offset order.
+        std::sort(failures.begin(), failures.end(),
+                  [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
+        for (const ChunkInFlight& f : failures) {
+          const Nanos t0 = clock.Now();
+          bool chunk_clean = true;
+          if (!recover_chunk(f.offset_bytes, f.length_bytes, f.error, chunk_clean)) {
+            halt = true;
+            break;
+          }
+          const Nanos t = clock.Now();
+          // Its failed read's time was its share of that batch.
+          BlockInFlight& b = blocks[f.block % window];
+          if (chunk_clean) {
+            chunk_done(f, t - t0, t - t0);
+          } else {
+            --b.chunks_left;
+            b.clean = false;
+            report_slow(slow.Close());
+          }
+          last_completion = t;
+        }
+        failures.clear();
+        if (halt) break;
+        finish_blocks();
+        if (stopping() && result.status == SweepStatus::kComplete) {
+          result.status = SweepStatus::kInterrupted;
+          halt = true;
+        }
+        continue;
       }
-      if (pass + 1 == passes) emit_block(block, passes);
+      const std::size_t got = queue->Wait(batch);
+      const Nanos t = clock.Now();
+      Nanos interval_start = t;
+      std::uint64_t batch_bytes = 0;
+      for (std::size_t i = 0; i < got; ++i) {
+        const ChunkInFlight& c = slots[batch[i].slot];
+        interval_start = std::min(interval_start, c.submitted);
+        batch_bytes += c.length_bytes;
+      }
+      interval_start = std::max(interval_start, last_completion);
+      last_completion = t;
+      const Nanos wait = t - interval_start;
+      for (std::size_t i = 0; i < got; ++i) {
+        const ReadQueue::Completion& done = batch[i];
+        --in_flight;
+        free_slots.push_back(done.slot);
+        ChunkInFlight& chunk = slots[done.slot];
+        const Nanos share{static_cast<std::int64_t>(
+            static_cast<double>(wait.count()) * static_cast<double>(chunk.length_bytes) /
+            static_cast<double>(batch_bytes))};
+        if (!done.error) {
+          chunk_done(chunk, share, wait);
+          continue;
+        }
+        // Handled once the queue is empty, lowest offset first: a device
+        // that went away, or a failed write, ends the sweep there.
+        chunk.error = done.error;
+        failures.push_back(chunk);
+        blocks[chunk.block % window].busy += share;
+      }
+      finish_blocks();
     }
     report_slow(slow.Close());
     summary.complete = block == plan.block_count;

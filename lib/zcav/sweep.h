@@ -1,10 +1,17 @@
 // The sweep engine: reads a device in fixed-size blocks over several passes
 // and times every block.
 //
-// Each block is read in chunks (one ReadAt per chunk) into one aligned buffer;
-// a block's time runs from before its first chunk to after its last, on the
-// Clock (monotonic for real devices, virtual for simulated ones). Passes are
-// pass-major, like classic zcav: the whole range, then again.
+// Each block is read in chunks through the device's ReadQueue (device.h):
+// with io_uring, up to queue_depth chunks are in flight at once, and the
+// queue is kept full across block boundaries so a fast device never idles
+// between blocks; one at a time otherwise. A block's time runs from its
+// first chunk's submission (or, when the previous block was still being
+// read then, from the moment that block finished) to its last chunk's
+// completion, on the Clock (monotonic for real devices, virtual for
+// simulated ones): consecutive blocks' times add up to the pass's reading
+// time, and at queue depth 1 it is simply first submission to last
+// completion. Passes are pass-major, like classic zcav: the whole range,
+// then again.
 #pragma once
 
 #include <atomic>
@@ -19,6 +26,13 @@
 namespace zcav {
 
 struct ResumePoint;  // resume.h
+
+// How chunks are read (SweepOptions::engine).
+enum class ReadEngineChoice {
+  kAuto,     // the device's own: io_uring where available, else pread
+  kIoUring,  // io_uring, or Error when the device cannot use it
+  kPread,    // one pread at a time (queue depth 1), as classic zcav
+};
 
 struct SweepOptions {
   // Block size in bytes. 0 = about 1000 blocks over the range (rounded to the
@@ -48,6 +62,12 @@ struct SweepOptions {
   // median rate of the preceding chunks predicts (and at least 250 ms).
   // 0 = no slow-region detection. Default: 10.
   double slow_factor = 10;
+  // Reads in flight at once (io_uring). 0 = the device's class default
+  // (DeviceInfo::default_queue_depth: 2 rotational, 16 SSD/NVMe/virtual, 4
+  // unknown, 1 without io_uring). At most kMaxQueueDepth. Default: 0.
+  std::uint32_t queue_depth = 0;
+  // Default: kAuto.
+  ReadEngineChoice engine = ReadEngineChoice::kAuto;
   // Write mode (zcav sweep --write): every chunk is written (pwrite of the
   // FillWritePattern bytes, device.h) instead of read, timed the same way:
   // the sequential write rate by position. Destroys the data in the range.
@@ -55,11 +75,16 @@ struct SweepOptions {
   bool write = false;
 };
 
+inline constexpr std::uint32_t kMaxQueueDepth = 256;
+
 // Resolves `options` against `device`: default block and chunk sizes,
-// rounding to the sector size (with notes), range checks.
+// rounding to the sector size (with notes), range checks, the read engine
+// and queue depth (plan.engine "io_uring", "pread", "sim" or, writing,
+// "pwrite"; a depth the engine cannot give is noted and set to 1).
 // Throws Error(kBadInput): range beyond the end of the device or reversed or
 // empty, block larger than the range, chunk larger than the block, zero
-// passes or skip, skip with quick.
+// passes or skip, skip with quick, queue depth 0 or above kMaxQueueDepth,
+// --engine io_uring where io_uring is unavailable, pread with a depth > 1.
 SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 
 // Runs `plan` on `device`, reporting to `sink`. Stops after the current chunk
@@ -88,7 +113,8 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 // reported through sink.OnSlowRegion() and result.slow_regions.
 //
 // Never throws for I/O; throws std::bad_alloc if the buffer cannot be
-// allocated. Memory: one chunk buffer plus passes doubles per block.
+// allocated, Error when the io_uring queue cannot be set up. Memory:
+// queue_depth + 1 chunk buffers plus passes floats per block.
 //
 // With `resume` (resume.h, from PrepareResume for this plan), the partial
 // run's samples, unreadable ranges and slow regions are replayed to `sink`

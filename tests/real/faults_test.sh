@@ -22,6 +22,10 @@
 #           device over it pass on for a vanished device), EIO (a file whose
 #           device was pulled: reads fail with EIO, the path is gone) and
 #           ENOTCONN (what every read gets once a FUSE daemon has died).
+#           Both at --queue-depth 1 (exact stop offsets) and, for shrink and
+#           ENODEV, at the default depth (4 reads in flight: the stop may be
+#           up to 3 chunks later, where the fixture really stopped serving).
+# The eio and slow parts run at the default queue depth (4 for a FUSE file).
 # Every part runs; the script fails at the end if any failed.
 #
 # Usage: bash faults_test.sh /path/to/zcav /path/to/zoned_fuse
@@ -77,7 +81,7 @@ sweep() {
   local start=$SECONDS
   SWEEP_RC=0
   run_and_wait "$ZCAV" sweep "$1" --block-size "${BLOCK_MIB}M" --passes "$3" --format json \
-    -o "$2" --quiet 2>>"$WORK/zcav.stderr" || SWEEP_RC=$?
+    -o "$2" --quiet "${@:4}" 2>>"$WORK/zcav.stderr" || SWEEP_RC=$?
   SWEEP_SECONDS=$((SECONDS - start))
   SWEEP_OUT=$2
   if [[ ! -e $2 && -e $2.partial ]]; then
@@ -117,21 +121,35 @@ sweep "$WORK/slow/disk.img" "$WORK/slow.json" "$PASSES"
 part slow slow "$SWEEP_OUT" "$SWEEP_RC" "slow (file)" --rate "$MB_PER_S" \
   --tolerance "$TOLERANCE" --passes "$PASSES" --ranges "$SLOW_RANGE"
 
-# c. The file shrinks, or vanishes. Where the sweep must stop: the shrunk
-# file's end exactly; for a vanished one, the first read after LOSS_MIB were
-# served, the warm-up chunk counted (1-2 MiB earlier).
+# c. The file shrinks, or vanishes. Where the sweep must stop, reading one
+# chunk at a time (--queue-depth 1): the shrunk file's end exactly; for a
+# vanished one, the first read after LOSS_MIB were served, the warm-up chunk
+# counted (1-2 MiB earlier). At the default depth for a FUSE file (4 reads of
+# 1 MiB in flight) up to 3 more chunks may have been served before the
+# fixture counted past LOSS_MIB: the sweep stops at the lowest chunk that
+# failed, and keeps every block before it.
 readonly LOSS=$((LOSS_MIB << 20))
+readonly IN_FLIGHT=$((3 << 20))
 mount_fixture shrink --shrink-after "${LOSS_MIB}M"
-sweep "$WORK/shrink/disk.img" "$WORK/shrink.json" 1
+sweep "$WORK/shrink/disk.img" "$WORK/shrink.json" 1 --queue-depth 1
 part shrink gone "$SWEEP_OUT" "$SWEEP_RC" "shrink to ${LOSS_MIB} MiB" \
   --loss-min "$LOSS" --loss-max "$LOSS"
+mount_fixture shrink-qd --shrink-after "${LOSS_MIB}M"
+sweep "$WORK/shrink-qd/disk.img" "$WORK/shrink-qd.json" 1
+part "shrink (queue depth 4)" gone "$SWEEP_OUT" "$SWEEP_RC" \
+  "shrink to ${LOSS_MIB} MiB, 4 reads in flight" --loss-min "$LOSS" --loss-max $((LOSS + IN_FLIGHT))
 for errno_name in ENODEV EIO ENOTCONN; do
   mount_fixture "vanish-$errno_name" --vanish-after "${LOSS_MIB}M@$errno_name"
-  sweep "$WORK/vanish-$errno_name/disk.img" "$WORK/vanish-$errno_name.json" 1
+  sweep "$WORK/vanish-$errno_name/disk.img" "$WORK/vanish-$errno_name.json" 1 --queue-depth 1
   part "vanish ($errno_name)" gone "$SWEEP_OUT" "$SWEEP_RC" \
     "vanish after ${LOSS_MIB} MiB, reads fail with $errno_name" \
     --loss-min $((LOSS - (2 << 20))) --loss-max "$LOSS"
 done
+mount_fixture vanish-qd --vanish-after "${LOSS_MIB}M@ENODEV"
+sweep "$WORK/vanish-qd/disk.img" "$WORK/vanish-qd.json" 1
+part "vanish (queue depth 4)" gone "$SWEEP_OUT" "$SWEEP_RC" \
+  "vanish after ${LOSS_MIB} MiB (ENODEV), 4 reads in flight" \
+  --loss-min $((LOSS - (2 << 20))) --loss-max $((LOSS + IN_FLIGHT))
 
 if ((${#FAILED[@]} > 0)); then
   echo "zcav's messages:" >&2

@@ -9,6 +9,9 @@
 # say media-limited, with an average within 3 % of the table's (bytes over
 # the time the table gives them). With root and loop devices, the sweep's
 # checks run again on a read-only loop device over the file (losetup -r).
+# The file's sweep also runs at --queue-depth 1 and 16 (the default for a
+# FUSE file is 4; for the loop device 16), with the same checks: the zones
+# must not depend on the number of reads in flight.
 #
 # Usage: bash fuse_zones_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
@@ -54,7 +57,7 @@ echo "zoned_fuse on $MNT: ${SIZE_MIB} MiB, zones $zones_arg (MiB:MB/s)"
 sweep() {
   local rc=0
   run_and_wait "$ZCAV" sweep "$1" --block-size "${BLOCK_MIB}M" --passes "$PASSES" \
-    --format json -o "$2" --quiet || rc=$?
+    --format json -o "$2" --quiet "${@:3}" || rc=$?
   [[ $rc -eq 0 ]] || fail "zcav sweep $1 exited with $rc"
   [[ -s $2 ]] || fail "zcav wrote no output to $2"
 }
@@ -204,6 +207,12 @@ EOF
 sweep "$IMAGE" "$WORK/file.json"
 measure_dd "$IMAGE" > "$WORK/file.dd"
 check "$WORK/file.json" "$WORK/file.dd" file "$IMAGE"
+# The curve does not depend on how many reads are in flight: one at a time
+# and 16 at once (the default for a FUSE file is 4) pass the same checks.
+for depth in 1 16; do
+  sweep "$IMAGE" "$WORK/file-qd$depth.json" --queue-depth "$depth"
+  check "$WORK/file-qd$depth.json" "$WORK/file.dd" file "$IMAGE (--queue-depth $depth)"
+done
 
 # The whole profile of the file: the table's average is its bytes over the
 # time the table gives them (the harmonic mean of the zone rates, weighted by

@@ -1,0 +1,329 @@
+// The sweep's read pipeline with several reads in flight (a queue that
+// completes in batches, out of order), the io_uring queue on a real file,
+// the engine and depth choice, and the cgroup read-throttle lookup.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "testutil.h"
+#include "zcav/aligned_buffer.h"
+#include "zcav/clock.h"
+#include "zcav/error.h"
+#include "zcav/posix_device.h"
+#include "zcav/read_throttle.h"
+#include "zcav/sim_device.h"
+#include "zcav/sweep.h"
+#include "zcav/units.h"
+#include "zcav/uring_queue.h"
+
+using zcav::kMiB;
+using zcav::test::RecordingSink;
+
+namespace {
+
+// A simulated device that takes `depth` reads at once: Wait() reads every
+// queued chunk (in submission order, on the virtual clock) and reports them
+// all as one batch, last submitted first.
+class BatchingDevice final : public zcav::Device {
+ public:
+  explicit BatchingDevice(zcav::Device& inner) : inner_(inner), info_(inner.info()) {
+    info_.read_engine = "io_uring";  // so that PlanSweep gives it a queue
+    info_.default_queue_depth = 4;
+  }
+  const zcav::DeviceInfo& info() const override { return info_; }
+  std::error_code ReadAt(std::uint64_t offset, std::span<std::byte> buffer) noexcept override {
+    return inner_.ReadAt(offset, buffer);
+  }
+  std::error_code CheckPresent() noexcept override { return inner_.CheckPresent(); }
+  std::unique_ptr<zcav::ReadQueue> OpenReadQueue(std::uint32_t depth,
+                                                 std::uint64_t chunk_bytes) override {
+    return std::make_unique<Queue>(*this, depth, chunk_bytes);
+  }
+
+  std::uint32_t max_in_flight = 0;
+
+ private:
+  class Queue final : public zcav::ReadQueue {
+   public:
+    Queue(BatchingDevice& device, std::uint32_t depth, std::uint64_t chunk_bytes)
+        : device_(device), depth_(depth), buffer_(chunk_bytes, 4096), chunk_bytes_(chunk_bytes) {}
+    std::uint32_t depth() const override { return depth_; }
+    std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
+    void Submit(std::uint32_t slot, std::uint64_t offset, std::uint64_t length) noexcept override {
+      queued_.push_back({slot, offset, length});
+      device_.max_in_flight =
+          std::max(device_.max_in_flight, static_cast<std::uint32_t>(queued_.size()));
+    }
+    std::size_t Wait(std::span<Completion> out) noexcept override {
+      std::vector<Completion> done;
+      for (const Read& r : queued_) {
+        done.push_back({r.slot, device_.inner_.ReadAt(r.offset, buffer_.span(r.length))});
+      }
+      queued_.clear();
+      std::reverse(done.begin(), done.end());
+      std::copy(done.begin(), done.end(), out.begin());
+      return done.size();
+    }
+
+   private:
+    struct Read {
+      std::uint32_t slot;
+      std::uint64_t offset, length;
+    };
+    BatchingDevice& device_;
+    std::uint32_t depth_;
+    zcav::AlignedBuffer buffer_;
+    std::uint64_t chunk_bytes_;
+    std::vector<Read> queued_;
+  };
+
+  zcav::Device& inner_;
+  zcav::DeviceInfo info_;
+};
+
+struct QueuedRun {
+  zcav::VirtualClock clock;
+  std::unique_ptr<zcav::Device> sim;
+  BatchingDevice device;
+  zcav::RunInfo run;
+  RecordingSink sink;
+  zcav::SweepResult result;
+
+  QueuedRun(const std::string& spec, zcav::SweepOptions options,
+            const std::atomic<bool>* stop = nullptr)
+      : sim(zcav::MakeSimulatedDevice(zcav::ParseSimSpec(spec), clock)), device(*sim) {
+    run.device = device.info();
+    run.plan = zcav::PlanSweep(run.device, options);
+    result = zcav::RunSweep(device, run, clock, sink, stop);
+  }
+};
+
+zcav::SweepOptions Blocks(std::uint64_t block_bytes, std::uint32_t depth) {
+  zcav::SweepOptions o;
+  o.block_bytes = block_bytes;
+  o.queue_depth = depth;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("Reads in flight together give the curve of reads one at a time", "[sweep][queue]") {
+  // 4-chunk blocks; depth 3 makes every batch straddle a block boundary.
+  const std::string spec = "sim:hdd?size=256M&noise=0&zones=4";
+  QueuedRun one(spec, Blocks(4 * kMiB, 1));
+  REQUIRE(one.run.plan.queue_depth == 1);
+  for (std::uint32_t depth : {3U, 4U, 8U}) {
+    CAPTURE(depth);
+    QueuedRun many(spec, Blocks(4 * kMiB, depth));
+    REQUIRE(many.result.status == zcav::SweepStatus::kComplete);
+    CHECK(many.run.plan.engine == "io_uring");
+    CHECK(many.run.plan.queue_depth == depth);
+    CHECK(many.device.max_in_flight == depth);  // the queue was kept full
+    REQUIRE(many.sink.blocks.size() == one.sink.blocks.size());
+    // Time is shared out, never lost or counted twice: the same average
+    // (each share is rounded down to whole nanoseconds).
+    CHECK(many.result.avg_mb_per_s == Approx(one.result.avg_mb_per_s).epsilon(1e-6));
+    // Block by block the same, except for the blocks a batch spanning a
+    // zone boundary touches (a batch covers depth chunks: at most
+    // depth / 4 + 1 blocks of 4 chunks, plus one it straddles into).
+    int differ = 0;
+    for (std::size_t i = 0; i < many.sink.blocks.size(); ++i) {
+      const double a = one.sink.blocks[i].mb_per_s, b = many.sink.blocks[i].mb_per_s;
+      if (std::abs(a - b) / a > 0.001) ++differ;
+    }
+    CHECK(differ <= 3 * static_cast<int>((depth + 3) / 4 + 1));  // 3 zone boundaries
+    // Samples in block order, each once.
+    for (std::size_t i = 0; i < many.sink.samples.size(); ++i) {
+      CHECK(many.sink.samples[i].block_index == i);
+    }
+  }
+}
+
+TEST_CASE("With reads in flight, bad sectors are mapped as one at a time", "[sweep][queue][errors]") {
+  const std::string spec = "sim:hdd?size=64M&bad=21M+4k,42M+3000000&noise=0";
+  QueuedRun one(spec, Blocks(4 * kMiB, 1));
+  QueuedRun many(spec, Blocks(4 * kMiB, 8));
+  REQUIRE(many.result.status == zcav::SweepStatus::kComplete);
+  REQUIRE(many.result.unreadable.size() == one.result.unreadable.size());
+  for (std::size_t i = 0; i < one.result.unreadable.size(); ++i) {
+    CHECK(many.result.unreadable[i].offset_bytes == one.result.unreadable[i].offset_bytes);
+    CHECK(many.result.unreadable[i].length_bytes == one.result.unreadable[i].length_bytes);
+  }
+  REQUIRE(many.sink.blocks.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) {
+    CHECK(many.sink.blocks[i].passes == one.sink.blocks[i].passes);
+    CHECK(many.sink.blocks[i].unreadable_bytes == one.sink.blocks[i].unreadable_bytes);
+  }
+}
+
+TEST_CASE("With reads in flight, a device gone stops at the lowest failed chunk", "[sweep][queue][errors]") {
+  QueuedRun many("sim:hdd?size=64M&gone=41M", Blocks(4 * kMiB, 8));
+  CHECK(many.result.status == zcav::SweepStatus::kDeviceGone);
+  CHECK(many.result.error_offset_bytes == 41 * kMiB);
+  REQUIRE(many.sink.blocks.size() == 10);  // 0..40 MiB, all measured
+  for (const auto& b : many.sink.blocks) CHECK(b.passes == 1);
+}
+
+TEST_CASE("With reads in flight, --stop-on-error stops at the first bad chunk", "[sweep][queue][errors]") {
+  zcav::SweepOptions o = Blocks(4 * kMiB, 8);
+  o.stop_on_error = true;
+  QueuedRun many("sim:hdd?size=64M&bad=21M,30M", o);
+  CHECK(many.result.status == zcav::SweepStatus::kReadError);
+  CHECK(many.result.error_offset_bytes == 21 * kMiB);
+  CHECK(many.sink.blocks.size() == 5);
+}
+
+TEST_CASE("A stop request with reads in flight keeps every whole block, in order", "[sweep][queue]") {
+  std::atomic<bool> stop{false};
+  struct StopAt : zcav::SampleSink {
+    std::atomic<bool>& stop;
+    explicit StopAt(std::atomic<bool>& s) : stop(s) {}
+    void OnStart(const zcav::RunInfo&) override {}
+    void OnSample(const zcav::Sample&) override {}
+    void OnBlock(const zcav::BlockResult&) override {}
+    void OnPassDone(const zcav::PassSummary&) override {}
+    void OnFinish(const zcav::SweepResult&) override {}
+  };
+  // The virtual clock runs only with reads: stop from the sink after 5 samples.
+  zcav::VirtualClock clock;
+  auto sim = zcav::MakeSimulatedDevice(zcav::ParseSimSpec("sim:hdd?size=64M"), clock);
+  BatchingDevice device(*sim);
+  zcav::RunInfo run;
+  run.device = device.info();
+  run.plan = zcav::PlanSweep(run.device, Blocks(2 * kMiB, 6));
+  struct Counting final : zcav::SampleSink {
+    std::atomic<bool>& stop;
+    RecordingSink rec;
+    explicit Counting(std::atomic<bool>& s) : stop(s) {}
+    void OnStart(const zcav::RunInfo& r) override { rec.OnStart(r); }
+    void OnSample(const zcav::Sample& s) override {
+      rec.OnSample(s);
+      if (rec.samples.size() == 5) stop = true;
+    }
+    void OnBlock(const zcav::BlockResult& b) override { rec.OnBlock(b); }
+    void OnPassDone(const zcav::PassSummary& p) override { rec.OnPassDone(p); }
+    void OnFinish(const zcav::SweepResult& r) override { rec.OnFinish(r); }
+  } sink(stop);
+  const zcav::SweepResult result = zcav::RunSweep(device, run, clock, sink, &stop);
+  CHECK(result.status == zcav::SweepStatus::kInterrupted);
+  REQUIRE(sink.rec.samples.size() >= 5);
+  REQUIRE(sink.rec.blocks.size() == sink.rec.samples.size());
+  for (std::size_t i = 0; i < sink.rec.blocks.size(); ++i) {
+    CHECK(sink.rec.blocks[i].index == i);
+    CHECK(sink.rec.blocks[i].passes == 1);
+  }
+  CHECK(sink.rec.samples.size() < run.plan.block_count);
+}
+
+TEST_CASE("The engine and queue depth follow the device and the options", "[sweep][queue]") {
+  zcav::DeviceInfo dev;
+  dev.path = "/dev/x";
+  dev.size_bytes = 1024 * kMiB;
+  dev.read_engine = "io_uring";
+  dev.default_queue_depth = 16;
+  zcav::SweepOptions o;
+  auto plan = zcav::PlanSweep(dev, o);
+  CHECK(plan.engine == "io_uring");
+  CHECK(plan.queue_depth == 16);
+  o.queue_depth = 3;
+  CHECK(zcav::PlanSweep(dev, o).queue_depth == 3);
+  o.queue_depth = zcav::kMaxQueueDepth + 1;
+  CHECK_THROWS_AS(zcav::PlanSweep(dev, o), zcav::Error);
+  o.queue_depth = 4;
+  o.engine = zcav::ReadEngineChoice::kPread;
+  CHECK_THROWS_WITH(zcav::PlanSweep(dev, o), Catch::Contains("needs io_uring"));
+  o.queue_depth = 0;
+  plan = zcav::PlanSweep(dev, o);
+  CHECK(plan.engine == "pread");
+  CHECK(plan.queue_depth == 1);
+  // Where io_uring is unavailable: pread, one at a time, the depth noted.
+  dev.read_engine = "pread";
+  o.engine = zcav::ReadEngineChoice::kAuto;
+  o.queue_depth = 8;
+  plan = zcav::PlanSweep(dev, o);
+  CHECK(plan.engine == "pread");
+  CHECK(plan.queue_depth == 1);
+  REQUIRE_FALSE(plan.notes.empty());
+  CHECK_THAT(plan.notes.back(), Catch::Contains("queue depth 8 ignored"));
+  o.engine = zcav::ReadEngineChoice::kIoUring;
+  CHECK_THROWS_WITH(zcav::PlanSweep(dev, o), Catch::Contains("not available"));
+  // A simulated device and a write sweep go one chunk at a time.
+  dev.read_engine = "sim";
+  o.engine = zcav::ReadEngineChoice::kAuto;
+  plan = zcav::PlanSweep(dev, o);
+  CHECK(plan.engine == "sim");
+  CHECK(plan.queue_depth == 1);
+  dev.read_engine = "io_uring";
+  o.write = true;
+  plan = zcav::PlanSweep(dev, o);
+  CHECK(plan.engine == "pwrite");
+  CHECK(plan.queue_depth == 1);
+}
+
+TEST_CASE("The io_uring queue reads a real file in any order, as pread does", "[queue][real]") {
+  if (!zcav::ProbeUring().empty()) {
+    WARN("io_uring unavailable here: " << zcav::ProbeUring());
+    return;
+  }
+  zcav::test::TempDir dir;
+  const auto path = dir.path() / "data.bin";
+  std::string bytes(3 * kMiB + 4096, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 7919) >> 8);
+  zcav::test::WriteFile(path, bytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  {
+    auto queue = zcav::OpenUringQueue(fd, 4, kMiB, 4096, false);
+    REQUIRE(queue->depth() == 4);
+    const std::uint64_t offsets[4] = {2 * kMiB, 0, 3 * kMiB, kMiB};
+    const std::uint64_t lengths[4] = {kMiB, kMiB, 4096, kMiB};
+    for (std::uint32_t slot = 0; slot < 4; ++slot) queue->Submit(slot, offsets[slot], lengths[slot]);
+    std::vector<zcav::ReadQueue::Completion> out(4);
+    std::vector<bool> seen(4, false);
+    for (int got = 0; got < 4;) {
+      const std::size_t n = queue->Wait(out);
+      REQUIRE(n >= 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto slot = out[i].slot;
+        REQUIRE(slot < 4);
+        CHECK_FALSE(out[i].error);
+        CHECK_FALSE(seen[slot]);
+        seen[slot] = true;
+        CHECK(std::memcmp(queue->Buffer(slot).data(), bytes.data() + offsets[slot], lengths[slot]) == 0);
+        ++got;
+      }
+    }
+    // Past the end: ENXIO, as ReadAt.
+    queue->Submit(0, 4 * kMiB, 4096);
+    CHECK(queue->Wait(out) == 1);
+    CHECK(out[0].error == std::error_code(ENXIO, std::system_category()));
+  }
+  ::close(fd);
+}
+
+TEST_CASE("A cgroup read throttle on the device is found, v1 and v2", "[queue]") {
+  zcav::test::TempDir dir;
+  const auto root = dir.path() / "cgroup";
+  std::filesystem::create_directories(root / "blkio" / "a" / "b");
+  zcav::test::WriteFile(root / "blkio" / "a" / "blkio.throttle.read_bps_device", "8:0 1000\n7:3 40000000\n");
+  zcav::test::WriteFile(dir.path() / "v1", "9:pids:/\n7:blkio:/a/b\n0::/\n");
+  // Set on an ancestor of the process's cgroup, for 7:3 only.
+  CHECK_THAT(zcav::FindReadThrottle(7, 3, (dir.path() / "v1").string(), root.string()),
+             Catch::Contains("7:3 40000000"));
+  CHECK(zcav::FindReadThrottle(7, 4, (dir.path() / "v1").string(), root.string()).empty());
+  // v2: io.max with a read limit; a write-only limit does not count.
+  std::filesystem::create_directories(root / "svc");
+  zcav::test::WriteFile(root / "svc" / "io.max",
+                        "7:3 rbps=max wbps=1000 riops=max wiops=max\n7:5 rbps=35000000 wbps=max riops=max wiops=max\n");
+  zcav::test::WriteFile(dir.path() / "v2", "0::/svc\n");
+  CHECK(zcav::FindReadThrottle(7, 3, (dir.path() / "v2").string(), root.string()).empty());
+  CHECK_THAT(zcav::FindReadThrottle(7, 5, (dir.path() / "v2").string(), root.string()),
+             Catch::Contains("rbps=35000000"));
+  CHECK(zcav::FindReadThrottle(7, 5, (dir.path() / "missing").string(), root.string()).empty());
+}
