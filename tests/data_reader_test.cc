@@ -290,6 +290,56 @@ TEST_CASE("Repeated blocks are reduced to the per-block median, passes counted",
   CHECK(HasNoteContaining(p, "2 of 2 blocks appear more than once"));
 }
 
+TEST_CASE("Two zcav CSV files concatenated merge to one point per block, as classic logs do",
+          "[data_reader]") {
+  const std::string header =
+      "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
+      "stddev_mb_per_s,passes,seconds,unreadable_bytes\n";
+  const Profile p = Parse(header + "0,1048576,50,50,50,50,0,1,0.02,0\n" +
+                              "1048576,1048576,40,40,40,40,0,1,0.026,0\n" +
+                              "2097152,1048576,30,30,30,30,0,1,0.035,0\n" + header +
+                              "0,1048576,60,60,60,60,0,1,0.017,0\n" +
+                              "1048576,1048576,44,44,44,44,0,1,0.024,0\n",
+                          "two.csv");
+  REQUIRE(p.points.size() == 3);
+  CHECK(p.points[0].mb_per_s == 55);  // the median of 50 and 60
+  CHECK(p.points[0].min_mb_per_s == 50);
+  CHECK(p.points[0].max_mb_per_s == 60);
+  CHECK(p.points[1].mb_per_s == 42);
+  CHECK(p.points[2].mb_per_s == 30);
+  CHECK(p.points[2].offset_bytes == 2 * kMiB);
+  CHECK(p.passes == 2);
+  CHECK(HasNoteContaining(p, "2 of 3 blocks appear more than once"));
+  CHECK(HasNoteContaining(p, "1 of 3 blocks have fewer than 2 passes"));
+}
+
+// A stream that cannot seek (a pipe): tellg() gives -1.
+class PipeBuf : public std::streambuf {
+ public:
+  explicit PipeBuf(std::string text) : text_(std::move(text)) {
+    setg(text_.data(), text_.data(), text_.data() + text_.size());
+  }
+
+ private:
+  std::string text_;
+};
+
+TEST_CASE("A stream that cannot seek is read like a file", "[data_reader]") {
+  for (const char* name : {"golden_raw.dat", "golden.csv", "golden.json"}) {
+    CAPTURE(name);
+    PipeBuf buf(test::ReadFile(test::DataPath(name)));
+    std::istream pipe(&buf);
+    REQUIRE(pipe.tellg() == std::streampos(-1));
+    const Profile p = ParseProfile(pipe, name);
+    const Profile file = Read(name);
+    REQUIRE(p.points.size() == file.points.size());
+    for (std::size_t i = 0; i < p.points.size(); ++i) {
+      CHECK(p.points[i].offset_bytes == file.points[i].offset_bytes);
+      CHECK(p.points[i].mb_per_s == file.points[i].mb_per_s);
+    }
+  }
+}
+
 TEST_CASE("A pass restarts without a header when the offset returns to the first one",
           "[data_reader]") {
   const Profile p = Parse(std::string(kHeader19x) +

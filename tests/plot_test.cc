@@ -86,7 +86,9 @@ PlotInput WithConcurrent(PlotInput in) {
 // clean read: no point). Slow: the same place in two passes, and one other.
 PlotInput Failing() {
   PlotInput in = Hdd();
-  in.profile.points.erase(in.profile.points.begin() + 14);
+  std::vector<CurvePoint> points = in.profile.points.ToVector();
+  points.erase(points.begin() + 14);
+  in.profile.points = Curve(points);
   in.profile.unreadable = {{5 * kGiB + 4096, 8192, 5, 0, false},
                            {14 * kGiB, kGiB, 5, 0, true}};
   in.profile.slow_regions = {{20 * kGiB, 1 << 20, 0, 400, 10},
@@ -432,11 +434,38 @@ TEST_CASE("The curve breaks where unreadable blocks are missing, not where block
   for (std::size_t i = 0; i < quick.profile.points.size(); i += 2) {
     every_other.push_back(quick.profile.points[i]);
   }
-  quick.profile.points = every_other;
+  quick.profile.points = Curve(every_other);
   WritePlot(PlotKind::kFalloff, {quick}, dir.path().string(), "quick", {});
   CHECK(Count(test::ReadFile(dir.path() / "quick.curve.dat"), "\n\n") == 0);
   CHECK_FALSE(fs::exists(dir.path() / "quick.unreadable.dat"));
   CHECK(test::ReadFile(dir.path() / "quick.gp").find("unreadable") == std::string::npos);
+}
+
+TEST_CASE("A long curve is written as at most 2000 buckets: median, lowest min, highest max",
+          "[plot]") {
+  // 10,001 blocks of 1 MiB, one pass (no spread), all 50 MB/s but every
+  // fifth at 40; an unreadable block after the first 12 breaks the line.
+  PlotInput in;
+  in.label = "long";
+  in.profile.source = "long.dat";
+  in.profile.passes = 1;
+  const std::uint64_t mib = std::uint64_t{1} << 20;
+  for (std::uint64_t i = 0; i < 10'002; ++i) {
+    if (i == 12) continue;
+    in.profile.points.push_back({i * mib, mib, i % 5 == 4 ? 40.0 : 50.0, 0, 0});
+  }
+  in.profile.unreadable = {{12 * mib, mib, 5, 0, false}};
+  in.zones = DetectZones(in.profile.points, ZoneOptions{});
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "long", {});
+  const std::string text = test::ReadFile(dir.path() / "long.curve.dat");
+  CHECK(text.find("one line per 6 consecutive blocks (of 10001)") != std::string::npos);
+  const std::vector<std::string> lines = DataLines(text);
+  CHECK(lines.size() <= 2000);
+  CHECK(lines.size() == 2 + (9'989 + 5) / 6);  // 12 blocks before the gap, 9,989 after
+  CHECK(Count(text, "\n\n") == 1);
+  // Blocks 0-5: middle at 3 MiB, median 50, min 40 (block 4), max 50.
+  CHECK(lines[0] == "0.003146 0.0300 50.000 40.000 50.000");
 }
 
 TEST_CASE("A falloff plot marks slow regions, merged across passes, on its top edge", "[plot]") {

@@ -26,3 +26,19 @@ TEST_CASE("Summarize of one value has zero spread and of none is all zero", "[st
   CHECK(none.count == 0);
   CHECK(none.mean == 0);
 }
+
+TEST_CASE("SummarizeInPlace gives exactly what Summarize gives", "[stats]") {
+  for (const std::vector<double>& values :
+       {std::vector<double>{5, 1, 3}, std::vector<double>{10, 2, 4, 100},
+        std::vector<double>{0.1, 0.7, 0.3, 0.3, 0.9, 0.2}, std::vector<double>{7}}) {
+    std::vector<double> scratch = values;
+    const auto in_place = zcav::SummarizeInPlace(scratch);
+    const auto copied = zcav::Summarize(values);
+    CHECK(in_place.count == copied.count);
+    CHECK(in_place.median == copied.median);
+    CHECK(in_place.mean == copied.mean);
+    CHECK(in_place.min == copied.min);
+    CHECK(in_place.max == copied.max);
+    CHECK(in_place.stddev == copied.stddev);
+  }
+}

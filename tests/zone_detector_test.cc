@@ -850,3 +850,90 @@ TEST_CASE("The summary gives ratio, fastest and slowest zones and shares of the 
   CHECK(std::string(zcav::CurveTypeName(a.type)) == "zoned");
   CHECK(a.description == "3 zones falling from 100.0 to 45.0 MB/s (2.22:1)");
 }
+
+TEST_CASE("A Curve gives back exactly the points added, whatever their spacing and spread",
+          "[zones]") {
+  std::vector<zcav::CurvePoint> points;
+  // Evenly spaced blocks with no spread, a gap, a partial last block, then a
+  // spread equal to the rate, then one that says more (stored from then on).
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    points.push_back({i * kBlockBytes, kBlockBytes, 50.0 + static_cast<double>(i)});
+  }
+  points.push_back({12 * kBlockBytes, kBlockBytes, 40});
+  points.push_back({13 * kBlockBytes, kBlockBytes / 2, 41});
+  points.push_back({20 * kBlockBytes, kBlockBytes, 30, 30, 30});
+  points.push_back({21 * kBlockBytes, kBlockBytes, 31, 29, 33});
+  points.push_back({5 * kBlockBytes, 7, 0, 0, 0});  // out of order: kept as given
+  const zcav::Curve curve(points);
+  REQUIRE(curve.size() == points.size());
+  const std::vector<zcav::CurvePoint> back = curve.ToVector();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    CAPTURE(i);
+    for (const zcav::CurvePoint& p : {back[i], curve[i]}) {
+      CHECK(p.offset_bytes == points[i].offset_bytes);
+      CHECK(p.length_bytes == points[i].length_bytes);
+      CHECK(p.mb_per_s == points[i].mb_per_s);
+      CHECK(p.min_mb_per_s == points[i].min_mb_per_s);
+      CHECK(p.max_mb_per_s == points[i].max_mb_per_s);
+    }
+    CHECK(curve.offset_bytes(i) == points[i].offset_bytes);
+    CHECK(curve.length_bytes(i) == points[i].length_bytes);
+    CHECK(curve.mb_per_s(i) == points[i].mb_per_s);
+  }
+  CHECK(curve.front().mb_per_s == 50);
+  CHECK(curve.back().length_bytes == 7);
+  const zcav::Curve same_spread{{0, 512, 9, 9, 9}, {512, 512, 8, 8, 8}};
+  CHECK(same_spread[1].min_mb_per_s == 8);
+  CHECK(same_spread[1].max_mb_per_s == 8);
+}
+
+TEST_CASE("A curve longer than kMaxDetailPoints is segmented on buckets, reported per block",
+          "[zones]") {
+  // 3 blocks per bucket; edges that are no multiple of 3; 1 % noise; three
+  // single slow blocks.
+  const std::size_t n = 2 * zcav::kMaxDetailPoints + 1000;
+  const std::vector<std::size_t> edges = {0, 400001, 900002, 1500000, 1800004, n};
+  const std::vector<double> levels = {60, 55, 50, 44, 40};
+  const std::vector<std::size_t> slow = {123457, 1200001, 1999999};
+  const std::uint64_t seed = 2026;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.01);
+  zcav::Curve curve;
+  curve.reserve(n);
+  std::size_t zone = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i >= edges[zone + 1]) ++zone;
+    double rate = levels[zone] * (1 + noise(rng));
+    if (std::find(slow.begin(), slow.end(), i) != slow.end()) rate = 20;
+    curve.push_back({i * kBlockBytes, kBlockBytes, rate});
+  }
+  const zcav::ZoneAnalysis a = zcav::DetectZones(curve, {});
+  REQUIRE(a.zones.size() == levels.size());
+  CHECK(a.type == zcav::CurveType::kZoned);
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    CAPTURE(k);
+    // Edges to the block, figures over the blocks (no slow block among them).
+    CHECK(a.zones[k].first_block == edges[k]);
+    CHECK(a.zones[k].end_block == edges[k + 1]);
+    CHECK(a.zones[k].start_bytes == edges[k] * kBlockBytes);
+    CHECK(a.zones[k].mb_per_s == Approx(levels[k]).epsilon(0.001));
+    CHECK(a.zones[k].min_mb_per_s > levels[k] * 0.9);
+    CHECK(a.zones[k].max_mb_per_s < levels[k] * 1.1);
+  }
+  // The slow blocks, and at most a few noise blocks (5 sigma: about one in
+  // 1.7 million).
+  CHECK(a.outliers.size() <= slow.size() + 3);
+  for (const std::size_t block : slow) {
+    CAPTURE(block);
+    const auto it = std::find_if(a.outliers.begin(), a.outliers.end(),
+                                 [&](const zcav::Outlier& o) { return o.block == block; });
+    REQUIRE(it != a.outliers.end());
+    CHECK(it->offset_bytes == block * kBlockBytes);
+    CHECK(it->mb_per_s == 20);
+  }
+  CHECK(a.min_zone_blocks % 3 == 0);
+  CHECK(a.noise_sigma_mb_per_s == Approx(0.01 * 50).epsilon(0.1));
+  CHECK(a.share_at_90 == Approx(static_cast<double>(edges[2]) / static_cast<double>(n)));
+  CHECK(a.description == "5 zones falling from 60.0 to 40.0 MB/s (1.50:1)");
+}

@@ -125,7 +125,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     p.device_bytes = run.device.size_bytes;
     p.block_bytes = run.plan.block_bytes;
     p.passes = run.plan.passes;
-    p.points = curve.points;
+    p.points = std::move(curve.points);
     p.device_vendor = run.device.vendor;
     p.device_model = run.device.model;
     p.transport = run.device.transport;

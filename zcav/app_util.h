@@ -6,11 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -110,6 +113,32 @@ class OutputFile {
   }
   // Where Commit() put the result.
   const std::string& final_path() const { return final_; }
+  // Cuts what was written from byte `size` on and returns it; writing goes
+  // on from there (a writer's closing part read back and replaced, without
+  // holding the file in memory). REQUIRES: seekable(), size <= bytes
+  // written. Throws Error(kRuntime) when the file cannot be read or cut.
+  std::string CutAt(std::uint64_t size) {
+    assert(seekable());
+    stream_.close();
+    const auto fail = [&](const std::string& what) {
+      throw Error(what + " " + temp_ + ": " + std::strerror(errno), ErrorKind::kRuntime);
+    };
+    if (!stream_) fail("writing");
+    std::string tail;
+    {
+      std::ifstream in(temp_, std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(size));
+      std::ostringstream text;
+      if (in && in.peek() != std::ifstream::traits_type::eof()) text << in.rdbuf();
+      if (!in && !in.eof()) fail("reading back");
+      tail = text.str();
+    }
+    if (::truncate(temp_.c_str(), static_cast<off_t>(size)) != 0) fail("cutting");
+    stream_.open(temp_, std::ios::in | std::ios::out | std::ios::binary);
+    stream_.seekp(0, std::ios::end);
+    if (!stream_) fail("reopening");
+    return tail;
+  }
 
  private:
   std::string target_;
@@ -120,7 +149,8 @@ class OutputFile {
   bool committed_ = false;
 };
 
-// Keeps each block's figures for the plot drawn after the sweep.
+// Keeps each block's figures for the plot drawn after the sweep, compactly
+// (zone_detector.h: 8 bytes per block for one pass, 24 for several).
 class CurveSink final : public SampleSink {
  public:
   void OnStart(const RunInfo&) override {}
@@ -133,7 +163,7 @@ class CurveSink final : public SampleSink {
   void OnPassDone(const PassSummary&) override {}
   void OnFinish(const SweepResult&) override {}
 
-  std::vector<CurvePoint> points;
+  Curve points;
 };
 
 }  // namespace zcav

@@ -111,6 +111,36 @@ void CreateOutputDir(const std::string& dir) {
   }
 }
 
+// Forwards every event to the JSON writer and notes where its stream stood
+// when the sweep finished: the end of the last block, where the writer's
+// closing part begins.
+class BlocksEndSink final : public SampleSink {
+ public:
+  BlocksEndSink(SampleSink& json_writer, std::ostream& stream)
+      : inner_(json_writer), stream_(stream) {}
+  void OnStart(const RunInfo& run) override { inner_.OnStart(run); }
+  void OnSample(const Sample& x) override { inner_.OnSample(x); }
+  void OnBlock(const BlockResult& x) override { inner_.OnBlock(x); }
+  void OnPassDone(const PassSummary& x) override { inner_.OnPassDone(x); }
+  void OnUnreadable(const UnreadableRange& x) override { inner_.OnUnreadable(x); }
+  void OnSlowRegion(const SlowRegion& x) override { inner_.OnSlowRegion(x); }
+  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override { inner_.OnZones(a, c); }
+  void OnFinish(const SweepResult& r) override {
+    stream_.flush();
+    const std::streampos at = stream_.tellp();
+    if (at == std::streampos(-1)) throw Error("writing profile.json failed", ErrorKind::kRuntime);
+    blocks_end_ = static_cast<std::uint64_t>(at);
+    inner_.OnFinish(r);
+  }
+  // Valid after OnFinish.
+  std::uint64_t blocks_end() const { return blocks_end_; }
+
+ private:
+  SampleSink& inner_;
+  std::ostream& stream_;
+  std::uint64_t blocks_end_ = 0;
+};
+
 // Writes `text` to `path` atomically (temporary name, renamed).
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::string& device) {
@@ -270,10 +300,17 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
   OutputFile raw_file(in_dir(data_name), std::vector<std::string>{options.device});
   const std::unique_ptr<SampleSink> raw_writer =
       MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
+  // profile.json starts as the sweep's JSON, written as blocks arrive (a
+  // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
+  // closing part is replaced by the profile's at the end. A target that
+  // cannot be cut (not a regular file) gets the text from memory.
+  OutputFile json_file(in_dir("profile.json"), std::vector<std::string>{options.device});
   std::ostringstream json_text;
-  const std::unique_ptr<SampleSink> json_writer = MakeWriter(OutputFormat::kJson, json_text, false);
+  std::ostream& json_stream = json_file.seekable() ? json_file.stream() : json_text;
+  const std::unique_ptr<SampleSink> json_writer = MakeWriter(OutputFormat::kJson, json_stream, false);
+  BlocksEndSink json_sink(*json_writer, json_stream);
   CurveSink curve;  // for the plots and reports
-  std::vector<SampleSink*> sinks{raw_writer.get(), json_writer.get(), &curve};
+  std::vector<SampleSink*> sinks{raw_writer.get(), &json_sink, &curve};
   std::unique_ptr<ProgressSink> progress;
   if (!options.quiet) {
     progress = std::make_unique<ProgressSink>(err, steady_clock, isatty(STDERR_FILENO) == 1);
@@ -307,11 +344,22 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
   const bool partial = read_error || interrupted;
 
   // --- profile.json: the sweep's own document plus the other measurements.
-  Json sweep_doc = Json::parse(json_text.str());
+  // The sweep's members after "blocks" (its closing part, cut off the file):
+  // "blocks":[ before it gives them back as a JSON object.
+  const std::uint64_t blocks_end = json_sink.blocks_end();
+  std::string closing;
+  if (json_file.seekable()) {
+    closing = json_file.CutAt(blocks_end);
+  } else {
+    const std::string text = json_text.str();
+    json_file.stream() << text.substr(0, blocks_end);
+    closing = text.substr(blocks_end);
+  }
+  Json sweep_doc = Json::parse("{\"blocks\":[" + closing);
   Json doc = Json::object();
   for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
-    if (it.key() == "status" || it.key() == "partial" || it.key() == "error" ||
-        it.key() == "transport" || it.key() == "verdict") {
+    if (it.key() == "blocks" || it.key() == "status" || it.key() == "partial" ||
+        it.key() == "error" || it.key() == "transport" || it.key() == "verdict") {
       continue;
     }
     doc[it.key()] = it.value();
@@ -377,7 +425,16 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
                     {"estimate", estimate_json}};
   doc["status"] = status;
   doc["partial"] = partial;
-  WriteFileAtomically(in_dir("profile.json"), Dump(doc), options.device);
+  // The blocks' array is open at the end of the file: close it, then the
+  // members one a line.
+  std::string end = "\n]";
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    end += ",\n" + Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace) + ":" +
+           it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  end += "}\n";
+  json_file.stream() << end;
+  json_file.Commit();
 
   // --- zones.txt, the plots, the reports.
   ZoneReportContext context = zones.context();
@@ -400,7 +457,7 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     p.device_bytes = info.size_bytes;
     p.block_bytes = plan.block_bytes;
     p.passes = plan.passes;
-    p.points = curve.points;
+    p.points = std::move(curve.points);
     p.device_vendor = info.vendor;
     p.device_model = info.model;
     p.transport = info.transport;

@@ -2,7 +2,10 @@
 //
 // Every format is first turned into rows (offset, length, rate, passes behind
 // the row); rows of the same offset (a pass printed more than once, runs
-// concatenated into one file) are then reduced to their median.
+// concatenated into one file) are then reduced to their median. zcav's own
+// formats are read as a stream (line by line; JSON through the parser's
+// callback), and their rows become points as they come while the offsets
+// rise (RowReducer): a 20 M-block file never sits in memory as text or rows.
 //
 // zcav's own formats carry exact byte offsets (raw: 9 decimals of GiB, about
 // one byte). Classic zcav logs need inference, done here once:
@@ -19,6 +22,7 @@
 #include "zcav/data_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -28,6 +32,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -131,26 +136,48 @@ double Median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
 }
 
-// The file's text split into lines, and its name for messages.
+// The file, read line by line (never held whole: a 20 M-block result is
+// gigabytes of text), and its name for messages. Detection reads the first
+// lines, then the parser reads the file again from its start: a stream that
+// cannot seek (a pipe) is first copied into memory.
 class Input {
  public:
-  Input(std::string source, std::string text) : source_(std::move(source)), text_(std::move(text)) {
-    std::string_view all = text_;
-    if (StartsWith(all, "\xEF\xBB\xBF")) all.remove_prefix(3);  // a UTF-8 byte order mark
-    while (!all.empty()) {
-      const std::size_t nl = all.find('\n');
-      lines_.push_back(all.substr(0, nl));
-      if (nl == std::string_view::npos) break;
-      all.remove_prefix(nl + 1);
+  Input(std::string source, std::istream& in) : source_(std::move(source)) {
+    start_ = in.tellg();
+    if (start_ == std::streampos(-1)) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (in.bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+      copy_ = std::make_unique<std::istringstream>(text.str());
+      start_ = 0;
     }
+    in_ = copy_ ? copy_.get() : &in;
   }
   Input(const Input&) = delete;
   Input& operator=(const Input&) = delete;
 
-  const std::string& text() const { return text_; }
-  std::size_t size() const { return lines_.size(); }
-  // Line `number` (1-based), trimmed.
-  std::string_view line(std::size_t number) const { return Trim(lines_[number - 1]); }
+  // The next line, trimmed and without its '\n' (the first without a UTF-8
+  // byte order mark), and its number (from 1); false at the end of the file.
+  // `line` stays valid until the next call.
+  bool Next(std::string_view& line, std::size_t& number) {
+    if (!std::getline(*in_, buffer_)) {
+      if (in_->bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+      return false;
+    }
+    std::string_view text = buffer_;
+    if (number_ == 0 && StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+    number = ++number_;
+    line = Trim(text);
+    return true;
+  }
+  // The stream from the file's start (for Next, or a parser of its own).
+  std::istream& Restart() {
+    in_->clear();
+    in_->seekg(start_);
+    if (!*in_) throw Error(source_ + ": read failed (cannot go back to its start)", ErrorKind::kRuntime);
+    number_ = 0;
+    return *in_;
+  }
 
   [[noreturn]] void Fail(std::size_t number, const std::string& what) const {
     throw Error(source_ + ":" + std::to_string(number) + ": " + what, ErrorKind::kBadInput);
@@ -161,8 +188,11 @@ class Input {
 
  private:
   std::string source_;
-  std::string text_;
-  std::vector<std::string_view> lines_;  // views into text_, without the '\n'
+  std::istream* in_ = nullptr;
+  std::unique_ptr<std::istringstream> copy_;  // a stream that cannot seek, copied
+  std::streampos start_;
+  std::string buffer_;
+  std::size_t number_ = 0;  // lines read since the start
 };
 
 // A rate (or another non-negative measurement) from a token.
@@ -282,6 +312,86 @@ void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
   }
 }
 
+// Makes the points of `profile` from rows given one at a time, as ReduceRows
+// does. Rows in strictly increasing offset order (one pass: zcav's own
+// files) become points as they come, keeping nothing per row but a
+// run-length list of their pass counts; at the first row out of that order
+// the points so far turn back into rows, and every row is kept and merged by
+// ReduceRows at the end.
+class RowReducer {
+ public:
+  explicit RowReducer(Profile& profile) : profile_(profile) {}
+
+  // Rows as counted so far.
+  bool empty() const { return rows_.empty() && profile_.points.empty(); }
+
+  void Add(const Row& row) {
+    if (!merging_ && (profile_.points.empty() || row.offset_bytes > last_offset_)) {
+      // What ReduceRows makes of a block with one row.
+      const bool spread = row.max_mb_per_s > 0;
+      profile_.points.push_back(CurvePoint{.offset_bytes = row.offset_bytes,
+                                           .length_bytes = row.length_bytes,
+                                           .mb_per_s = row.mb_per_s,
+                                           .min_mb_per_s = spread ? row.min_mb_per_s : 0,
+                                           .max_mb_per_s = spread ? row.max_mb_per_s : 0});
+      if (passes_.empty() || passes_.back().second != row.passes) {
+        passes_.emplace_back(profile_.points.size() - 1, row.passes);
+      }
+      last_offset_ = row.offset_bytes;
+      return;
+    }
+    if (!merging_) {
+      merging_ = true;
+      std::size_t run = 0;
+      std::size_t i = 0;
+      for (const CurvePoint& p : profile_.points) {
+        while (run + 1 < passes_.size() && passes_[run + 1].first <= i) ++run;
+        rows_.push_back(Row{.offset_bytes = p.offset_bytes,
+                            .length_bytes = p.length_bytes,
+                            .mb_per_s = p.mb_per_s,
+                            .passes = passes_[run].second,
+                            .min_mb_per_s = p.min_mb_per_s,
+                            .max_mb_per_s = p.max_mb_per_s});
+        ++i;
+      }
+      profile_.points = Curve();
+      passes_.clear();
+    }
+    rows_.push_back(row);
+  }
+
+  // Sets profile.passes and adds ReduceRows' notes.
+  void Finish() {
+    if (merging_) {
+      ReduceRows(rows_, profile_);
+      rows_ = {};
+      return;
+    }
+    std::uint64_t max_passes = 0;
+    for (const auto& [first, passes] : passes_) max_passes = std::max(max_passes, passes);
+    std::size_t fewer = 0;
+    for (std::size_t k = 0; k < passes_.size(); ++k) {
+      const std::size_t end = k + 1 < passes_.size() ? passes_[k + 1].first : profile_.points.size();
+      if (passes_[k].second < max_passes) fewer += end - passes_[k].first;
+    }
+    profile_.passes = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(max_passes, std::numeric_limits<std::uint32_t>::max()));
+    if (fewer > 0) {
+      profile_.notes.push_back(std::to_string(fewer) + " of " +
+                               std::to_string(profile_.points.size()) + " blocks have fewer than " +
+                               std::to_string(max_passes) +
+                               " passes behind them (an interrupted or partial run)");
+    }
+  }
+
+ private:
+  Profile& profile_;
+  bool merging_ = false;
+  std::uint64_t last_offset_ = 0;
+  std::vector<std::pair<std::size_t, std::uint64_t>> passes_;  // (first point, passes)
+  std::vector<Row> rows_;                                      // when merging
+};
+
 // ---------------------------------------------------------------------------
 // Format detection.
 
@@ -298,25 +408,30 @@ std::optional<Format> ClassicHeader(std::string_view line) {
   return std::nullopt;
 }
 
-Format Detect(const Input& in) {
-  std::size_t first = 0;
-  for (std::size_t n = 1; n <= in.size() && first == 0; ++n) {
-    if (!in.line(n).empty()) first = n;
-  }
-  if (first == 0) in.FailFile("empty file (no data)");
-  const std::string_view head = in.line(first);
-  if (head.front() == '{') return Format::kZcavJson;
-  if (StartsWith(head, "# zcav ")) return Format::kZcavRaw;
-  if (StartsWith(head, kCsvHeaderStart)) return Format::kZcavCsv;
+// Reads the first lines; the next read starts at the file's start again.
+Format Detect(Input& in) {
+  std::string_view line;
+  std::size_t n = 0;
+  bool found = false;
+  while (!found && in.Next(line, n)) found = !line.empty();
+  if (!found) in.FailFile("empty file (no data)");
+  const std::string head(line);
+  std::optional<Format> format;
+  if (head.front() == '{') format = Format::kZcavJson;
+  else if (StartsWith(head, "# zcav ")) format = Format::kZcavRaw;
+  else if (StartsWith(head, kCsvHeaderStart)) format = Format::kZcavCsv;
   // Classic logs: comment lines ("# Read ...", "# Finished loop ...",
   // "#loops: N") until the table header.
-  for (std::size_t n = first; n <= in.size(); ++n) {
-    const std::string_view line = in.line(n);
+  for (bool more = true; !format && more; more = in.Next(line, n)) {
     if (line.empty()) continue;
     if (line.front() != '#') break;
-    if (const std::optional<Format> f = ClassicHeader(line)) return *f;
+    format = ClassicHeader(line);
   }
-  in.FailFile("not a zcav or classic zcav data file (first line: " + Quote(head) + ")");
+  in.Restart();
+  if (!format) {
+    in.FailFile("not a zcav or classic zcav data file (first line: " + Quote(head) + ")");
+  }
+  return *format;
 }
 
 // ---------------------------------------------------------------------------
@@ -338,14 +453,15 @@ struct ClassicLog {
   std::uint64_t max_loops = 1;
 };
 
-ClassicLog ReadClassicRows(const Input& in, Format layout) {
+ClassicLog ReadClassicRows(Input& in, Format layout) {
   const bool v19 = layout == Format::kBonnie19x;
   ClassicLog log;
   PassOrder order(/*equal_allowed=*/v19);
   std::uint64_t pending_loops = 1;
   std::uint64_t table_loops = 1;
-  for (std::size_t n = 1; n <= in.size(); ++n) {
-    const std::string_view line = in.line(n);
+  std::string_view line;
+  std::size_t n = 0;
+  while (in.Next(line, n)) {
     if (line.empty()) continue;
     if (StartsWith(line, "#loops:")) {
       std::string_view count = Trim(line.substr(7));
@@ -724,7 +840,7 @@ SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
   return r;
 }
 
-void ParseZcavRaw(const Input& in, Profile& profile) {
+void ParseZcavRaw(Input& in, Profile& profile) {
   std::vector<UnreadableRange> final_unreadable, inline_unreadable;
   SweepPlan plan;
   bool has_options = false;
@@ -732,10 +848,11 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::string status;
-  std::vector<Row> rows;
+  RowReducer rows(profile);
   PassOrder order(/*equal_allowed=*/false);
-  for (std::size_t n = 1; n <= in.size(); ++n) {
-    const std::string_view line = in.line(n);
+  std::string_view line;
+  std::size_t n = 0;
+  while (in.Next(line, n)) {
     if (line.empty()) continue;
     if (line.front() == '#') {
       if (StartsWith(line, "# zcav ")) {
@@ -775,7 +892,15 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
           if (key == "chunk_bytes") plan.chunk_bytes = HeaderNumber(in, n, key, value);
           if (key == "passes") plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
           if (key == "skip") plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 30));
-          if (key == "blocks") plan.block_count = HeaderNumber(in, n, key, value);
+          if (key == "blocks") {
+            plan.block_count = HeaderNumber(in, n, key, value);
+            // One point per block: room for them all at once (within reason:
+            // a damaged count must not reserve terabytes).
+            if (profile.points.empty()) {
+              profile.points.reserve(static_cast<std::size_t>(
+                  std::min<std::uint64_t>(plan.block_count, std::uint64_t{1} << 28)));
+            }
+          }
           if (key == "quick") plan.quick = value == "yes";
           if (key == "warmup") plan.warmup = value == "yes";
           if (key == "engine") plan.engine = std::string(value);
@@ -834,15 +959,15 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
       if ((grid > offset ? grid - offset : offset - grid) <= sector) snapped = grid;
     }
     order.Add(in, n, snapped, std::string(w[0]) + " GiB");
-    rows.push_back(Row{.offset_bytes = snapped,
-                       .length_bytes = 0,
-                       .mb_per_s = mb_per_s,
-                       .passes = *passes,
-                       .min_mb_per_s = min_mb_per_s,
-                       .max_mb_per_s = max_mb_per_s});
+    rows.Add(Row{.offset_bytes = snapped,
+                 .length_bytes = 0,
+                 .mb_per_s = mb_per_s,
+                 .passes = *passes,
+                 .min_mb_per_s = min_mb_per_s,
+                 .max_mb_per_s = max_mb_per_s});
   }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
-  ReduceRows(rows, profile);
+  rows.Finish();
   if (has_options) {
     plan.block_bytes = block;
     plan.start_bytes = start;
@@ -855,26 +980,36 @@ void ParseZcavRaw(const Input& in, Profile& profile) {
   std::sort(profile.unreadable.begin(), profile.unreadable.end(),
             [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
 
-  std::vector<CurvePoint>& points = profile.points;
+  const Curve& points = profile.points;
   if (block == 0 && points.size() >= 2) {
     std::vector<double> steps;
     for (std::size_t i = 1; i < points.size(); ++i) {
-      steps.push_back(static_cast<double>(points[i].offset_bytes - points[i - 1].offset_bytes));
+      steps.push_back(static_cast<double>(points.offset_bytes(i) - points.offset_bytes(i - 1)));
     }
     block = static_cast<std::uint64_t>(Median(steps));
     profile.notes.push_back("no options line: block size " + MibText(block) +
                             " inferred from the offsets");
   }
   profile.block_bytes = block;
+  // The lengths (the file gives none): a block, up to the next block and
+  // the end of the range. The curve is copied with them.
   const std::uint64_t limit = end > 0 ? end : profile.device_bytes;
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  Curve sized;
+  sized.reserve(points.size());
+  std::optional<CurvePoint> previous;
+  const auto add = [&](CurvePoint p, std::optional<std::uint64_t> next_offset) {
     std::uint64_t length = block;
-    if (i + 1 < points.size()) {
-      length = std::min(length, points[i + 1].offset_bytes - points[i].offset_bytes);
-    }
-    if (limit > points[i].offset_bytes) length = std::min(length, limit - points[i].offset_bytes);
-    points[i].length_bytes = length;
+    if (next_offset) length = std::min(length, *next_offset - p.offset_bytes);
+    if (limit > p.offset_bytes) length = std::min(length, limit - p.offset_bytes);
+    p.length_bytes = length;
+    sized.push_back(p);
+  };
+  for (const CurvePoint& p : points) {
+    if (previous) add(*previous, p.offset_bytes);
+    previous = p;
   }
+  if (previous) add(*previous, std::nullopt);
+  profile.points = std::move(sized);
   if (status.empty() || StartsWith(status, "running")) {
     profile.notes.push_back("no final status line: the run was killed, or is still running");
   } else if (status != "complete") {
@@ -896,12 +1031,14 @@ std::vector<std::string_view> SplitCommas(std::string_view line) {
   return fields;
 }
 
-void ParseZcavCsv(const Input& in, Profile& profile) {
+void ParseZcavCsv(Input& in, Profile& profile) {
   std::size_t header_line = 0;
-  for (std::size_t n = 1; n <= in.size() && header_line == 0; ++n) {
-    if (!in.line(n).empty()) header_line = n;
+  std::string_view line;
+  std::size_t n = 0;
+  while (header_line == 0 && in.Next(line, n)) {
+    if (!line.empty()) header_line = n;
   }
-  const std::string_view header = in.line(header_line);
+  const std::string header(line);
   const std::vector<std::string_view> names = SplitCommas(header);
   auto column = [&](std::string_view name) -> std::optional<std::size_t> {
     const auto it = std::find(names.begin(), names.end(), name);
@@ -921,10 +1058,9 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
   const std::optional<std::size_t> max_col = column("max_mb_per_s");
   const std::optional<std::size_t> unreadable_col = column("unreadable_bytes");
 
-  std::vector<Row> rows;
+  RowReducer rows(profile);
   PassOrder order(/*equal_allowed=*/false);
-  for (std::size_t n = header_line + 1; n <= in.size(); ++n) {
-    const std::string_view line = in.line(n);
+  while (in.Next(line, n)) {
     if (line.empty()) continue;
     if (line == header) {  // concatenated files
       order.StartTable();
@@ -963,10 +1099,10 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
       row.max_mb_per_s = NonNegative(in, n, "max_mb_per_s", f[*max_col]);
     }
     order.Add(in, n, *offset, std::string(f[offset_col]));
-    rows.push_back(row);
+    rows.Add(row);
   }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
-  ReduceRows(rows, profile);
+  rows.Finish();
   for (const CurvePoint& p : profile.points) {
     profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
   }
@@ -975,60 +1111,157 @@ void ParseZcavCsv(const Input& in, Profile& profile) {
 // ---------------------------------------------------------------------------
 // zcav JSON (json_writer.cc).
 
-// A char iterator that counts the newlines it passes, so the parser's
-// callback knows the line of each block object.
-class LineCountingIterator {
+// Where the JSON parser is in the file: the bytes it has taken, the line
+// it is on, and where the last few newlines were (a parse error names a byte
+// at most a couple of bytes back).
+struct JsonPosition {
+  std::uint64_t bytes = 0;
+  std::size_t line = 1;
+  std::array<std::uint64_t, 4> newlines{};  // byte positions of the last ones, a ring
+  std::size_t newline_count = 0;
+
+  void Take(char c) {
+    if (c == '\n') {
+      newlines[newline_count++ % newlines.size()] = bytes;
+      ++line;
+    }
+    ++bytes;
+  }
+  // The line of byte `at` (0-based), when at most a few bytes back.
+  std::size_t LineOf(std::uint64_t at) const {
+    std::size_t line_of = line;
+    for (std::size_t k = 0; k < std::min(newline_count, newlines.size()); ++k) {
+      if (newlines[k] >= at) --line_of;
+    }
+    return line_of;
+  }
+};
+
+// A char iterator over a stream that keeps a JsonPosition up to date, so the
+// parser's callback knows the line of each block object.
+class CountingIterator {
  public:
   using iterator_category = std::input_iterator_tag;
   using value_type = char;
   using difference_type = std::ptrdiff_t;
   using pointer = const char*;
-  using reference = const char&;
+  using reference = char;
 
-  LineCountingIterator(const char* p, std::size_t* line) : p_(p), line_(line) {}
-  reference operator*() const { return *p_; }
-  LineCountingIterator& operator++() {
-    if (*p_ == '\n') ++*line_;
-    ++p_;
+  CountingIterator() = default;  // the end of the stream
+  CountingIterator(std::istream& in, JsonPosition* position) : it_(in), position_(position) {}
+  char operator*() const { return *it_; }
+  CountingIterator& operator++() {
+    position_->Take(*it_);
+    ++it_;
     return *this;
   }
-  LineCountingIterator operator++(int) {
-    LineCountingIterator old = *this;
+  CountingIterator operator++(int) {
+    CountingIterator old = *this;
     ++*this;
     return old;
   }
-  friend bool operator==(const LineCountingIterator& a, const LineCountingIterator& b) {
-    return a.p_ == b.p_;
+  friend bool operator==(const CountingIterator& a, const CountingIterator& b) {
+    return a.it_ == b.it_;
+  }
+  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) {
+    return !(a == b);
   }
 
  private:
-  const char* p_;
-  std::size_t* line_;
+  std::istreambuf_iterator<char> it_;
+  JsonPosition* position_ = nullptr;
 };
 
-void ParseZcavJson(const Input& in, Profile& profile) {
-  const std::string& text = in.text();
-  std::size_t line = 1;
-  std::vector<std::size_t> block_lines;  // line of each object in "blocks"
-  bool in_blocks = false;
+// One object of "blocks", the i-th (from 0), which starts on line `at` (0 =
+// unknown): a row, or nothing for a block with no clean read.
+std::optional<Row> JsonBlockRow(const Input& in, const Json& block, std::size_t i, std::size_t at) {
+  auto fail = [&](const std::string& what) {
+    const std::string where = "blocks[" + std::to_string(i) + "]: ";
+    if (at > 0) in.Fail(at, where + what);
+    in.FailFile(where + what);
+  };
+  if (!block.is_object()) fail("is not an object");
+  auto whole = [&](const char* name, bool required, std::uint64_t fallback) {
+    const auto it = block.find(name);
+    if (it == block.end()) {
+      if (required) fail(std::string("has no ") + name);
+      return fallback;
+    }
+    if (!it->is_number_unsigned()) fail(std::string(name) + " is not a whole number");
+    return it->get<std::uint64_t>();
+  };
+  Row row;
+  row.offset_bytes = whole("offset_bytes", true, 0);
+  row.length_bytes = whole("length_bytes", true, 0);
+  if (row.length_bytes == 0) fail("length_bytes is 0");
+  row.passes = whole("passes", false, 1);
+  if (row.passes == 0) {
+    // No clean read (zcav writes null rates and the unreadable bytes).
+    const auto rate = block.find("mb_per_s");
+    if (rate != block.end() && rate->is_null() && whole("unreadable_bytes", false, 0) > 0) {
+      return std::nullopt;
+    }
+    fail("passes is 0");
+  }
+  const auto rate = block.find("mb_per_s");
+  if (rate == block.end()) fail("has no mb_per_s");
+  if (!rate->is_number()) fail("mb_per_s is not a number");
+  row.mb_per_s = rate->get<double>();
+  if (row.mb_per_s < 0) fail("mb_per_s is negative");
+  // The spread across passes is optional (older files, hand-made input).
+  const auto lo = block.find("min_mb_per_s");
+  const auto hi = block.find("max_mb_per_s");
+  if (lo != block.end() && hi != block.end() && lo->is_number() && hi->is_number() &&
+      lo->get<double>() >= 0 && hi->get<double>() >= lo->get<double>()) {
+    row.min_mb_per_s = lo->get<double>();
+    row.max_mb_per_s = hi->get<double>();
+  }
+  return row;
+}
+
+// Streams the document: each object of "blocks" becomes a row (and is
+// dropped) as soon as it is parsed, so memory does not grow with the blocks;
+// the rest is kept for the members read below.
+void ParseZcavJson(Input& in, Profile& profile) {
+  std::istream& stream = in.Restart();
+  JsonPosition position;
+  const std::size_t& line = position.line;
+  bool in_blocks = false;   // the last top-level key was "blocks"
+  bool blocks_array = false;  // inside its array
+  std::size_t block_index = 0;
+  std::size_t block_line = 0;  // where the current block object started
+  RowReducer rows(profile);
+  PassOrder order(/*equal_allowed=*/false);
+  const auto add_block = [&](const Json& block, std::size_t at) {
+    const std::size_t i = block_index++;
+    const std::optional<Row> row = JsonBlockRow(in, block, i, at);
+    if (!row) return;
+    order.Add(in, at > 0 ? at : 1, row->offset_bytes, std::to_string(row->offset_bytes));
+    rows.Add(*row);
+  };
   const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if (depth == 1 && event == Json::parse_event_t::key) {
+    using E = Json::parse_event_t;
+    if (depth == 1 && event == E::key) {
       in_blocks = parsed == "blocks";
-    } else if (in_blocks && depth == 2 && event == Json::parse_event_t::object_start) {
-      block_lines.push_back(line);
+    } else if (depth == 1 && in_blocks && event == E::array_start) {
+      blocks_array = true;
+    } else if (depth == 1 && event == E::array_end) {
+      blocks_array = false;
+    } else if (blocks_array && depth == 2) {
+      if (event == E::object_start) block_line = line;
+      if (event == E::object_end) {
+        add_block(parsed, block_line);
+        return false;  // parsed: not kept
+      }
+      if (event == E::value || event == E::array_end) add_block(parsed, line);
     }
     return true;
   };
   Json root;
   try {
-    root = Json::parse(LineCountingIterator(text.data(), &line),
-                       LineCountingIterator(text.data() + text.size(), &line), callback);
+    root = Json::parse(CountingIterator(stream, &position), CountingIterator(), callback);
   } catch (const Json::parse_error& e) {
-    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const auto error_line =
-        static_cast<std::size_t>(
-            std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) +
-        1;
+    const std::size_t error_line = position.LineOf(e.byte > 0 ? e.byte - 1 : 0);
     const std::string what = e.what();
     if (what.find("unexpected end of input") != std::string::npos) {
       in.Fail(error_line, "the JSON ends early (a truncated file: was the run killed?)");
@@ -1192,55 +1425,8 @@ void ParseZcavJson(const Input& in, Profile& profile) {
     profile.slow_regions.push_back(r);
   });
 
-  std::vector<Row> rows;
-  PassOrder order(/*equal_allowed=*/false);
-  for (std::size_t i = 0; i < blocks->size(); ++i) {
-    const Json& block = (*blocks)[i];
-    const std::size_t at = i < block_lines.size() ? block_lines[i] : 0;
-    auto fail = [&](const std::string& what) {
-      const std::string where = "blocks[" + std::to_string(i) + "]: ";
-      if (at > 0) in.Fail(at, where + what);
-      in.FailFile(where + what);
-    };
-    if (!block.is_object()) fail("is not an object");
-    auto whole = [&](const char* name, bool required, std::uint64_t fallback) {
-      const auto it = block.find(name);
-      if (it == block.end()) {
-        if (required) fail(std::string("has no ") + name);
-        return fallback;
-      }
-      if (!it->is_number_unsigned()) fail(std::string(name) + " is not a whole number");
-      return it->get<std::uint64_t>();
-    };
-    Row row;
-    row.offset_bytes = whole("offset_bytes", true, 0);
-    row.length_bytes = whole("length_bytes", true, 0);
-    if (row.length_bytes == 0) fail("length_bytes is 0");
-    row.passes = whole("passes", false, 1);
-    if (row.passes == 0) {
-      // No clean read (zcav writes null rates and the unreadable bytes).
-      const auto rate = block.find("mb_per_s");
-      if (rate != block.end() && rate->is_null() && whole("unreadable_bytes", false, 0) > 0) continue;
-      fail("passes is 0");
-    }
-    const auto rate = block.find("mb_per_s");
-    if (rate == block.end()) fail("has no mb_per_s");
-    if (!rate->is_number()) fail("mb_per_s is not a number");
-    row.mb_per_s = rate->get<double>();
-    if (row.mb_per_s < 0) fail("mb_per_s is negative");
-    // The spread across passes is optional (older files, hand-made input).
-    const auto lo = block.find("min_mb_per_s");
-    const auto hi = block.find("max_mb_per_s");
-    if (lo != block.end() && hi != block.end() && lo->is_number() && hi->is_number() &&
-        lo->get<double>() >= 0 && hi->get<double>() >= lo->get<double>()) {
-      row.min_mb_per_s = lo->get<double>();
-      row.max_mb_per_s = hi->get<double>();
-    }
-    order.Add(in, at > 0 ? at : 1, row.offset_bytes, std::to_string(row.offset_bytes));
-    rows.push_back(row);
-  }
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
-  ReduceRows(rows, profile);
+  rows.Finish();
   if (profile.block_bytes == 0) {
     for (const CurvePoint& p : profile.points) {
       profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
@@ -1257,10 +1443,7 @@ void ParseZcavJson(const Input& in, Profile& profile) {
 }  // namespace
 
 Profile ParseProfile(std::istream& in, const std::string& source) {
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(source + ": read failed", ErrorKind::kRuntime);
-  const Input input(source, text.str());
+  Input input(source, in);
   Profile profile;
   profile.source = source;
   switch (Detect(input)) {

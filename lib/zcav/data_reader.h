@@ -28,7 +28,9 @@ struct Profile {
   std::uint64_t device_bytes = 0;  // when known; else 0
   std::uint64_t block_bytes = 0;   // nominal block size, when known or inferred
   std::uint32_t passes = 0;        // passes behind each point, when known
-  std::vector<CurvePoint> points;  // per block, position order; mb_per_s = median (10^6 B/s)
+  // Per block, position order; mb_per_s = median (10^6 B/s). Compact
+  // (zone_detector.h): 8 bytes per block for one pass.
+  Curve points;
   // From zcav's own headers/summary when present (empty/nullopt otherwise).
   std::string device_vendor;
   std::string device_model;
@@ -75,7 +77,15 @@ struct Profile {
 // offset fits that grid; `notes` says what was inferred.
 // Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
 // and "FILE: ..." for an unreadable, empty or unrecognised file.
+// Memory: the file is read line by line (JSON: parsed as a stream, each
+// block object dropped once read), and a zcav file of one pass becomes
+// points as it is read, so a 20 M-block result takes about the Profile's 8
+// bytes per block (16 while a raw file's block lengths are filled in), not
+// its gigabytes of text. Files whose blocks repeat (several passes printed,
+// runs concatenated) keep every row until they are merged.
 Profile ReadProfile(const std::string& path);
+// The same from a stream; one that cannot seek (a pipe) is copied into
+// memory first (detection reads the start twice).
 Profile ParseProfile(std::istream& in, const std::string& source);
 
 }  // namespace zcav

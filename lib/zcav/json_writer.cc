@@ -39,6 +39,9 @@ using Json = nlohmann::ordered_json;  // keeps keys in the order written
 
 double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
+// Long members are written in pieces of about this size.
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
 Json StringOrNull(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
 
 double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
@@ -201,10 +204,21 @@ class JsonWriter final : public SampleSink {
     }
     if (passes_planned_ > 1) {
       // Every timed sample: [pass (from 1), block index, elapsed ns]; what
-      // --resume needs to continue a multi-pass sweep exactly.
-      Json samples = Json::array();
-      for (const auto& [pass, block, ns] : samples_) samples.push_back({pass, block, ns});
-      s += Member("samples", samples) + ",\n";
+      // --resume needs to continue a multi-pass sweep exactly. Written as
+      // text in pieces (the text nlohmann::json would write): tens of
+      // millions of samples would take gigabytes as a JSON value.
+      s += "\"samples\":[";
+      for (std::size_t i = 0; i < samples_.size(); ++i) {
+        const TimedSample& x = samples_[i];
+        s += (i > 0 ? ",[" : "[") + std::to_string(x.pass) + ',' + std::to_string(x.block) + ',' +
+             std::to_string(x.ns) + ']';
+        if (s.size() >= kPieceBytes) {
+          Write(s);
+          s.clear();
+        }
+      }
+      s += "],\n";
+      samples_ = {};
     }
     s += Member("errors", errors) + ",\n";
     s += Member("slow_regions", slow) + ",\n";

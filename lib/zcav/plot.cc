@@ -48,6 +48,9 @@ namespace fs = std::filesystem;
 // Image size in pixels, both PNG and SVG.
 constexpr int kWidthPx = 1000;
 constexpr int kHeightPx = 600;
+// A curve's data file has at most this many lines (two per pixel column):
+// longer curves are drawn from buckets of consecutive blocks (see CurveData).
+constexpr std::size_t kMaxCurveLines = 2 * static_cast<std::size_t>(kWidthPx);
 
 // Room above the highest point for the zone labels and the key.
 constexpr double kHeadroom = 1.15;
@@ -161,7 +164,7 @@ std::uint64_t DeviceBytes(const Profile& profile, std::uint64_t data_end) {
   return profile.device_bytes > 0 ? profile.device_bytes : std::max<std::uint64_t>(data_end, 1);
 }
 
-std::uint64_t CurveEnd(const std::vector<CurvePoint>& points) {
+std::uint64_t CurveEnd(const Curve& points) {
   std::uint64_t end = 0;
   for (const CurvePoint& p : points) end = std::max(end, p.offset_bytes + p.length_bytes);
   return end;
@@ -175,12 +178,12 @@ double Percent(double bytes, std::uint64_t device_bytes) {
   return bytes / static_cast<double>(device_bytes) * 100;
 }
 
-bool HasSpread(const std::vector<CurvePoint>& points) {
+bool HasSpread(const Curve& points) {
   return std::any_of(points.begin(), points.end(),
                      [](const CurvePoint& p) { return p.max_mb_per_s > 0; });
 }
 
-double MaxRate(const std::vector<CurvePoint>& points) {
+double MaxRate(const Curve& points) {
   double top = 0;
   for (const CurvePoint& p : points) top = std::max({top, p.mb_per_s, p.max_mb_per_s});
   return top;
@@ -216,28 +219,71 @@ std::string Regions(std::size_t n) {
 // The curve's data file text (columns in the templates' comments). A blank
 // line where unreadable blocks are missing breaks the line there (gnuplot
 // draws no segment across a blank line); skipped blocks (--quick, --skip)
-// leave no blank line.
-std::string CurveData(const std::vector<CurvePoint>& points, const Profile& profile,
-                      const std::string& what) {
+// leave no blank line. A curve of more than kMaxCurveLines blocks is written
+// as buckets of ceil(N / kMaxCurveLines) consecutive blocks (never across
+// such a gap), one line each at the middle of the bucket's range: the median
+// of the blocks' rates, the lowest minimum and the highest maximum (a
+// block's own rate where it has no spread). One block per bucket is the
+// block itself.
+std::string CurveData(const Curve& points, const Profile& profile, const std::string& what) {
   const std::uint64_t device = DeviceBytes(profile, CurveEnd(points));
+  const std::size_t per_line =
+      std::max<std::size_t>(1, (points.size() + kMaxCurveLines - 1) / kMaxCurveLines);
   std::string s = "# zcav plot data: " + what + "\n";
-  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per block, at the block's middle.\n";
+  if (per_line == 1) {
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per block, at the block's middle.\n";
+  } else {
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per " + std::to_string(per_line) +
+         " consecutive blocks (of " + std::to_string(points.size()) +
+         "), at their middle: the median of their rates, the lowest min, the highest max.\n";
+  }
   s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
        " GB)\n";
   s += "# position_gb position_pct median_mb_per_s min_mb_per_s max_mb_per_s\n";
   if (!profile.unreadable.empty()) {
     s += "# A blank line: blocks missing here had no clean read (unreadable sectors).\n";
   }
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const CurvePoint& p = points[i];
-    if (i > 0 && UnreadableBetween(profile.unreadable, points[i - 1], p)) s += '\n';
-    const double mid = Middle(p);
-    const bool spread = p.max_mb_per_s > 0;
+  std::vector<double> rates;
+  rates.reserve(per_line);
+  std::uint64_t first_offset = 0, end = 0;
+  double lo = 0, hi = 0;
+  const auto flush = [&] {
+    if (rates.empty()) return;
+    const double mid =
+        static_cast<double>(first_offset) + static_cast<double>(end - first_offset) / 2;
+    const auto middle = rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2);
+    std::nth_element(rates.begin(), middle, rates.end());
+    const double median = rates.size() % 2 == 1
+                              ? *middle
+                              : (*std::max_element(rates.begin(), middle) + *middle) / 2;
     s += FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
-         FormatFixed(p.mb_per_s, 3) + ' ' +
-         FormatFixed(spread ? p.min_mb_per_s : p.mb_per_s, 3) + ' ' +
-         FormatFixed(spread ? p.max_mb_per_s : p.mb_per_s, 3) + '\n';
+         FormatFixed(median, 3) + ' ' + FormatFixed(lo, 3) + ' ' + FormatFixed(hi, 3) + '\n';
+    rates.clear();
+  };
+  CurvePoint previous;
+  bool first = true;
+  for (const CurvePoint& p : points) {
+    if (!first && UnreadableBetween(profile.unreadable, previous, p)) {
+      flush();
+      s += '\n';
+    }
+    const bool spread = p.max_mb_per_s > 0;
+    const double p_lo = spread ? p.min_mb_per_s : p.mb_per_s;
+    const double p_hi = spread ? p.max_mb_per_s : p.mb_per_s;
+    if (rates.empty()) {
+      first_offset = p.offset_bytes;
+      lo = p_lo;
+      hi = p_hi;
+    }
+    rates.push_back(p.mb_per_s);
+    lo = std::min(lo, p_lo);
+    hi = std::max(hi, p_hi);
+    end = p.offset_bytes + p.length_bytes;
+    if (rates.size() == per_line) flush();
+    previous = p;
+    first = false;
   }
+  flush();
   return s;
 }
 
@@ -424,7 +470,7 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
                  std::map<std::string, std::string>& v, std::set<std::string>& flags,
                  PlotFiles& files) {
   const PlotInput& in = inputs.front();
-  const std::vector<CurvePoint>& points = in.profile.points;
+  const Curve& points = in.profile.points;
   const std::uint64_t end = CurveEnd(points);
   const std::uint64_t device = DeviceBytes(in.profile, end);
   v["data"] = name + ".curve.dat";

@@ -40,7 +40,7 @@ struct PlotInput {
   std::vector<AccessSample> access;
   // kConcurrent: the same device's curve while the other inputs' devices
   // were read at the same time (same shape as profile.points).
-  std::vector<CurvePoint> concurrent;
+  Curve concurrent;
 };
 
 // The label LoadPlotInput derives when none is given: the device model (with
@@ -67,6 +67,12 @@ struct PlotFiles {
 // when there are zones / outliers) or NAME-1.curve.dat, NAME-2.curve.dat... (one per
 // input; access, histogram: NAME-I.access.dat; concurrent: NAME-I.alone.dat
 // and NAME-I.together.dat).
+// A curve data file has one line per block up to 2000 blocks (two per pixel
+// column); a longer curve (a 20 TB disk in 1 MiB blocks has 20 M) is written
+// as buckets of ceil(N / 2000) consecutive blocks, one line each at the
+// middle of the bucket: the median of the blocks' rates, the lowest min and
+// the highest max (the header comment says so). Zones and outliers are drawn
+// from the full-resolution analysis.
 // Read errors: when an input's profile has unreadable ranges, the falloff and
 // comparison plots write NAME.unreadable.dat (each range's start and end in
 // GB and in % of its device; the comparison's lines start with the input's

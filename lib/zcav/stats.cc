@@ -15,6 +15,11 @@
 namespace zcav {
 
 RateStats Summarize(std::span<const double> values) {
+  std::vector<double> copy(values.begin(), values.end());
+  return SummarizeInPlace(copy);
+}
+
+RateStats SummarizeInPlace(std::span<double> values) {
   namespace acc = boost::accumulators;
   RateStats out;
   if (values.empty()) return out;
@@ -30,11 +35,13 @@ RateStats Summarize(std::span<const double> values) {
   const double n = static_cast<double>(out.count);
   out.stddev = out.count > 1 ? std::sqrt(std::max(0.0, acc::variance(a) * n / (n - 1))) : 0.0;
   // Boost's median is a P^2 estimate, poor for the handful of passes a sweep
-  // has; the exact median of a few values is cheap.
-  std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t mid = sorted.size() / 2;
-  out.median = sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  // has; the exact median is cheap (linear: a selection, not a sort).
+  const std::size_t mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  const double upper = *middle;
+  out.median = values.size() % 2 == 1 ? upper
+                                      : (*std::max_element(values.begin(), middle) + upper) / 2;
   return out;
 }
 

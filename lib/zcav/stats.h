@@ -15,7 +15,11 @@ struct RateStats {
   double stddev = 0;  // sample standard deviation (n-1); 0 when count < 2
 };
 
-// Summarises `values` (any unit). Empty input gives all zeros.
+// Summarises `values` (any unit). Empty input gives all zeros. Copies the
+// values once (for the median).
 RateStats Summarize(std::span<const double> values);
+// The same without the copy: reorders `values` (the median is found in
+// place). Gives exactly what Summarize gives.
+RateStats SummarizeInPlace(std::span<double> values);
 
 }  // namespace zcav

@@ -118,6 +118,20 @@
 //     outliers excluded. Shares at >= 90/75/50 % of the peak count bytes, by
 //     zone median for stepped curves and by the fitted rate of each block for
 //     cav/pcav (a smooth curve has no plateaus to count).
+//  7. Long curves (over kMaxDetailPoints, 2^20: a 20 TB disk in 1 MiB blocks
+//     has 20 M points, and steps 1-5 keep about 40 bytes per point, 800 MB).
+//     Steps 3-5 run on bucket medians of k = ceil(N / 2^20) consecutive
+//     points: the smallest zone is 0.2 % of the curve, over 2000 buckets, so
+//     nothing a zone table shows is lost, and a median ignores the odd slow
+//     block in a bucket. Steps 1, 2 and 6 run on every point: the noise scale
+//     in single precision (a scale needs no more), the outlier filter window
+//     by window, the statistics zone by zone. An edge between stepped zones
+//     found on buckets is moved to the point where the curve changes level,
+//     the split within a bucket either side that fits the two zones' levels
+//     best in least squares (a straddling block goes to the nearer level, as
+//     in 2.); on disk curves this gives the edges of the per-point method to
+//     a block. A pcav knee stays on its bucket edge (a fit has no step to
+//     find).
 #include "zcav/zone_detector.h"
 
 #include <algorithm>
@@ -126,6 +140,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
@@ -506,6 +521,15 @@ struct MergeContext {
   double beta;
 };
 
+// The shortest zone, in points: the given length, or a share of the curve.
+std::size_t MinZoneLength(const ZoneOptions& options, std::size_t n) {
+  return options.min_zone_blocks > 0
+             ? static_cast<std::size_t>(options.min_zone_blocks)
+             : std::max<std::size_t>(kMinZoneBlocksFloor,
+                                     static_cast<std::size_t>(std::ceil(
+                                         kMinZoneFraction * static_cast<double>(n))));
+}
+
 // Relative difference of the means of two adjacent segments, or a negative
 // value when they should not merge (see 4. above).
 double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
@@ -722,21 +746,21 @@ std::string FormatFixed(double v, int decimals) {
   return buf;
 }
 
-Zone MakeZone(std::span<const CurvePoint> curve, const std::vector<Mark>& marks, std::size_t first,
+Zone MakeZone(const Curve& curve, const std::vector<Mark>& marks, std::size_t first,
               std::size_t end, std::vector<double>& scratch) {
   Zone z;
   z.first_block = first;
   z.end_block = end;
-  z.start_bytes = curve[first].offset_bytes;
-  z.end_bytes = curve[end - 1].offset_bytes + curve[end - 1].length_bytes;
+  z.start_bytes = curve.offset_bytes(first);
+  z.end_bytes = curve.offset_bytes(end - 1) + curve.length_bytes(end - 1);
   scratch.clear();
   for (std::size_t i = first; i < end; ++i) {
-    if (marks[i] == Mark::kNormal) scratch.push_back(curve[i].mb_per_s);
+    if (marks[i] == Mark::kNormal) scratch.push_back(curve.mb_per_s(i));
   }
   if (scratch.empty()) {
-    for (std::size_t i = first; i < end; ++i) scratch.push_back(curve[i].mb_per_s);
+    for (std::size_t i = first; i < end; ++i) scratch.push_back(curve.mb_per_s(i));
   }
-  const RateStats s = Summarize(scratch);
+  const RateStats s = SummarizeInPlace(scratch);
   z.mb_per_s = s.median;
   z.mean_mb_per_s = s.mean;
   z.min_mb_per_s = s.min;
@@ -795,20 +819,27 @@ const char* CurveTypeName(CurveType type) {
   return "other";
 }
 
-ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
-                         bool optical) {
+namespace {
+
+// What steps 1 to 5 find on a curve: the analysis without its summary, the
+// smooth fit (cav, pcav) and each point's mark.
+struct Found {
   ZoneAnalysis out;
+  SmoothFit smooth;
+  std::vector<Mark> marks;
+};
+
+// Steps 1 to 5 on every point of `curve`. REQUIRES: !curve.empty().
+Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
+  Found found;
+  ZoneAnalysis& out = found.out;
   const std::size_t n = curve.size();
-  if (n == 0) {
-    out.description = "no data";
-    return out;
-  }
   const double sensitivity = options.sensitivity > 0 ? options.sensitivity : 1.0;
 
   // 1. Log rates (a block that read nothing sits far below, as an outlier)
   // and their noise scale.
   std::vector<double> y(n);
-  for (std::size_t i = 0; i < n; ++i) y[i] = curve[i].mb_per_s;
+  for (std::size_t i = 0; i < n; ++i) y[i] = curve.mb_per_s(i);
   double median_rate;
   {
     std::vector<double> tmp = y;
@@ -820,21 +851,16 @@ ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& o
   double sigma = NoiseSigma(y);
   out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
 
-  const std::size_t min_len =
-      options.min_zone_blocks > 0
-          ? static_cast<std::size_t>(options.min_zone_blocks)
-          : std::max<std::size_t>(
-                kMinZoneBlocksFloor,
-                static_cast<std::size_t>(std::ceil(kMinZoneFraction * static_cast<double>(n))));
+  const std::size_t min_len = MinZoneLength(options, n);
   out.min_zone_blocks = min_len;
 
   // 2. Outliers (runs shorter than a zone, at most kMaxOutlierRun) and
   // blocks straddling a zone edge.
-  const std::vector<Mark> marks =
-      CleanCurve(y, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0));
+  found.marks = CleanCurve(y, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0));
+  const std::vector<Mark>& marks = found.marks;
   for (std::size_t i = 0; i < n; ++i) {
     if (marks[i] == Mark::kOutlier) {
-      out.outliers.push_back({i, curve[i].offset_bytes, curve[i].mb_per_s});
+      out.outliers.push_back({i, curve.offset_bytes(i), curve.mb_per_s(i)});
     }
   }
 
@@ -900,7 +926,7 @@ ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& o
   out.alternating = nz >= kAlternatingMinZones && ups >= 2 && downs >= 2 &&
                     static_cast<double>(turns) >= kAlternatingFraction * (steps - 1);
 
-  SmoothFit smooth;
+  SmoothFit& smooth = found.smooth;
   if (nz == 1) {
     out.type = optical ? CurveType::kClv : CurveType::kFlat;
   } else if (rising && !out.alternating) {
@@ -965,9 +991,16 @@ ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& o
     out.fit_r2 = sst > 0 ? 1 - ssr / sst : 0;
   }
   out.zones = std::move(zones);
+  return found;
+}
 
-  // 6. Summary.
+// Step 6 and the description, for the zones in `out` over `curve`.
+// REQUIRES: !out.zones.empty().
+void Summarise(const Curve& curve, const SmoothFit& smooth, ZoneAnalysis& out) {
+  const std::size_t n = curve.size();
   const std::vector<Zone>& zs = out.zones;
+  out.fastest_zone = 0;
+  out.slowest_zone = 0;
   for (std::size_t k = 0; k < zs.size(); ++k) {
     if (zs[k].mb_per_s > zs[out.fastest_zone].mb_per_s) out.fastest_zone = k;
     if (zs[k].mb_per_s < zs[out.slowest_zone].mb_per_s) out.slowest_zone = k;
@@ -984,10 +1017,12 @@ ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& o
   }
   double total_bytes = 0, at90 = 0, at75 = 0, at50 = 0;
   std::size_t zone_index = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+  for (const CurvePoint& point : curve) {
     while (i >= zs[zone_index].end_block) ++zone_index;
     const double rate = smooth_type ? smooth.RateAt(i, n) : zs[zone_index].mb_per_s;
-    const double bytes = static_cast<double>(curve[i].length_bytes);
+    ++i;
+    const double bytes = static_cast<double>(point.length_bytes);
     total_bytes += bytes;
     if (rate >= 0.9 * peak) at90 += bytes;
     if (rate >= 0.75 * peak) at75 += bytes;
@@ -1043,7 +1078,316 @@ ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& o
                         first + " to " + last + " MB/s, neither steadily falling nor rising";
       break;
   }
+}
+
+// The marks of the outlier filter (2.) on every point of `curve`, computed
+// window by window so that memory stays small: a window of kCleanWindow
+// points (a multiple of `bucket`) with kCleanMargin points on either side.
+// The filter looks at most 2 h = 10 points either side of a point, and a
+// run of flagged points either fits in the margin or is too long to be
+// outliers whichever part of it a window sees, so the interior's marks are
+// those of one pass over the whole curve. Calls on_bucket(first, end, median log rate of the
+// cleaned points) for each bucket of `bucket` consecutive points, in order.
+constexpr std::size_t kCleanWindow = std::size_t{1} << 16;
+constexpr std::size_t kCleanMargin = 64;
+
+template <typename OnBucket>
+std::vector<Mark> CleanInWindows(const Curve& curve, double rate_floor, double sigma,
+                                 std::size_t max_run, std::size_t bucket, OnBucket on_bucket) {
+  const std::size_t n = curve.size();
+  const std::size_t window = (kCleanWindow + bucket - 1) / bucket * bucket;
+  std::vector<Mark> marks(n, Mark::kNormal);
+  std::vector<double> y, values;
+  for (std::size_t start = 0; start < n; start += window) {
+    const std::size_t stop = std::min(n, start + window);
+    const std::size_t lo = start > kCleanMargin ? start - kCleanMargin : 0;
+    const std::size_t hi = std::min(n, stop + kCleanMargin);
+    y.resize(hi - lo);
+    for (std::size_t i = lo; i < hi; ++i) {
+      y[i - lo] = std::log(std::max(curve.mb_per_s(i), rate_floor));
+    }
+    const std::vector<Mark> window_marks = CleanCurve(y, sigma, max_run);
+    std::copy(window_marks.begin() + static_cast<std::ptrdiff_t>(start - lo),
+              window_marks.begin() + static_cast<std::ptrdiff_t>(stop - lo),
+              marks.begin() + static_cast<std::ptrdiff_t>(start));
+    for (std::size_t first = start; first < stop; first += bucket) {
+      const std::size_t end = std::min(stop, first + bucket);
+      values.assign(y.begin() + static_cast<std::ptrdiff_t>(first - lo),
+                    y.begin() + static_cast<std::ptrdiff_t>(end - lo));
+      on_bucket(first, end, MedianInPlace(values));
+    }
+  }
+  return marks;
+}
+
+// Median and noise scale (1.) of the log rates of every point, in single
+// precision (4 bytes per point, for a scale and a floor).
+void CurveMedianAndSigma(const Curve& curve, double& median_rate, double& sigma) {
+  const std::size_t n = curve.size();
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(curve.mb_per_s(i));
+  auto median = [&v] {
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    const auto upper = static_cast<double>(*mid);
+    return v.size() % 2 == 1 ? upper
+                             : (static_cast<double>(*std::max_element(v.begin(), mid)) + upper) / 2;
+  };
+  median_rate = median();
+  const double rate_floor = median_rate > 0 ? kRateFloorRel * median_rate : 1e-9;
+  sigma = kSigmaFloorRel;
+  if (n < 3) return;
+  v.resize(n - 1);
+  double previous = std::log(std::max(curve.mb_per_s(0), rate_floor));
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const double next = std::log(std::max(curve.mb_per_s(i + 1), rate_floor));
+    v[i] = static_cast<float>(next - previous);
+    previous = next;
+  }
+  const double med = median();
+  for (float& d : v) d = static_cast<float>(std::fabs(static_cast<double>(d) - med));
+  sigma = std::max(kMadToSigma * median() / std::sqrt(2.0), kSigmaFloorRel);
+}
+
+// Moves each edge between two stepped zones found on buckets of `bucket`
+// points to the point where the curve changes level: within a bucket either
+// side of it, the split that fits the points on the left to the left zone's
+// level and those on the right to the right zone's level best (least squares
+// of the log rates; outliers left out, so a point read across the edge goes
+// to the side whose level is nearer, as in 2.). Each zone keeps at least one
+// point. `zones` hold point indices and levels (MB/s).
+void RefineEdges(const Curve& curve, const std::vector<Mark>& marks, double rate_floor,
+                 std::size_t bucket, std::vector<Zone>& zones) {
+  for (std::size_t j = 1; j < zones.size(); ++j) {
+    Zone& left = zones[j - 1];
+    Zone& right = zones[j];
+    const std::size_t edge = right.first_block;
+    const std::size_t lo = std::max(left.first_block + 1, edge > bucket ? edge - bucket : 0);
+    const std::size_t hi = std::min(right.end_block - 1, edge + bucket);
+    if (lo >= hi) continue;
+    const double a = std::log(std::max(left.mb_per_s, rate_floor));
+    const double b = std::log(std::max(right.mb_per_s, rate_floor));
+    // cost(s) - cost(lo), for the split s: points [lo, s) on the left level.
+    double cost = 0, best_cost = 0;
+    std::size_t best = lo;
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (marks[i] != Mark::kOutlier) {
+        const double y = std::log(std::max(curve.mb_per_s(i), rate_floor));
+        cost += (y - a) * (y - a) - (y - b) * (y - b);
+      }
+      // Ties keep the edge the buckets gave.
+      if (cost < best_cost || (cost == best_cost && i + 1 == edge)) {
+        best_cost = cost;
+        best = i + 1;
+      }
+    }
+    if (lo == edge && best_cost >= 0) best = edge;
+    left.end_block = best;
+    right.first_block = best;
+  }
+}
+
+// A curve longer than kMaxDetailPoints (see the header): the outlier filter
+// on every point, FindZones on the bucket medians, the zones' edges refined
+// to the point, their statistics and the summary on every point again.
+ZoneAnalysis DetectZonesReduced(const Curve& curve, const ZoneOptions& options, bool optical) {
+  const std::size_t n = curve.size();
+  const std::size_t bucket = (n + kMaxDetailPoints - 1) / kMaxDetailPoints;
+  const std::size_t buckets = (n + bucket - 1) / bucket;
+  double median_rate = 0, sigma = 0;
+  CurveMedianAndSigma(curve, median_rate, sigma);
+  const double rate_floor = median_rate > 0 ? kRateFloorRel * median_rate : 1e-9;
+
+  // The reduced series' minimum zone: the same share of the curve, or the
+  // given length in whole buckets.
+  ZoneOptions reduced_options = options;
+  if (options.min_zone_blocks > 0) {
+    reduced_options.min_zone_blocks = (options.min_zone_blocks + bucket - 1) / bucket;
+  }
+  const std::size_t min_len = MinZoneLength(options, n);
+  Curve reduced;
+  reduced.reserve(buckets);
+  const std::vector<Mark> marks = CleanInWindows(
+      curve, rate_floor, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0), bucket,
+      [&](std::size_t first, std::size_t end, double median_log_rate) {
+        const std::uint64_t offset = curve.offset_bytes(first);
+        const std::uint64_t stop = curve.offset_bytes(end - 1) + curve.length_bytes(end - 1);
+        reduced.push_back({offset, stop > offset ? stop - offset : 0, std::exp(median_log_rate)});
+      });
+
+  Found found = FindZones(reduced, reduced_options, optical);
+  ZoneAnalysis& out = found.out;
+  out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
+  out.min_zone_blocks *= bucket;
+  out.outliers.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (marks[i] == Mark::kOutlier) {
+      out.outliers.push_back({i, curve.offset_bytes(i), curve.mb_per_s(i)});
+    }
+  }
+  // Buckets to points: zones (stepped ones' edges moved to where the level
+  // changes), the knee of a pcav fit, the fit's ends.
+  for (Zone& z : out.zones) {
+    z.first_block = std::min(n, z.first_block * bucket);
+    z.end_block = std::min(n, z.end_block * bucket);
+  }
+  const bool smooth_type = out.type == CurveType::kCav || out.type == CurveType::kPcav;
+  if (!smooth_type) RefineEdges(curve, marks, rate_floor, bucket, out.zones);
+  std::vector<double> scratch;
+  for (Zone& z : out.zones) z = MakeZone(curve, marks, z.first_block, z.end_block, scratch);
+  SmoothFit smooth = found.smooth;
+  smooth.knee = smooth.knee >= buckets ? n : std::min(n, smooth.knee * bucket);
+  if (smooth_type) {
+    out.fit_start_mb_per_s = smooth.RateAt(0, n);
+    out.fit_end_mb_per_s = smooth.RateAt(n - 1, n);
+  }
+  Summarise(curve, smooth, out);
   return out;
+}
+
+}  // namespace
+
+ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical) {
+  if (curve.empty()) {
+    ZoneAnalysis out;
+    out.description = "no data";
+    return out;
+  }
+  if (curve.size() > kMaxDetailPoints) return DetectZonesReduced(curve, options, optical);
+  Found found = FindZones(curve, options, optical);
+  Summarise(curve, found.smooth, found.out);
+  return std::move(found.out);
+}
+
+ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
+                         bool optical) {
+  return DetectZones(Curve(curve), options, optical);
+}
+
+// ---------------------------------------------------------------------------
+// Curve.
+
+Curve::Curve(std::span<const CurvePoint> points) {
+  reserve(points.size());
+  for (const CurvePoint& p : points) push_back(p);
+}
+
+Curve::Curve(std::initializer_list<CurvePoint> points)
+    : Curve(std::span<const CurvePoint>(points.begin(), points.size())) {}
+
+Curve::Data& Curve::Mutable() {
+  if (!data_) {
+    data_ = std::make_shared<Data>();
+  } else if (data_.use_count() > 1) {
+    data_ = std::make_shared<Data>(*data_);
+  }
+  return *data_;
+}
+
+void Curve::push_back(const CurvePoint& p) {
+  Data& d = Mutable();
+  const auto matches = [&p](Spread spread) {
+    return spread == Spread::kZero ? p.min_mb_per_s == 0 && p.max_mb_per_s == 0
+                                   : p.min_mb_per_s == p.mb_per_s && p.max_mb_per_s == p.mb_per_s;
+  };
+  if (d.rates.empty()) {
+    d.spread = matches(Spread::kZero)   ? Spread::kZero
+               : matches(Spread::kSame) ? Spread::kSame
+                                        : Spread::kStored;
+    d.min.clear();
+    d.max.clear();
+  } else if (d.spread != Spread::kStored && !matches(d.spread)) {
+    // The spread says more than the rate: store it for every point so far.
+    d.min.resize(d.rates.size());
+    d.max.resize(d.rates.size());
+    for (std::size_t i = 0; i < d.rates.size(); ++i) {
+      d.min[i] = d.max[i] = d.spread == Spread::kSame ? d.rates[i] : 0;
+    }
+    d.spread = Spread::kStored;
+  }
+  if (d.spread == Spread::kStored) {
+    d.min.push_back(p.min_mb_per_s);
+    d.max.push_back(p.max_mb_per_s);
+  }
+  // Extend the last run when the point continues it, else start one.
+  const std::size_t i = d.rates.size();
+  bool continues = false;
+  if (!d.runs.empty() && d.runs.back().length == p.length_bytes) {
+    Run& r = d.runs.back();
+    const std::size_t count = i - r.first;
+    if (count == 1 && p.offset_bytes > r.offset) {
+      r.stride = p.offset_bytes - r.offset;
+      continues = true;
+    } else if (count >= 2 && p.offset_bytes > r.offset) {
+      const std::uint64_t step = p.offset_bytes - r.offset;
+      continues = step % r.stride == 0 && step / r.stride == count;
+    }
+  }
+  if (!continues) d.runs.push_back({i, p.offset_bytes, 0, p.length_bytes});
+  d.rates.push_back(p.mb_per_s);
+}
+
+void Curve::reserve(std::size_t points) { Mutable().rates.reserve(points); }
+
+void Curve::clear() { data_.reset(); }
+
+std::size_t Curve::RunOf(std::size_t i) const {
+  const std::vector<Run>& runs = data_->runs;
+  const auto after = std::upper_bound(runs.begin(), runs.end(), i,
+                                      [](std::size_t index, const Run& r) { return index < r.first; });
+  return static_cast<std::size_t>(after - runs.begin()) - 1;
+}
+
+CurvePoint Curve::PointIn(std::size_t run, std::size_t i) const {
+  const Data& d = *data_;
+  const Run& r = d.runs[run];
+  CurvePoint p;
+  p.offset_bytes = r.offset + (i - r.first) * r.stride;
+  p.length_bytes = r.length;
+  p.mb_per_s = d.rates[i];
+  if (d.spread == Spread::kSame) {
+    p.min_mb_per_s = p.max_mb_per_s = d.rates[i];
+  } else if (d.spread == Spread::kStored) {
+    p.min_mb_per_s = d.min[i];
+    p.max_mb_per_s = d.max[i];
+  }
+  return p;
+}
+
+CurvePoint Curve::operator[](std::size_t i) const {
+  assert(i < size());
+  return PointIn(RunOf(i), i);
+}
+
+std::uint64_t Curve::offset_bytes(std::size_t i) const {
+  assert(i < size());
+  const Run& r = data_->runs[RunOf(i)];
+  return r.offset + (i - r.first) * r.stride;
+}
+
+std::uint64_t Curve::length_bytes(std::size_t i) const {
+  assert(i < size());
+  return data_->runs[RunOf(i)].length;
+}
+
+std::vector<CurvePoint> Curve::ToVector() const {
+  std::vector<CurvePoint> out;
+  out.reserve(size());
+  for (const CurvePoint& p : *this) out.push_back(p);
+  return out;
+}
+
+Curve::Iterator::Iterator(const Curve* curve, std::size_t index) : curve_(curve), index_(index) {
+  if (index_ < curve_->size()) run_ = curve_->RunOf(index_);
+}
+
+CurvePoint Curve::Iterator::operator*() const { return curve_->PointIn(run_, index_); }
+
+Curve::Iterator& Curve::Iterator::operator++() {
+  ++index_;
+  const std::vector<Run>& runs = curve_->data_->runs;
+  if (run_ + 1 < runs.size() && index_ >= runs[run_ + 1].first) ++run_;
+  return *this;
 }
 
 }  // namespace zcav

@@ -7,7 +7,11 @@
 // for its thresholds are described in zone_detector.cc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +26,100 @@ struct CurvePoint {
   // Spread across passes, when known (plots draw it as a band); 0 = unknown.
   double min_mb_per_s = 0;
   double max_mb_per_s = 0;
+};
+
+// A throughput curve, stored compactly: what the sweep's sinks keep and what
+// data files are read into. A sweep of 20 M blocks would take 800 MB as a
+// std::vector<CurvePoint>; here it takes 8 bytes per point (160 MB). Each
+// point's rate is kept exactly (a double); positions are kept as runs of
+// evenly spaced points of one length (a sweep's blocks form one run, broken
+// only where blocks are left out and by the trailing partial block); the
+// spread (min, max) only when it is not all zeros (unknown) or all equal to
+// the rate (one pass): a multi-pass curve takes 16 bytes more per point.
+// Reading a point gives back exactly the CurvePoint added (a spread of -0
+// reads as 0). Points are read by value: there are no references into the
+// curve. Copies share the points until one of them changes (copy on write),
+// so results passed around by value (plot inputs, reports) cost nothing more.
+// Distinct copies may be used from different threads; one curve may not.
+class Curve {
+ public:
+  Curve() = default;
+  explicit Curve(std::span<const CurvePoint> points);
+  Curve(std::initializer_list<CurvePoint> points);
+
+  // Appends `point`. Any order is accepted (an irregular one just stores
+  // less compactly); analyses expect position order.
+  void push_back(const CurvePoint& point);
+  // Reserves room for `points` rates (not for a spread found later).
+  void reserve(std::size_t points);
+  void clear();
+
+  std::size_t size() const { return data_ ? data_->rates.size() : 0; }
+  bool empty() const { return size() == 0; }
+  // REQUIRES: i < size() (and !empty() for front/back).
+  CurvePoint operator[](std::size_t i) const;
+  CurvePoint front() const { return (*this)[0]; }
+  CurvePoint back() const { return (*this)[size() - 1]; }
+  double mb_per_s(std::size_t i) const { return data_->rates[i]; }
+  std::uint64_t offset_bytes(std::size_t i) const;
+  std::uint64_t length_bytes(std::size_t i) const;
+  std::vector<CurvePoint> ToVector() const;
+
+  // Reads the points in order, by value (an input iterator: one pass).
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = CurvePoint;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = CurvePoint;
+
+    Iterator() = default;
+    CurvePoint operator*() const;
+    Iterator& operator++();
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.index_ == b.index_; }
+    friend bool operator!=(const Iterator& a, const Iterator& b) { return a.index_ != b.index_; }
+
+   private:
+    friend class Curve;
+    Iterator(const Curve* curve, std::size_t index);
+    const Curve* curve_ = nullptr;
+    std::size_t index_ = 0;
+    std::size_t run_ = 0;  // the run holding index_
+  };
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, size()); }
+
+ private:
+  // Points first.. (up to the next run's first) at offset + k * stride, each
+  // `length` long.
+  struct Run {
+    std::size_t first = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t stride = 0;
+    std::uint64_t length = 0;
+  };
+  enum class Spread : std::uint8_t { kZero, kSame, kStored };
+  struct Data {
+    std::vector<double> rates;
+    std::vector<Run> runs;
+    Spread spread = Spread::kZero;
+    std::vector<double> min;  // kStored only
+    std::vector<double> max;
+  };
+
+  // The data, unshared first (copy on write). REQUIRES: data_ not shared
+  // with a curve another thread uses.
+  Data& Mutable();
+  std::size_t RunOf(std::size_t i) const;
+  CurvePoint PointIn(std::size_t run, std::size_t i) const;
+
+  std::shared_ptr<Data> data_;  // null: empty
 };
 
 struct ZoneOptions {
@@ -105,10 +203,30 @@ struct ZoneAnalysis {
 // Analyses `curve` (points in position order, contiguous or evenly spaced;
 // rates >= 0, a rate below 0.1 % of the median counts as that much).
 // `optical`: the media is optical, so a flat curve is `clv` rather than `flat`.
-// Empty input gives an empty analysis of type kOther. Memory O(N) (about 40
-// bytes per point besides the input); time close to linear (FPOP keeps about
-// a dozen candidates alive on disk curves; tests/bench/zone_bench.cc: 10^6
-// points with 20 zones in about 0.4 s). Never throws except std::bad_alloc.
+// Empty input gives an empty analysis of type kOther. Never throws except
+// std::bad_alloc.
+//
+// Up to kMaxDetailPoints points the whole method runs on the points
+// themselves: memory O(N) (about 40 bytes per point besides the input), time
+// close to linear (FPOP keeps about a dozen candidates alive on disk curves;
+// tests/bench/zone_bench.cc: 10^6 points with 20 zones in about 0.4 s).
+// Longer curves (a 20 TB disk in 1 MiB blocks has 20 M points) are segmented
+// on a reduced series: consecutive points in buckets of
+// k = ceil(N / kMaxDetailPoints), each bucket's median rate after the outlier
+// filter. The outlier filter, the zone statistics and the shares still use
+// every point, and each edge between stepped zones is moved to the point
+// where the level changes (least squares within a bucket either side), so
+// zones, outliers and figures are per block as for a short curve. What stays
+// per bucket: a pcav fit's knee (within k points: 20 MiB of a 20 TB disk),
+// min_zone_blocks (a multiple of k; a minimum given in points is rounded up
+// to whole buckets) and `penalty` (the reduced series'); noise_sigma_mb_per_s
+// is the points'. Memory then at most about 9 bytes per point besides the
+// input (a mark per point throughout; 4 more while the noise scale is
+// estimated, 8 per point of the largest zone while its statistics are) and
+// 40 per bucket; time linear (20 M points in a few seconds).
+inline constexpr std::size_t kMaxDetailPoints = std::size_t{1} << 20;
+ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical = false);
+// The same on a plain list of points (copied into a Curve first).
 ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
                          bool optical = false);
 

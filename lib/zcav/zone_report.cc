@@ -334,13 +334,16 @@ void ZoneDetectingSink::OnBlock(const BlockResult& block) {
   // Blocks with unreadable bytes are left out of the zone statistics: their
   // rate (if any pass read them cleanly) is not the media's, and a block
   // with no clean read has none.
-  if (block.passes > 0 && block.unreadable_bytes == 0) points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
-                     block.max_mb_per_s});
+  if (block.passes > 0 && block.unreadable_bytes == 0) {
+    points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
+                       block.max_mb_per_s});
+  }
   inner_.OnBlock(block);
 }
 
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
+  points_ = Curve();  // the curve is not needed any more: give its memory back
   context_.unreadable = result.unreadable;
   context_.slow_regions = result.slow_regions;
   if (transport_) {

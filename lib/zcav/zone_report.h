@@ -88,7 +88,7 @@ class ZoneDetectingSink final : public SampleSink {
   Media media_;
   std::optional<Transport> transport_;
   std::optional<double> burst_mb_per_s_;
-  std::vector<CurvePoint> points_;
+  Curve points_;  // compact: 8 bytes per block (zone_detector.h)
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
 };
