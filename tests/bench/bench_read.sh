@@ -92,24 +92,9 @@ command -v dd >/dev/null || { HAVE_DD=0; skip "dd not installed (Debian package:
 command -v hyperfine >/dev/null ||
   note "hyperfine not installed (Debian package: hyperfine): the sim timing uses /usr/bin/time instead"
 
-# find_zcav: the newest optimized build*/zcav of this repository (a stale
-# build/zcav must not hide the one just built; Debug, sanitizer and fuzzer
-# builds would measure their instrumentation), else zcav on PATH.
-find_zcav() {
-  local repo candidate cache best=""
-  repo=$(cd "$(dirname "$0")/../.." && pwd)
-  for candidate in "$repo"/build*/zcav; do
-    cache=$(dirname "$candidate")/CMakeCache.txt
-    [[ -x $candidate && -f $cache ]] || continue
-    grep -qE '^CMAKE_BUILD_TYPE:STRING=(Release|RelWithDebInfo)$' "$cache" || continue
-    grep -qE '^ZCAV_(SANITIZE|FUZZ):BOOL=ON$' "$cache" && continue
-    if [[ -z $best || $candidate -nt $best ]]; then best=$candidate; fi
-  done
-  if [[ -n $best ]]; then echo "$best"; else command -v zcav || true; fi
-}
-[[ -n $ZCAV_BIN ]] || ZCAV_BIN=$(find_zcav)
-[[ -n $ZCAV_BIN && -x $ZCAV_BIN ]] ||
-  die "zcav not found: build it (cmake --build build --target zcav) or pass its path"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+resolve_zcav
 
 # --queue-depth is new (the io_uring engine); an older zcav gets the default
 # row only, and the table says why the QD rows are missing.

@@ -39,24 +39,9 @@ done
 [[ -x /usr/bin/time ]] || die "missing /usr/bin/time (Debian package: time); this script installs nothing"
 command -v python3 >/dev/null || die "missing python3 (Debian package: python3); this script installs nothing"
 
-# find_zcav: the newest optimized build*/zcav of this repository (a stale
-# build/zcav must not hide the one just built; Debug, sanitizer and fuzzer
-# builds would measure their instrumentation), else zcav on PATH.
-find_zcav() {
-  local repo candidate cache best=""
-  repo=$(cd "$(dirname "$0")/../.." && pwd)
-  for candidate in "$repo"/build*/zcav; do
-    cache=$(dirname "$candidate")/CMakeCache.txt
-    [[ -x $candidate && -f $cache ]] || continue
-    grep -qE '^CMAKE_BUILD_TYPE:STRING=(Release|RelWithDebInfo)$' "$cache" || continue
-    grep -qE '^ZCAV_(SANITIZE|FUZZ):BOOL=ON$' "$cache" && continue
-    if [[ -z $best || $candidate -nt $best ]]; then best=$candidate; fi
-  done
-  if [[ -n $best ]]; then echo "$best"; else command -v zcav || true; fi
-}
-[[ -n $ZCAV_BIN ]] || ZCAV_BIN=$(find_zcav)
-[[ -n $ZCAV_BIN && -x $ZCAV_BIN ]] ||
-  die "zcav not found: build it (cmake --build build --target zcav) or pass its path"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+resolve_zcav
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-bench-sim.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
