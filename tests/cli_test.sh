@@ -698,21 +698,22 @@ interrupt_case INT
 interrupt_case TERM
 rm -f "$WORK/big256"
 
-# --resume: interrupt a 2-pass sweep, continue it, compare with a fresh one.
+# --resume: interrupt a 20-pass sweep, continue it, compare with a fresh one.
 begin "--resume completes an interrupted sweep: the same blocks as a fresh sweep"
 dd if=/dev/urandom of="$WORK/r96" bs=1M count=96 status=none
-sweep_r96() { "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q "$@"; }
+sweep_r96() { "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 20 -q "$@"; }
 sweep_r96 -o fresh.dat
 RESUME_DIR=$DIR
 # Directly, not through the function: a background subshell would get the signal.
-"$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q -o r.dat \
+# 20 passes: a pass of this file can take under 0.1 s (a host-cached
+# virtual disk), so the sweep must still be running when pass 2 begins.
+"$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 20 -q -o r.dat \
   >"$OUT" 2>"$ERR" &
 BG_PID=$!
-sleep 0.5
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 400; i++)); do
   tmp=$(find . -maxdepth 1 -name 'r.dat.tmp.*' | head -n 1)
   [[ -n $tmp ]] && grep -q '^# sample: pass=2' "$tmp" 2>/dev/null && break
-  sleep 0.05
+  sleep 0.02
 done
 kill -INT "$BG_PID" 2>/dev/null
 wait "$BG_PID"
@@ -720,26 +721,26 @@ RC=$?
 BG_PID=""
 expect_exit 130
 if [[ -f r.dat.partial ]]; then
-  run "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 2 -q \
+  run "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --no-warmup --passes 20 -q \
     --resume r.dat.partial -o r.dat
   expect_exit 0
   expect_raw_data r.dat
   expect_grep '^# status: complete' r.dat
   [[ ! -e r.dat.partial ]] || problem "r.dat.partial left after the resumed run completed"
-  # The same block list (offsets), every block with both passes.
+  # The same block list (offsets), every block with all 20 passes.
   [[ $(data_lines r.dat | awk '{ print $1, $8 }') == $(data_lines fresh.dat | awk '{ print $1, $8 }') ]] ||
     problem "resumed block list differs from a fresh sweep's"
-  expect_eq "$(data_lines r.dat | awk '$8 != 2' | wc -l)" 0 "blocks without 2 passes"
+  expect_eq "$(data_lines r.dat | awk '$8 != 20' | wc -l)" 0 "blocks without 20 passes"
 else
   problem "r.dat.partial was not written (RC $RC)"
 fi
 sed 's/^# status: complete/# status: partial: interrupted/' fresh.dat >"$WORK/p.dat"
 check "--resume refuses a partial result of another sweep" 2 \
-  "$ZCAV" sweep "$WORK/r96" --block-size 2M --chunk-size 4k --passes 2 --resume "$WORK/p.dat"
+  "$ZCAV" sweep "$WORK/r96" --block-size 2M --chunk-size 4k --passes 20 --resume "$WORK/p.dat"
 expect_one_error_line "block_bytes 1048576, this sweep has 2097152"
 expect_no_new_files
 check "--resume refuses a complete result" 2 \
-  "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --passes 2 --resume "$RESUME_DIR/fresh.dat"
+  "$ZCAV" sweep "$WORK/r96" --block-size 1M --chunk-size 4k --passes 20 --resume "$RESUME_DIR/fresh.dat"
 expect_one_error_line "nothing to resume"
 rm -f "$WORK/r96" "$WORK/p.dat"
 

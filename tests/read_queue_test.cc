@@ -9,6 +9,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "testutil.h"
@@ -264,6 +267,87 @@ TEST_CASE("The engine and queue depth follow the device and the options", "[swee
   plan = zcav::PlanSweep(dev, o);
   CHECK(plan.engine == "pwrite");
   CHECK(plan.queue_depth == 1);
+}
+
+TEST_CASE("The default read shape follows the device class and its largest request",
+          "[sweep][queue]") {
+  const auto shape = [](unsigned major, std::string transport, std::optional<bool> rotational,
+                        std::uint64_t max_request_bytes) {
+    zcav::DeviceInfo d;
+    d.transport = std::move(transport);
+    d.rotational = rotational;
+    d.max_request_bytes = max_request_bytes;
+    const zcav::ReadShape s = zcav::DefaultReadShape(major, d);
+    return std::pair{s.queue_depth, s.chunk_bytes};
+  };
+  using P = std::pair<std::uint32_t, std::uint64_t>;
+  CHECK(shape(11, "scsi", true, 512 * 1024) == P{1, kMiB});        // optical
+  CHECK(shape(8, "ata", true, 1280 * 1024) == P{2, kMiB});         // hard disk
+  CHECK(shape(8, "usb", true, 32 * kMiB) == P{2, kMiB});           // its request size is not used
+  CHECK(shape(8, "ata", false, 1280 * 1024) == P{16, kMiB});       // SATA SSD
+  CHECK(shape(259, "nvme", std::nullopt, 2 * kMiB) == P{16, 2 * kMiB});
+  CHECK(shape(259, "nvme", false, 128 * 1024) == P{16, kMiB});     // small requests: 1 MiB reads
+  CHECK(shape(254, "virtio", true, 4 * kMiB) == P{16, 4 * kMiB});  // 64 MiB in flight
+  CHECK(shape(254, "virtio", true, 32 * kMiB) == P{16, 4 * kMiB}); // at most 4 MiB a read
+  CHECK(shape(254, "virtio", true, 3 * kMiB) == P{32, 2 * kMiB});  // a power of two
+  CHECK(shape(7, "loop", true, 1280 * 1024) == P{64, kMiB});
+  CHECK(shape(7, "loop", true, 0) == P{64, kMiB});                 // not known: 1 MiB
+  CHECK(shape(0, "", std::nullopt, 0) == P{4, kMiB});              // FUSE, NFS
+}
+
+TEST_CASE("The default chunk is the device's preferred read where it divides the block",
+          "[sweep][queue]") {
+  zcav::DeviceInfo dev;
+  dev.path = "/dev/x";
+  dev.size_bytes = 4096 * kMiB;
+  dev.read_engine = "io_uring";
+  dev.default_chunk_bytes = 4 * kMiB;
+  zcav::SweepOptions o;
+  CHECK(zcav::PlanSweep(dev, o).block_bytes == 4 * kMiB);  // 4 GiB / 1000, whole MiB
+  CHECK(zcav::PlanSweep(dev, o).chunk_bytes == 4 * kMiB);
+  const auto chunk_for = [&](std::uint64_t block_bytes) {
+    o.block_bytes = block_bytes;
+    return zcav::PlanSweep(dev, o).chunk_bytes;
+  };
+  CHECK(chunk_for(256 * kMiB) == 4 * kMiB);
+  CHECK(chunk_for(6 * kMiB) == 2 * kMiB);   // 4 MiB would leave 2 MiB reads
+  CHECK(chunk_for(5 * kMiB) == kMiB);
+  CHECK(chunk_for(kMiB) == kMiB);
+  CHECK(chunk_for(512 * 1024) == 512 * 1024);  // a block smaller than 1 MiB: one read
+  o.chunk_bytes = 64 * 1024;                    // given: kept
+  CHECK(chunk_for(256 * kMiB) == 64 * 1024);
+  o.chunk_bytes = 0;
+  dev.default_chunk_bytes = kMiB;  // rotational, optical, unknown
+  CHECK(chunk_for(256 * kMiB) == kMiB);
+}
+
+TEST_CASE("Blocks much smaller than the bytes in flight come with a note on their scatter",
+          "[sweep][queue]") {
+  zcav::DeviceInfo dev;
+  dev.path = "/dev/x";
+  dev.size_bytes = 4096 * kMiB;
+  dev.read_engine = "io_uring";
+  dev.default_queue_depth = 16;
+  dev.default_chunk_bytes = 4 * kMiB;
+  const auto scatter_note = [&](const zcav::SweepOptions& o) {
+    for (const std::string& n : zcav::PlanSweep(dev, o).notes) {
+      if (n.find("per-block rates scatter") != std::string::npos) return n;
+    }
+    return std::string();
+  };
+  zcav::SweepOptions o;  // 4 MiB blocks, 16 x 4 MiB in flight
+  CHECK(scatter_note(o) ==
+        "16 reads of 4 MiB in flight (64 MiB) span several 4 MiB blocks: where the device "
+        "completes reads in bursts, per-block rates scatter (the average is exact); "
+        "--block-size 64M or more, or --queue-depth 1, gives a smooth curve");
+  o.block_bytes = 32 * kMiB;  // two blocks in flight: no note
+  CHECK(scatter_note(o).empty());
+  o.block_bytes = 0;
+  o.queue_depth = 1;
+  CHECK(scatter_note(o).empty());
+  o.queue_depth = 0;
+  dev.read_engine = "sim";  // one read at a time
+  CHECK(scatter_note(o).empty());
 }
 
 TEST_CASE("The io_uring queue reads a real file in any order, as pread does", "[queue][real]") {

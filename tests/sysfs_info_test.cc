@@ -151,17 +151,19 @@ TEST_CASE("An NVMe namespace reports the controller model and PCIe link", "[sysf
   }
 }
 
-TEST_CASE("A virtio disk reports transport virtio", "[sysfs]") {
+TEST_CASE("A virtio disk reports transport virtio and its largest request", "[sysfs]") {
   FakeSysfs sys;
   const std::string dev = "devices/pci0000:00/0000:00:02.0/virtio1";
   sys.Attr(dev + "/vendor", "0x1af4\n");
   sys.Attr(dev + "/block/vda/queue/rotational", "1\n");
+  sys.Attr(dev + "/block/vda/queue/max_sectors_kb", "4096\n");
   sys.Link(dev + "/block/vda/device", "../../../virtio1");
   sys.Link("dev/block/254:0", "../../" + dev + "/block/vda");
 
   DeviceInfo info;
   FillSysfsInfo(254, 0, info, sys.root());
   CHECK(info.transport == "virtio");
+  CHECK(info.max_request_bytes == 4 * 1024 * 1024);  // queue/max_sectors_kb
   CHECK(info.vendor == "0x1af4");
   CHECK(info.link.empty());
 }
@@ -181,6 +183,7 @@ TEST_CASE("A SCSI disk with no ATA or USB ancestor reports transport scsi", "[sy
   CHECK(info.model == "ST600MM0006");
   CHECK(info.transport == "scsi");
   CHECK_FALSE(info.rotational.has_value());  // no queue/rotational in this tree
+  CHECK(info.max_request_bytes == 0);          // nor queue/max_sectors_kb
   CHECK(info.link.empty());
 }
 

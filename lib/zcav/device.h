@@ -40,11 +40,19 @@ struct DeviceInfo {
   // "pread" (one at a time: io_uring unavailable, with a note saying why) or
   // "sim" (a simulated device: one at a time on its virtual clock).
   std::string read_engine = "pread";
+  // The largest read the device takes whole (sysfs queue/max_sectors_kb, in
+  // bytes; the kernel splits larger ones); 0 = not known.
+  std::uint64_t max_request_bytes = 0;
   // Reads in flight by default (the sweep's queue depth when not given):
   // 1 for one-at-a-time engines; with io_uring by device class (see
-  // DefaultQueueDepth in posix_device.cc): 2 for rotational disks, 16 for
-  // SSDs, NVMe and virtual disks, 4 when the class is not known.
+  // DefaultReadShape in posix_device.h): 2 for rotational disks, 16 for
+  // SSDs and NVMe, 64 MiB in flight for virtual disks (virtio, loop), 4
+  // when the class is not known.
   std::uint32_t default_queue_depth = 1;
+  // Bytes per read by default (the sweep's chunk when not given, see
+  // SweepOptions::chunk_bytes): 1 MiB, or for SSDs, NVMe and virtual disks
+  // the largest request they take whole, up to 4 MiB (DefaultReadShape).
+  std::uint64_t default_chunk_bytes = 1024 * 1024;
   // Things the user should know about how the device is read (rounding,
   // buffered fallback); written to stderr and the header as "# note: ...".
   std::vector<std::string> notes;

@@ -45,4 +45,21 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                                                 std::optional<std::uint64_t> create_bytes);
 
+// How a device of `info`'s class is read by default: reads in flight and
+// bytes per read (DeviceInfo::default_queue_depth, default_chunk_bytes).
+struct ReadShape {
+  std::uint32_t queue_depth = 4;
+  std::uint64_t chunk_bytes = 1024 * 1024;
+};
+// `major_number` is the device's (11: a SCSI CD-ROM); `info` has the
+// transport, rotational flag and max_request_bytes of FillSysfsInfo.
+//   optical (major 11)               1 read  of 1 MiB
+//   rotational disk                  2 reads of 1 MiB
+//   SSD, NVMe (rotational=0, nvme)  16 reads of C
+//   virtual disk (virtio, loop)      64 MiB / C reads of C
+//   not known (FUSE, NFS: no sysfs)  4 reads of 1 MiB
+// where C is the largest power of two of at most max_request_bytes, between
+// 1 MiB and 4 MiB (1 MiB when max_request_bytes is not known).
+ReadShape DefaultReadShape(unsigned major_number, const DeviceInfo& info);
+
 }  // namespace zcav

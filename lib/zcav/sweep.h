@@ -38,7 +38,11 @@ struct SweepOptions {
   // Block size in bytes. 0 = about 1000 blocks over the range (rounded to the
   // chunk size above 1 MiB, to the sector below). Default: 0.
   std::uint64_t block_bytes = 0;
-  // Bytes per read call. 0 = min(1 MiB, block). Default: 0.
+  // Bytes per read call. 0 = the device's preferred read
+  // (DeviceInfo::default_chunk_bytes: 1 MiB, up to 4 MiB for fast devices)
+  // if it divides the block, else the largest power of two of at least
+  // 1 MiB below it that does; min(1 MiB, block) for blocks of less than
+  // 2 MiB. Default: 0.
   std::uint64_t chunk_bytes = 0;
   // Times the range is read. Default: 1.
   std::uint32_t passes = 1;
@@ -63,8 +67,8 @@ struct SweepOptions {
   // 0 = no slow-region detection. Default: 10.
   double slow_factor = 10;
   // Reads in flight at once (io_uring). 0 = the device's class default
-  // (DeviceInfo::default_queue_depth: 2 rotational, 16 SSD/NVMe/virtual, 4
-  // unknown, 1 without io_uring). At most kMaxQueueDepth. Default: 0.
+  // (DeviceInfo::default_queue_depth: 2 rotational, 16 SSD/NVMe, 64 MiB in
+  // flight virtual, 4 unknown, 1 without io_uring). At most kMaxQueueDepth. Default: 0.
   std::uint32_t queue_depth = 0;
   // Default: kAuto.
   ReadEngineChoice engine = ReadEngineChoice::kAuto;

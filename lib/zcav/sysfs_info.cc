@@ -121,6 +121,11 @@ void Fill(unsigned major, unsigned minor, DeviceInfo& info, const std::string& s
   info.model = ReadAttribute(disk / "device" / "model");
   const std::string rotational = ReadAttribute(disk / "queue" / "rotational");
   if (rotational == "0" || rotational == "1") info.rotational = rotational == "1";
+  const std::string max_kb = ReadAttribute(disk / "queue" / "max_sectors_kb");
+  if (!max_kb.empty() && max_kb.find_first_not_of("0123456789") == std::string::npos &&
+      max_kb.size() < 12) {
+    info.max_request_bytes = std::stoull(max_kb) * 1024;
+  }
 
   // The transport is read off the device's place in the sysfs hierarchy.
   if (name.rfind("loop", 0) == 0) {

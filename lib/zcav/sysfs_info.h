@@ -1,4 +1,5 @@
-// Device metadata from sysfs: vendor, model, rotational flag, transport, link.
+// Device metadata from sysfs: vendor, model, rotational flag, largest request,
+// transport, link.
 #pragma once
 
 #include <string>
@@ -7,8 +8,9 @@
 
 namespace zcav {
 
-// Fills vendor, model, rotational, transport and link of `info` for the block
-// device with major:minor `major`,`minor`, reading under `sysfs_root`
+// Fills vendor, model, rotational, max_request_bytes (queue/max_sectors_kb),
+// transport and link of `info` for the block device with major:minor
+// `major`,`minor`, reading under `sysfs_root`
 // (normally "/sys"; tests pass a fake tree). Partitions are resolved to their
 // whole disk. Unknown fields are left empty. Never throws.
 // transport: "loop" (link: "backing file PATH"), "nvme" (link: "PCIe 8.0 GT/s
