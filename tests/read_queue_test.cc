@@ -321,7 +321,7 @@ TEST_CASE("The default chunk is the device's preferred read where it divides the
   CHECK(chunk_for(256 * kMiB) == kMiB);
 }
 
-TEST_CASE("Blocks much smaller than the bytes in flight come with a note on their scatter",
+TEST_CASE("Blocks much smaller than the bytes in flight come with a note on their blur",
           "[sweep][queue]") {
   zcav::DeviceInfo dev;
   dev.path = "/dev/x";
@@ -331,15 +331,15 @@ TEST_CASE("Blocks much smaller than the bytes in flight come with a note on thei
   dev.default_chunk_bytes = 4 * kMiB;
   const auto scatter_note = [&](const zcav::SweepOptions& o) {
     for (const std::string& n : zcav::PlanSweep(dev, o).notes) {
-      if (n.find("per-block rates scatter") != std::string::npos) return n;
+      if (n.find("blurs the per-block rates") != std::string::npos) return n;
     }
     return std::string();
   };
   zcav::SweepOptions o;  // 4 MiB blocks, 16 x 4 MiB in flight
   CHECK(scatter_note(o) ==
-        "16 reads of 4 MiB in flight (64 MiB) span several 4 MiB blocks: where the device "
-        "completes reads in bursts, per-block rates scatter (the average is exact); "
-        "--block-size 64M or more, or --queue-depth 1, gives a smooth curve");
+        "16 reads of 4 MiB in flight (64 MiB) span 16 blocks of 4 MiB: a device that completes "
+        "reads in bursts blurs the per-block rates over up to 64 MiB (the average is exact); "
+        "--block-size 64M or more, or --queue-depth 1, for a sharp curve");
   o.block_bytes = 32 * kMiB;  // two blocks in flight: no note
   CHECK(scatter_note(o).empty());
   o.block_bytes = 0;

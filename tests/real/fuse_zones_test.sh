@@ -10,8 +10,11 @@
 # the time the table gives them). With root and loop devices, the sweep's
 # checks run again on a read-only loop device over the file (losetup -r).
 # The file's sweep also runs at --queue-depth 1 and 16 (the default for a
-# FUSE file is 4; for the loop device 16), with the same checks: the zones
-# must not depend on the number of reads in flight.
+# FUSE file is 4; for the loop device 64 reads of 1 MiB), with the same
+# checks: the zones must not depend on the number of reads in flight. (At 64
+# on the file they do: FUSE completes the reads in bursts of ~50 MiB, and the
+# sweep says so in its notes; the loop device over the file queues them
+# itself and passes at 64.)
 #
 # Usage: bash fuse_zones_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
