@@ -95,11 +95,13 @@ po::options_description SweepOptionsDescription() {
       ("block-size", po::value<std::string>()->value_name("SIZE"),
        "bytes per measured block (default: about 1000 blocks over the range)")
       ("chunk-size", po::value<std::string>()->value_name("SIZE"),
-       "bytes per read call (default: 1M, or the block size if smaller)")
+       "bytes per read call (default: 1M; for SSD/NVMe/virtual disks the largest read the "
+       "device takes whole, up to 4M, where it divides the block; the block size if smaller)")
       ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
       ("queue-depth", po::value<std::string>()->value_name("N"),
        "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
-       "rotational disks, 16 for SSD/NVMe/virtual disks, 1 for optical drives, 4 unknown)")
+       "rotational disks, 16 for SSD/NVMe, 64 MiB worth for virtual disks (virtio, loop), "
+       "1 for optical drives, 4 unknown)")
       ("engine", po::value<std::string>()->value_name("NAME"),
        "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "
        "(one read at a time, as classic zcav)")

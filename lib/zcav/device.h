@@ -35,6 +35,7 @@ struct DeviceInfo {
   std::optional<bool> rotational;   // sysfs queue/rotational
   std::string transport;            // usb, ata, nvme, scsi, virtio, loop, file, sim
   std::string link;                 // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
+  std::string backing_file;         // a loop device's file (sysfs loop/backing_file), else ""
   bool direct_io = true;            // true: reads bypass the page cache (O_DIRECT)
   // How reads can be issued: "io_uring" (several in flight, OpenReadQueue),
   // "pread" (one at a time: io_uring unavailable, with a note saying why) or

@@ -231,8 +231,9 @@ void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_byte
 }
 
 // How reads will be issued: io_uring when this kernel allows it (else pread,
-// with a note why), and the default depth and chunk for the device's class. For a
-// file the class is that of the disk under its file system.
+// with a note why), and the default depth and chunk for the device's class.
+// For a file, and for a loop device over one, the class is that of the disk
+// under the file's file system.
 // Returns true when a cgroup read throttle applies (reads then go with
 // IOSQE_ASYNC, read_throttle.h).
 bool ChooseReadEngine(const struct stat& st, DeviceInfo& info) {
@@ -248,7 +249,20 @@ bool ChooseReadEngine(const struct stat& st, DeviceInfo& info) {
   // a file's file system (major 0: FUSE, tmpfs, NFS...: none).
   const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
   ReadShape shape;
-  if (S_ISBLK(st.st_mode)) {
+  struct stat backing {};
+  if (S_ISBLK(st.st_mode) && info.transport == "loop" && !info.backing_file.empty() &&
+      ::stat(info.backing_file.c_str(), &backing) == 0 && S_ISREG(backing.st_mode)) {
+    // A loop device reads as the disk under its file does (a file on tmpfs
+    // is read from RAM: few reads in flight, as for any file of unknown
+    // class), in requests no larger than the loop's own.
+    DeviceInfo under;
+    if (major(backing.st_dev) != 0) FillSysfsInfo(major(backing.st_dev), minor(backing.st_dev), under);
+    if (info.max_request_bytes != 0 &&
+        (under.max_request_bytes == 0 || info.max_request_bytes < under.max_request_bytes)) {
+      under.max_request_bytes = info.max_request_bytes;
+    }
+    shape = DefaultReadShape(major(backing.st_dev), under);
+  } else if (S_ISBLK(st.st_mode)) {
     shape = DefaultReadShape(major(dev), info);
   } else {
     DeviceInfo under;

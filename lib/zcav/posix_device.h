@@ -53,6 +53,9 @@ struct ReadShape {
 };
 // `major_number` is the device's (11: a SCSI CD-ROM); `info` has the
 // transport, rotational flag and max_request_bytes of FillSysfsInfo.
+// (OpenPosixDevice asks this for the disk under a file, and for a loop
+// device over a file for the disk under that file with the loop's largest
+// request: a loop over a file on tmpfs gets the unknown class's 4 reads.)
 //   optical (major 11)               1 read  of 1 MiB
 //   rotational disk                  2 reads of 1 MiB
 //   SSD, NVMe (rotational=0, nvme)  16 reads of C

@@ -130,8 +130,8 @@ void Fill(unsigned major, unsigned minor, DeviceInfo& info, const std::string& s
   // The transport is read off the device's place in the sysfs hierarchy.
   if (name.rfind("loop", 0) == 0) {
     info.transport = "loop";
-    const std::string backing = ReadAttribute(disk / "loop" / "backing_file");
-    if (!backing.empty()) info.link = "backing file " + backing;
+    info.backing_file = ReadAttribute(disk / "loop" / "backing_file");
+    if (!info.backing_file.empty()) info.link = "backing file " + info.backing_file;
   } else if (name.rfind("nvme", 0) == 0) {
     info.transport = "nvme";
     info.link = NvmeLink(disk);

@@ -13,7 +13,7 @@ namespace zcav {
 // `major`,`minor`, reading under `sysfs_root`
 // (normally "/sys"; tests pass a fake tree). Partitions are resolved to their
 // whole disk. Unknown fields are left empty. Never throws.
-// transport: "loop" (link: "backing file PATH"), "nvme" (link: "PCIe 8.0 GT/s
+// transport: "loop" (backing_file, link: "backing file PATH"), "nvme" (link: "PCIe 8.0 GT/s
 // x4"), "virtio", "usb" (link: "USB 480 Mb/s", from the nearest USB device),
 // "ata" (link: "SATA 6.0 Gbps"), "scsi" (other SCSI disks), read off the
 // device's place in the /sys/devices hierarchy in that order.

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Real-I/O test: the default read shape (reads in flight, bytes a read) that
+# zcav picks for a file, for a loop device over that file, and for a loop
+# device over a file on tmpfs, as the header records it (options.queue_depth,
+# options.chunk_bytes):
+# - a loop device reads as the disk under its file does: over a file on
+#   tmpfs (RAM, no sysfs queue) the unknown class, 4 reads of 1 MiB;
+# - over a file on a disk, the file's class: its reads are at most the
+#   loop's largest request (queue/max_sectors_kb) and at most the file's;
+#   for a virtual disk (virtio, loop) both hold 64 MiB in flight, for any
+#   other class the loop keeps the file's depth;
+# - every chunk is a power of two of 1 to 4 MiB that divides the block.
+#
+# Usage: bash read_shape_test.sh /path/to/zcav
+# Exit: 0 pass, 1 fail, 77 skip (not root, no loop devices, no /dev/shm).
+# Detaches its loop devices and removes its files on every exit path.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+readonly ZCAV=${1:?usage: read_shape_test.sh /path/to/zcav}
+readonly SIZE_MIB=256
+
+require_zcav "$ZCAV"
+[[ $(id -u) -eq 0 ]] || skip "needs root for losetup"
+[[ -e /dev/loop-control ]] || skip "no loop devices (/dev/loop-control missing)"
+command -v losetup >/dev/null || skip "losetup not installed (Debian package: mount)"
+[[ -d /dev/shm && $(stat -f -c %T /dev/shm) == tmpfs ]] || skip "no tmpfs at /dev/shm"
+
+WORK="" RAM_FILE="" LOOP_DISK="" LOOP_RAM=""
+cleanup() {
+  local rc=$?
+  set +e
+  stop_started
+  detach_loop "$LOOP_DISK"
+  detach_loop "$LOOP_RAM"
+  [[ -n $RAM_FILE ]] && rm -f "$RAM_FILE"
+  [[ -n $WORK ]] && rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+BASE=$(pick_dir) ||
+  fail "no directory among \$ZCAV_REAL_TEST_DIR, \$TMPDIR, /var/tmp, /tmp supports O_DIRECT reads"
+WORK=$(mktemp -d "$BASE/zcav-shape-XXXXXX")
+head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/disk.img"
+sync "$WORK/disk.img" 2>/dev/null || sync
+RAM_FILE=$(mktemp /dev/shm/zcav-shape-XXXXXX)
+cp "$WORK/disk.img" "$RAM_FILE"
+LOOP_DISK=$(losetup -f --show -r --direct-io=on "$WORK/disk.img")
+LOOP_RAM=$(losetup -f --show -r "$RAM_FILE")
+echo "file $WORK/disk.img, loop $LOOP_DISK over it, loop $LOOP_RAM over $RAM_FILE (tmpfs)"
+
+shape() {  # TARGET NAME: a sweep of TARGET in 16 MiB blocks (default shape) into $WORK/NAME.json
+  run_and_wait "$ZCAV" sweep "$1" --block-size 16M --quiet --format json -o "$WORK/$2.json" ||
+    fail "zcav sweep $1 exited with $?"
+}
+shape "$WORK/disk.img" file
+shape "$LOOP_DISK" loop-disk
+shape "$LOOP_RAM" loop-ram
+
+python3 - "$WORK" "$LOOP_DISK" <<'EOF'
+import json, os, sys
+work, loop_disk = sys.argv[1:]
+MiB = 1 << 20
+def opts(name):
+    d = json.load(open(f"{work}/{name}.json"))
+    if d.get("status") != "complete":
+        sys.exit(f"FAIL: {name}: sweep status {d.get('status')}")
+    o = d["options"]
+    return o["queue_depth"], o["chunk_bytes"], o["block_bytes"], d["device"].get("transport", "")
+errors = []
+shapes = {n: opts(n) for n in ("file", "loop-disk", "loop-ram")}
+for n, (qd, chunk, block, transport) in shapes.items():
+    print(f"{n}: {qd} reads of {chunk // 1024} KiB in flight, {block // MiB} MiB blocks, transport {transport!r}")
+    if chunk < MiB or chunk > 4 * MiB or chunk & (chunk - 1) or block % chunk:
+        errors.append(f"{n}: chunk {chunk} is not a power of two of 1-4 MiB dividing the {block}-byte block")
+if shapes["loop-ram"][:2] != (4, MiB):
+    errors.append(f"loop over tmpfs: {shapes['loop-ram'][:2]}, expected 4 reads of 1 MiB (unknown class)")
+fqd, fchunk = shapes["file"][:2]
+lqd, lchunk = shapes["loop-disk"][:2]
+name = loop_disk.rsplit("/", 1)[-1]
+max_kb = int(open(f"/sys/block/{name}/queue/max_sectors_kb").read())
+if lchunk > max_kb * 1024 or lchunk > fchunk:
+    errors.append(f"loop over the file: {lchunk}-byte reads, above the loop's {max_kb} KiB or the file's {fchunk}")
+st = os.stat(f"{work}/disk.img")
+disk = os.path.realpath(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+virtual = "/virtio" in disk or os.path.basename(disk).startswith("loop")
+print(f"the file's disk: {disk} ({'virtual' if virtual else 'not virtual'})")
+if virtual:  # 64 MiB in flight on both
+    if lqd * lchunk != 64 * MiB:
+        errors.append(f"loop over a file on a virtual disk: {lqd} x {lchunk} in flight, expected 64 MiB")
+elif lqd != fqd:
+    errors.append(f"loop over the file: depth {lqd}, the file's is {fqd}")
+if errors:
+    sys.exit("\n".join("FAIL: " + e for e in errors))
+print("PASS: read shapes follow the disk under the file")
+EOF
