@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: zcav's sequential read against fio, dd and classic zcav, on one
-# 4 GiB file on the machine's disk and on a loop device over that file.
+# 4 GiB file on the machine's disk, on a loop device over that file, and on a
+# loop device over a copy of it on tmpfs (RAM: a stable rate, where the
+# disk's varies run to run on a shared machine).
 #
 # In one run, ROUNDS times, each tool on each target (the tool order reversed
 # every other round, the target order too, so a slow drift of the machine
@@ -40,6 +42,7 @@
 #   BENCH_DIR=/var/tmp   where the 4 GiB file lives (not tmpfs: it needs O_DIRECT)
 #   BENCH_FILE=...       the file itself (default $BENCH_DIR/zcav-bench-4GiB.dat)
 #   ZCAV_QDS="1 16 64"   queue depths tried with zcav sweep --queue-depth
+#   BENCH_RAM=1          0: no RAM-backed loop target (it needs 4.5 GiB of tmpfs)
 #   CLASSIC_BLOCKS=64:1  classic zcav's -b: block MiB (one timed row each) :
 #                        chunk MiB (the size of each read() call)
 # The file is created once from /dev/urandom and kept for the next run. The
@@ -138,10 +141,14 @@ python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_DIR
 # --- Scratch space, and the cleanup that also detaches our loop device.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-bench.XXXXXX")
 LOOP_DEV=""  # set only once losetup has given us a device: the only one we detach
+RAM_FILE="" RAM_LOOP=""  # the RAM-backed loop target's, set below
 cleanup() {
-  if [[ -n $LOOP_DEV ]]; then
-    losetup -d "$LOOP_DEV" 2>/dev/null || echo "bench_read: could not detach $LOOP_DEV: run losetup -d $LOOP_DEV" >&2
-  fi
+  local dev
+  for dev in "$LOOP_DEV" "$RAM_LOOP"; do
+    [[ -n $dev ]] || continue
+    losetup -d "$dev" 2>/dev/null || echo "bench_read: could not detach $dev: run losetup -d $dev" >&2
+  done
+  [[ -n $RAM_FILE ]] && rm -f "$RAM_FILE"
   rm -rf "$WORK"
   if [[ $CLEANUP -eq 1 ]]; then rm -f "$BENCH_FILE" "$BENCH_FILE.partial"; fi
 }
@@ -176,6 +183,31 @@ else
   else
     TARGET_DESC[loop]="loop $LOOP_DEV over that file (read-only; direct-io REFUSED, dio=$loop_dio: the loop reads through the file's page cache, so its rates may be RAM's)"
     skip "the kernel refused direct-io on $LOOP_DEV: loop figures may include the backing file's page cache"
+  fi
+fi
+
+# "ramloop": a loop device over a copy of the file on tmpfs (RAM). Nothing of
+# the host's disk is on its path, so its rate is stable run to run (within
+# ~5 %, where the disk's vary 2-3x on a shared machine) and shows what each
+# tool's engine costs at RAM speed. BENCH_RAM=0 skips it.
+if [[ ${BENCH_RAM:-1} == 0 ]]; then
+  skip "BENCH_RAM=0: no RAM-backed loop target"
+elif [[ $IS_ROOT -eq 0 || ${#TARGETS[@]} -lt 2 ]]; then
+  skip "no loop devices here (see above): no RAM-backed loop target"
+elif [[ $(stat -f -c %T /dev/shm 2>/dev/null) != tmpfs ||
+        $(df -Pk /dev/shm | awk 'NR == 2 { print $4 }') -lt $((SIZE_MIB * 1024 + 512 * 1024)) ]]; then
+  skip "no tmpfs with 4.5 GiB free at /dev/shm: no RAM-backed loop target"
+else
+  RAM_FILE=$(mktemp /dev/shm/zcav-bench-XXXXXX)
+  cp "$BENCH_FILE" "$RAM_FILE"
+  if RAM_LOOP=$(losetup -f --show -r "$RAM_FILE" 2>"$WORK/losetup.err"); then
+    TARGETS+=(ramloop)
+    TARGET_PATH[ramloop]=$RAM_LOOP
+    TARGET_BYTES[ramloop]=$(blockdev --getsize64 "$RAM_LOOP")
+    TARGET_DESC[ramloop]="loop $RAM_LOOP over a copy of that file on tmpfs (read-only; RAM behind the loop, the same 4 GiB)"
+  else
+    RAM_LOOP=""
+    skip "losetup of the tmpfs copy failed ($(head -n 1 "$WORK/losetup.err")): no RAM-backed loop target"
   fi
 fi
 
