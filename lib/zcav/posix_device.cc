@@ -543,10 +543,13 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
 //   against its rate: it needs more bytes in flight than a real SSD. On a
 //   virtio disk (max request 4 MiB) 16 reads of 4 MiB read a file 1.3x as
 //   fast as 16 of 1 MiB, and on a loop device over it (max request 1280
-//   KiB) 64 reads of 1 MiB 2.2x as fast as 16 (tests/bench/bench_read.sh,
-//   medians of 10 alternating rounds); 64 reads of 1 MiB on the virtio disk
-//   and 16 of 4 MiB on the loop (split there into 1280 KiB pieces) were
-//   slower. Hence: reads as large as the device takes whole, 64 MiB of them.
+//   KiB) 64 reads of 1 MiB 2.2x as fast as 16 (zcav sweep --chunk-size
+//   and --queue-depth on this project's test machine, medians of 10
+//   alternating rounds); 64 reads of 1 MiB on the virtio disk and 16 of
+//   4 MiB on the loop (split there into 1280 KiB pieces) were slower.
+//   Hence: reads as large as the device takes whole, 64 MiB of them. (A
+//   loop device over a file on tmpfs is not virtual in this sense: RAM
+//   answers at once, and 4 reads of 1 MiB beat 16 by 1.2x, 64 by 1.4x.)
 // - Anything else (FUSE, network file systems: no sysfs queue) 4.
 // Reads above 4 MiB gain little and cost pinned memory; below 1 MiB the
 // kernel's splitting is cheaper than more system calls.

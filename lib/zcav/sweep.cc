@@ -1,8 +1,8 @@
 #include "zcav/sweep.h"
 
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <limits>
