@@ -295,13 +295,22 @@ TEST_CASE("The default read shape follows the device class and its largest reque
   CHECK(shape(0, "", std::nullopt, 0) == P{4, kMiB});              // FUSE, NFS
 }
 
-TEST_CASE("The default chunk is the device's preferred read where it divides the block",
-          "[sweep][queue]") {
+namespace {
+// A 4 GiB io_uring device that prefers 16 reads of 4 MiB (a virtio disk's shape).
+zcav::DeviceInfo FourGiBVirtioLike() {
   zcav::DeviceInfo dev;
   dev.path = "/dev/x";
   dev.size_bytes = 4096 * kMiB;
   dev.read_engine = "io_uring";
+  dev.default_queue_depth = 16;
   dev.default_chunk_bytes = 4 * kMiB;
+  return dev;
+}
+}  // namespace
+
+TEST_CASE("The default chunk is the device's preferred read where it divides the block",
+          "[sweep][queue]") {
+  zcav::DeviceInfo dev = FourGiBVirtioLike();
   zcav::SweepOptions o;
   CHECK(zcav::PlanSweep(dev, o).block_bytes == 4 * kMiB);  // 4 GiB / 1000, whole MiB
   CHECK(zcav::PlanSweep(dev, o).chunk_bytes == 4 * kMiB);
@@ -323,12 +332,7 @@ TEST_CASE("The default chunk is the device's preferred read where it divides the
 
 TEST_CASE("Blocks much smaller than the bytes in flight come with a note on their blur",
           "[sweep][queue]") {
-  zcav::DeviceInfo dev;
-  dev.path = "/dev/x";
-  dev.size_bytes = 4096 * kMiB;
-  dev.read_engine = "io_uring";
-  dev.default_queue_depth = 16;
-  dev.default_chunk_bytes = 4 * kMiB;
+  zcav::DeviceInfo dev = FourGiBVirtioLike();
   const auto scatter_note = [&](const zcav::SweepOptions& o) {
     for (const std::string& n : zcav::PlanSweep(dev, o).notes) {
       if (n.find("blurs the per-block rates") != std::string::npos) return n;
