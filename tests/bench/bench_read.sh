@@ -39,6 +39,11 @@
 #   --no-sim   skip bench_sim.sh
 # Environment:
 #   ROUNDS=5             rounds (at least 3)
+#   READS=1              reads of the whole target per measurement, in one
+#                        process (zcav --passes, fio --loops, dd run READS
+#                        times; classic zcav always once: its later passes
+#                        would read the page cache). More than 1 averages out
+#                        a shared host's seconds-long swings within each run.
 #   BENCH_DIR=/var/tmp   where the 4 GiB file lives (not tmpfs: it needs O_DIRECT)
 #   BENCH_FILE=...       the file itself (default $BENCH_DIR/zcav-bench-4GiB.dat)
 #   ZCAV_QDS="1 16 64"   queue depths tried with zcav sweep --queue-depth
@@ -58,6 +63,7 @@ readonly SIZE_MIB=4096
 readonly SIZE_BYTES=$((SIZE_MIB * 1024 * 1024))
 readonly CLASSIC_ZCAV=/usr/sbin/zcav
 ROUNDS=${ROUNDS:-5}
+READS=${READS:-1}
 BENCH_DIR=${BENCH_DIR:-/var/tmp}
 BENCH_FILE=${BENCH_FILE:-$BENCH_DIR/zcav-bench-4GiB.dat}
 ZCAV_QDS=${ZCAV_QDS-1 16 64}
@@ -79,6 +85,7 @@ for arg in "$@"; do
   esac
 done
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 3 ]] || die "ROUNDS must be a whole number >= 3 (got '$ROUNDS')"
+[[ $READS =~ ^[0-9]+$ && $READS -ge 1 ]] || die "READS must be a whole number >= 1 (got '$READS')"
 [[ $ZCAV_QDS =~ ^[0-9\ ]*$ ]] || die "ZCAV_QDS must be whole numbers >= 1 separated by spaces (got '$ZCAV_QDS')"
 for q in $ZCAV_QDS; do [[ $q -ge 1 ]] || die "ZCAV_QDS: queue depth $q is not >= 1"; done
 [[ $CLASSIC_BLOCKS =~ ^([0-9]+):([0-9]+)$ && ${BASH_REMATCH[1]} -ge ${BASH_REMATCH[2]} && ${BASH_REMATCH[2]} -ge 1 ]] ||
@@ -310,16 +317,17 @@ print(job["read"]["bw_bytes"] / 1e6)
 EOF
 }
 
-dd_mb_per_s() {  # STDERR BYTES: dd's own "N bytes ... copied, S s" as N / S in MB/s
+dd_mb_per_s() {  # STDERR BYTES: dd's own "N bytes ... copied, S s", summed over its runs, as N / S in MB/s
   python3 - "$1" "$2" <<'EOF'
 import re, sys
 text = open(sys.argv[1]).read()
-m = re.search(r"^(\d+) bytes .* copied, ([0-9.]+) s", text, re.M)
-if not m:
+runs = re.findall(r"^(\d+) bytes .* copied, ([0-9.]+) s", text, re.M)
+if not runs:
     sys.exit("no 'bytes ... copied' line from dd")
-if int(m.group(1)) != int(sys.argv[2]):
-    sys.exit(f"dd copied {m.group(1)} bytes, not {sys.argv[2]}")
-print(int(m.group(1)) / float(m.group(2)) / 1e6)
+copied = sum(int(n) for n, _ in runs)
+if copied != int(sys.argv[2]):
+    sys.exit(f"dd copied {copied} bytes, not {sys.argv[2]}")
+print(copied / sum(float(t) for _, t in runs) / 1e6)
 EOF
 }
 
@@ -361,19 +369,21 @@ drop_caches() {
 # run_one TOOL TARGET ROUND: one run of TOOL over the whole TARGET, recorded.
 run_one() {
   local tool=$1 target=$2 round=$3
-  local path=${TARGET_PATH[$target]} bytes=${TARGET_BYTES[$target]}
+  local path=${TARGET_PATH[$target]} bytes=$((TARGET_BYTES[$target] * READS))
   local tag=$target.$tool.$round mbps
-  local fio_args=(--filename="$path" --rw=read --bs=1M --direct=1 --output-format=json)
+  local fio_args=(--filename="$path" --rw=read --bs=1M --direct=1 --loops="$READS" --output-format=json)
   case $tool in
     zcav | zcav-qd*)
       local qd=()
       [[ $tool == zcav ]] || qd=(--queue-depth "${tool#zcav-qd}")
-      timed "$tag" "$ZCAV_BIN" sweep "$path" "${qd[@]}" --quiet --format json -o "$WORK/$tag.json"
+      timed "$tag" "$ZCAV_BIN" sweep "$path" "${qd[@]}" --passes "$READS" --quiet --format json \
+        -o "$WORK/$tag.json"
       mbps=$(zcav_mb_per_s "$WORK/$tag.json" "$bytes") || die "$tag: no usable result"
       ;;
     fio-zshape)
       timed "$tag" fio --name=zshape --ioengine=io_uring --iodepth="${SHAPE_QD[$target]}" \
-        --filename="$path" --rw=read --bs="${SHAPE_BS[$target]}" --direct=1 --output-format=json
+        --filename="$path" --rw=read --bs="${SHAPE_BS[$target]}" --direct=1 --loops="$READS" \
+        --output-format=json
       mbps=$(fio_mb_per_s "$WORK/$tag.out" "$bytes") || die "$tag: no usable result"
       ;;
     fio-psync | fio-libaio | fio-uring)
@@ -384,11 +394,15 @@ run_one() {
       mbps=$(fio_mb_per_s "$WORK/$tag.out" "$bytes") || die "$tag: no usable result"
       ;;
     dd)
-      timed "$tag" dd if="$path" of=/dev/null iflag=direct bs=16M
+      # shellcheck disable=SC2016  # expanded by the inner bash
+      timed "$tag" bash -c 'for ((i = 0; i < $1; i++)); do dd if="$2" of=/dev/null iflag=direct bs=16M || exit; done' \
+        dd "$READS" "$path"
       mbps=$(dd_mb_per_s "$WORK/$tag.err" "$bytes") || die "$tag: no usable result"
       ;;
     classic)
       drop_caches
+      # One read always: its later passes would come from the page cache.
+      bytes=${TARGET_BYTES[$target]}
       timed "$tag" "$CLASSIC_ZCAV" -c 1 -b "$CLASSIC_BLOCKS" "$path"
       mbps=$(classic_mb_per_s "$WORK/$tag.out" "$bytes" "$CLASSIC_BLOCK_MIB") || die "$tag: no usable result"
       ;;
@@ -445,11 +459,12 @@ done
   for n in "${NOTES[@]}"; do printf 'note\t%s\n' "$n"; done
 } >"$WORK/meta.tsv"
 echo
-python3 - "$WORK/results.tsv" "$WORK/meta.tsv" "$ROUNDS" <<'EOF'
+python3 - "$WORK/results.tsv" "$WORK/meta.tsv" "$ROUNDS" "$READS" <<'EOF'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 meta = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.strip()]
 rounds = int(sys.argv[3])
+reads = int(sys.argv[4])
 targets = [(m[1], m[2], int(m[3])) for m in meta if m[0] == "target"]
 classic = next(m[1] for m in meta if m[0] == "classic")
 dropped = next(m[1] for m in meta if m[0] == "dropped") == "yes"
@@ -529,7 +544,9 @@ for target, desc, size in targets:
                   f"CPU {statistics.median(100 * c / e for c, e in zip(cs, el)):.1f} %")
     print()
 
-print(f"Medians over {rounds} rounds. MB = 10^6 B; MB/s as each tool reports it: zcav summary.avg_mb_per_s")
+print(f"Medians over {rounds} rounds; each measurement read the whole target {reads} time(s) in one process"
+      + (" (classic zcav once)." if reads > 1 else "."))
+print("MB = 10^6 B; MB/s as each tool reports it: zcav summary.avg_mb_per_s")
 print("(bytes / read time), fio read.bw_bytes, dd its 'N bytes copied, S s' as N/S, classic zcav")
 print("blocks x block size / sum of its per-block seconds; wall MB/s = target bytes / elapsed of the")
 print("whole process; CPU % = whole-process (user+sys)/elapsed, from /usr/bin/time -v (100 % = one core).")
