@@ -230,10 +230,32 @@ void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_byte
   }
 }
 
+// The default read shape: that of the block device's own class; for a file,
+// and for a loop device over one, that of the disk under the file's file
+// system (major 0, as FUSE, tmpfs or NFS: the unknown class; a file on tmpfs
+// is read from RAM, where few reads in flight do best). A loop device's
+// requests stay no larger than its own maximum.
+ReadShape ShapeFor(const struct stat& st, const DeviceInfo& info) {
+  dev_t under_dev = st.st_dev;  // a file's file system
+  if (S_ISBLK(st.st_mode)) {
+    struct stat backing {};
+    if (info.transport != "loop" || info.backing_file.empty() ||
+        ::stat(info.backing_file.c_str(), &backing) != 0 || !S_ISREG(backing.st_mode)) {
+      return DefaultReadShape(major(st.st_rdev), info);
+    }
+    under_dev = backing.st_dev;
+  }
+  DeviceInfo under;
+  if (major(under_dev) != 0) FillSysfsInfo(major(under_dev), minor(under_dev), under);
+  if (S_ISBLK(st.st_mode) && info.max_request_bytes != 0 &&
+      (under.max_request_bytes == 0 || info.max_request_bytes < under.max_request_bytes)) {
+    under.max_request_bytes = info.max_request_bytes;
+  }
+  return DefaultReadShape(major(under_dev), under);
+}
+
 // How reads will be issued: io_uring when this kernel allows it (else pread,
-// with a note why), and the default depth and chunk for the device's class.
-// For a file, and for a loop device over one, the class is that of the disk
-// under the file's file system.
+// with a note why), and the default depth and chunk (ShapeFor).
 // Returns true when a cgroup read throttle applies (reads then go with
 // IOSQE_ASYNC, read_throttle.h).
 bool ChooseReadEngine(const struct stat& st, DeviceInfo& info) {
@@ -248,27 +270,7 @@ bool ChooseReadEngine(const struct stat& st, DeviceInfo& info) {
   // The device the reads reach: the block device itself, or the disk under
   // a file's file system (major 0: FUSE, tmpfs, NFS...: none).
   const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-  ReadShape shape;
-  struct stat backing {};
-  if (S_ISBLK(st.st_mode) && info.transport == "loop" && !info.backing_file.empty() &&
-      ::stat(info.backing_file.c_str(), &backing) == 0 && S_ISREG(backing.st_mode)) {
-    // A loop device reads as the disk under its file does (a file on tmpfs
-    // is read from RAM: few reads in flight, as for any file of unknown
-    // class), in requests no larger than the loop's own.
-    DeviceInfo under;
-    if (major(backing.st_dev) != 0) FillSysfsInfo(major(backing.st_dev), minor(backing.st_dev), under);
-    if (info.max_request_bytes != 0 &&
-        (under.max_request_bytes == 0 || info.max_request_bytes < under.max_request_bytes)) {
-      under.max_request_bytes = info.max_request_bytes;
-    }
-    shape = DefaultReadShape(major(backing.st_dev), under);
-  } else if (S_ISBLK(st.st_mode)) {
-    shape = DefaultReadShape(major(dev), info);
-  } else {
-    DeviceInfo under;
-    if (major(dev) != 0) FillSysfsInfo(major(dev), minor(dev), under);
-    shape = DefaultReadShape(major(dev), under);
-  }
+  const ReadShape shape = ShapeFor(st, info);
   info.default_queue_depth = shape.queue_depth;
   info.default_chunk_bytes = shape.chunk_bytes;
   if (major(dev) == 0) return false;

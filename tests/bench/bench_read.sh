@@ -4,9 +4,10 @@
 # loop device over a copy of it on tmpfs (RAM: a stable rate, where the
 # disk's varies run to run on a shared machine).
 #
-# In one run, ROUNDS times, each tool on each target (the tool order reversed
-# every other round, the target order too, so a slow drift of the machine
-# falls on every tool alike):
+# In one run, ROUNDS times, each target, and on it each tool, one after the
+# other (so the runs compared on a target are seconds apart; the tool order
+# reversed every other round, the target order too, so a slow drift of the
+# machine falls on every tool alike):
 #   zcav sweep T --quiet --format json -o X                  (default settings)
 #   zcav sweep T --queue-depth Q ...     for each Q in ZCAV_QDS (when this zcav
 #                                        has --queue-depth; else a note)
@@ -47,6 +48,12 @@
 #   BENCH_DIR=/var/tmp   where the 4 GiB file lives (not tmpfs: it needs O_DIRECT)
 #   BENCH_FILE=...       the file itself (default $BENCH_DIR/zcav-bench-4GiB.dat)
 #   ZCAV_QDS="1 16 64"   queue depths tried with zcav sweep --queue-depth
+#   BENCH_TOOLS="..."    only these tools besides zcav's default, by name:
+#                        zcav-qd (the ZCAV_QDS rows), fio-psync, fio-libaio,
+#                        fio-uring, fio-zshape, dd, classic. Fewer tools make
+#                        rounds shorter and the pairs of a round closer in
+#                        time: "fio-psync fio-libaio fio-uring" is the
+#                        head-to-head with the issue's three fio configurations.
 #   BENCH_RAM=1          0: no RAM-backed loop target (it needs 4.5 GiB of tmpfs)
 #   CLASSIC_BLOCKS=64:1  classic zcav's -b: block MiB (one timed row each) :
 #                        chunk MiB (the size of each read() call)
@@ -88,6 +95,13 @@ done
 [[ $READS =~ ^[0-9]+$ && $READS -ge 1 ]] || die "READS must be a whole number >= 1 (got '$READS')"
 [[ $ZCAV_QDS =~ ^[0-9\ ]*$ ]] || die "ZCAV_QDS must be whole numbers >= 1 separated by spaces (got '$ZCAV_QDS')"
 for q in $ZCAV_QDS; do [[ $q -ge 1 ]] || die "ZCAV_QDS: queue depth $q is not >= 1"; done
+readonly ALL_TOOLS="zcav-qd fio-psync fio-libaio fio-uring fio-zshape dd classic"
+BENCH_TOOLS=${BENCH_TOOLS-$ALL_TOOLS}
+for t in $BENCH_TOOLS; do
+  [[ " $ALL_TOOLS " == *" $t "* ]] || die "BENCH_TOOLS: unknown tool '$t' (known: $ALL_TOOLS)"
+done
+wanted() { [[ " $BENCH_TOOLS " == *" $1 "* ]]; }
+wanted zcav-qd || ZCAV_QDS=""
 [[ $CLASSIC_BLOCKS =~ ^([0-9]+):([0-9]+)$ && ${BASH_REMATCH[1]} -ge ${BASH_REMATCH[2]} && ${BASH_REMATCH[2]} -ge 1 ]] ||
   die "CLASSIC_BLOCKS must be BLOCK_MiB:CHUNK_MiB with BLOCK >= CHUNK >= 1 (got '$CLASSIC_BLOCKS')"
 readonly CLASSIC_BLOCK_MIB=${BASH_REMATCH[1]}
@@ -227,25 +241,27 @@ for q in $ZCAV_QDS; do
   LABEL[zcav-qd$q]="zcav --queue-depth $q"
 done
 if [[ $HAVE_FIO -eq 1 ]]; then
-  TOOLS+=(fio-psync fio-libaio)
   LABEL[fio-psync]="fio psync QD1"
   LABEL[fio-libaio]="fio libaio QD16"
+  for t in fio-psync fio-libaio; do wanted $t && TOOLS+=("$t"); done
   # io_uring may be missing from fio's build or disabled by the kernel
   # (sysctl kernel.io_uring_disabled, seccomp): try 1 MiB first.
-  if fio --name=probe --filename="$BENCH_FILE" --rw=read --bs=1M --size=1M --direct=1 \
+  if ! wanted fio-uring && ! wanted fio-zshape; then
+    :
+  elif fio --name=probe --filename="$BENCH_FILE" --rw=read --bs=1M --size=1M --direct=1 \
       --ioengine=io_uring --iodepth=1 --output-format=json >"$WORK/probe.out" 2>&1; then
-    TOOLS+=(fio-uring fio-zshape)
     LABEL[fio-uring]="fio io_uring QD16"
     LABEL[fio-zshape]="fio io_uring, zcav's shape"
+    for t in fio-uring fio-zshape; do wanted $t && TOOLS+=("$t"); done
   else
     skip "fio's io_uring engine does not work here ($(grep -m 1 -iE 'error|fail' "$WORK/probe.out" || echo 'fio failed')): no fio io_uring row"
   fi
 fi
-if [[ $HAVE_DD -eq 1 ]]; then
+if [[ $HAVE_DD -eq 1 ]] && wanted dd; then
   TOOLS+=(dd)
   LABEL[dd]="dd iflag=direct bs=16M"
 fi
-if [[ $HAVE_CLASSIC -eq 1 ]]; then
+if [[ $HAVE_CLASSIC -eq 1 ]] && wanted classic; then
   TOOLS+=(classic)
   LABEL[classic]="classic zcav -b $CLASSIC_BLOCKS"
 fi
@@ -441,8 +457,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     mapfile -t order < <(reversed "${TOOLS[@]}")
     mapfile -t torder < <(reversed "${TARGETS[@]}")
   fi
-  for tool in "${order[@]}"; do
-    for target in "${torder[@]}"; do
+  for target in "${torder[@]}"; do
+    for tool in "${order[@]}"; do
       note "round $round/$ROUNDS: ${LABEL[$tool]} on $target"
       run_one "$tool" "$target" "$round"
     done
