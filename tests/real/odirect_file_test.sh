@@ -2,7 +2,8 @@
 # Real-I/O test: zcav reads a regular file on a disk file system with O_DIRECT.
 # The file is put in the page cache first; the sweep must still fetch every
 # pass from storage (summary.storage_read_bytes, from /proc/self/io), measure
-# the trailing partial block, and run at a rate comparable to dd iflag=direct,
+# the trailing partial block, run at no less than a third of dd iflag=direct's
+# rate, and have block times that add up to its reading time,
 # with the default engine (io_uring, several reads in flight) and with
 # --engine pread (one read at a time).
 #
@@ -19,7 +20,7 @@ readonly ZCAV=${1:?usage: odirect_file_test.sh /path/to/zcav}
 readonly BLOCK_MIB=16
 readonly SIZE_BYTES=$((200 * 1024 * 1024 + 12 * 1024))  # last 16M block is partial
 readonly PASSES=2
-readonly DD_FACTOR=3   # zcav's average within a factor of 3 of dd's (shared machine)
+readonly DD_FACTOR=3   # zcav's average at least dd's / 3 (shared machine)
 
 require_zcav "$ZCAV"
 
@@ -115,9 +116,17 @@ if not m or float(m.group(2)) <= 0:
 else:
     dd_rate = int(m.group(1)) / float(m.group(2)) / 1e6
 avg = summary["avg_mb_per_s"]
-if dd_rate is not None and not (dd_rate / factor <= avg <= dd_rate * factor):
-    errors.append(f"zcav average {avg:.1f} MB/s is not within a factor {factor:g} "
-                  f"of dd iflag=direct's {dd_rate:.1f} MB/s")
+# Not slower than dd by more than the factor. Faster is the point: reads in
+# flight, on huge-page buffers (dd's are 4 KiB pages), can be several times
+# dd's rate on a virtual disk, so the bound on the other side is the clock:
+# the block times add up to the reading time (none dropped to inflate a rate).
+if dd_rate is not None and avg < dd_rate / factor:
+    errors.append(f"zcav average {avg:.1f} MB/s is below dd iflag=direct's {dd_rate:.1f} MB/s "
+                  f"/ {factor:g}")
+read_s, wall_s = summary.get("seconds", 0), summary.get("wall_seconds", 0)
+if not (0.5 * wall_s <= read_s <= wall_s):
+    errors.append(f"summary.seconds {read_s} (the sum of the block times) is not between half "
+                  f"and all of the sweep's wall_seconds {wall_s}")
 
 figures = ", ".join(f"pass {p['pass']}: {p['mb_per_s']:.1f} MB/s" for p in doc["passes"])
 print(f"zcav ({opts.get('engine')}, queue depth {opts.get('queue_depth')}): {figures}, average {avg:.1f} MB/s ({summary.get('cpu_percent', 0):.0f}% cpu); "
