@@ -287,16 +287,16 @@ TEST_CASE("The default read shape follows the device class and its largest reque
   CHECK(shape(8, "ata", false, 1280 * 1024) == P{16, kMiB});       // SATA SSD
   CHECK(shape(259, "nvme", std::nullopt, 2 * kMiB) == P{16, 2 * kMiB});
   CHECK(shape(259, "nvme", false, 128 * 1024) == P{16, kMiB});     // small requests: 1 MiB reads
-  CHECK(shape(254, "virtio", true, 4 * kMiB) == P{16, 4 * kMiB});  // 64 MiB in flight
-  CHECK(shape(254, "virtio", true, 32 * kMiB) == P{16, 4 * kMiB}); // at most 4 MiB a read
-  CHECK(shape(254, "virtio", true, 3 * kMiB) == P{32, 2 * kMiB});  // a power of two
-  CHECK(shape(7, "loop", true, 1280 * 1024) == P{64, kMiB});
-  CHECK(shape(7, "loop", true, 0) == P{64, kMiB});                 // not known: 1 MiB
+  CHECK(shape(254, "virtio", true, 4 * kMiB) == P{2, 4 * kMiB});   // 8 MiB in flight
+  CHECK(shape(254, "virtio", true, 32 * kMiB) == P{2, 4 * kMiB});  // at most 4 MiB a read
+  CHECK(shape(254, "virtio", true, 3 * kMiB) == P{4, 2 * kMiB});   // a power of two
+  CHECK(shape(7, "loop", true, 1280 * 1024) == P{8, kMiB});
+  CHECK(shape(7, "loop", true, 0) == P{8, kMiB});                  // not known: 1 MiB
   CHECK(shape(0, "", std::nullopt, 0) == P{4, kMiB});              // FUSE, NFS
 }
 
 namespace {
-// A 4 GiB io_uring device that prefers 16 reads of 4 MiB (a virtio disk's shape).
+// A 4 GiB io_uring device that prefers 16 reads of 4 MiB (an SSD taking 4 MiB requests).
 zcav::DeviceInfo FourGiBVirtioLike() {
   zcav::DeviceInfo dev;
   dev.path = "/dev/x";

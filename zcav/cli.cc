@@ -100,7 +100,7 @@ po::options_description SweepOptionsDescription() {
       ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
       ("queue-depth", po::value<std::string>()->value_name("N"),
        "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
-       "rotational disks, 16 for SSD/NVMe, 64 MiB worth for virtio disks, 1 for optical "
+       "rotational disks, 16 for SSD/NVMe, 8 MiB worth for virtio disks, 1 for optical "
        "drives, 4 unknown; a loop device as the disk under its file)")
       ("engine", po::value<std::string>()->value_name("NAME"),
        "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "

@@ -47,7 +47,7 @@ struct DeviceInfo {
   // Reads in flight by default (the sweep's queue depth when not given):
   // 1 for one-at-a-time engines; with io_uring by device class (see
   // DefaultReadShape in posix_device.h): 2 for rotational disks, 16 for
-  // SSDs and NVMe, 64 MiB in flight for virtual disks (virtio, loop), 4
+  // SSDs and NVMe, 8 MiB in flight for virtual disks (virtio, loop), 4
   // when the class is not known.
   std::uint32_t default_queue_depth = 1;
   // Bytes per read by default (the sweep's chunk when not given, see

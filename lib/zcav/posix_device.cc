@@ -541,23 +541,24 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
 // - SSDs and NVMe need many requests in flight to reach their rate: 16,
 //   fio's usual depth for them.
 // - A virtual disk (virtio, loop; its "rotational" flag is often a default,
-//   not a fact) is served by a host or a backing file whose latency is long
-//   against its rate: it needs more bytes in flight than a real SSD. On a
-//   virtio disk (max request 4 MiB) 16 reads of 4 MiB read a file 1.3x as
-//   fast as 16 of 1 MiB, and on a loop device over it (max request 1280
-//   KiB) 64 reads of 1 MiB 2.2x as fast as 16 (zcav sweep --chunk-size
-//   and --queue-depth on this project's test machine, medians of 10
-//   alternating rounds); 64 reads of 1 MiB on the virtio disk and 16 of
-//   4 MiB on the loop (split there into 1280 KiB pieces) were slower.
-//   Hence: reads as large as the device takes whole, 64 MiB of them. (A
-//   loop device over a file on tmpfs is not virtual in this sense: RAM
-//   answers at once, and 4 reads of 1 MiB beat 16 by 1.2x, 64 by 1.4x.)
+//   not a fact) is served by a host or a backing file: reads as large as
+//   it takes whole, 8 MiB of them in flight. On this project's test
+//   machine (a VM), with huge-page buffers (AlignedBuffer), a 4 GiB file
+//   on the virtio disk (max request 4 MiB) read at 8570 MB/s with 2 reads
+//   of 4 MiB, 7240 with 4, 6390 with 16, 6700 with 64; a loop device over
+//   it (max request 1280 KiB) at 7850 with 8 reads of 1 MiB, 7380 with 4,
+//   6850 with 16, 6780 with 64, 1650 with 1 (tests/bench/bench_read.sh,
+//   ZCAV_QDS, medians of 5 alternating rounds). Deeper queues only paid
+//   while the buffers were 4 KiB pages, one segment each. Few blocks in
+//   flight also keep the per-block curve sharp. (A loop device over a file
+//   on tmpfs is not virtual in this sense: RAM answers at once; it gets
+//   the unknown class's 4, within 5 % of the best there.)
 // - Anything else (FUSE, network file systems: no sysfs queue) 4.
 // Reads above 4 MiB gain little and cost pinned memory; below 1 MiB the
 // kernel's splitting is cheaper than more system calls.
 ReadShape DefaultReadShape(unsigned major_number, const DeviceInfo& info) {
   constexpr std::uint64_t kMaxChunk = 4 * kMiB;
-  constexpr std::uint64_t kVirtualInFlight = 64 * kMiB;
+  constexpr std::uint64_t kVirtualInFlight = 8 * kMiB;
   if (major_number == 11) return {1, kMiB};
   const std::uint64_t whole =
       info.max_request_bytes >= kMiB ? std::bit_floor(std::min(info.max_request_bytes, kMaxChunk)) : kMiB;

@@ -59,7 +59,7 @@ struct ReadShape {
 //   optical (major 11)               1 read  of 1 MiB
 //   rotational disk                  2 reads of 1 MiB
 //   SSD, NVMe (rotational=0, nvme)  16 reads of C
-//   virtual disk (virtio, loop)      64 MiB / C reads of C
+//   virtual disk (virtio, loop)      8 MiB / C reads of C
 //   not known (FUSE, NFS: no sysfs)  4 reads of 1 MiB
 // where C is the largest power of two of at most max_request_bytes, between
 // 1 MiB and 4 MiB (1 MiB when max_request_bytes is not known).

@@ -10,7 +10,7 @@
 # the time the table gives them). With root and loop devices, the sweep's
 # checks run again on a read-only loop device over the file (losetup -r).
 # The file's sweep also runs at --queue-depth 1 and 16 (the default for a
-# FUSE file is 4; for the loop device 64 reads of 1 MiB), with the same
+# FUSE file is 4, and for the loop device over it: FUSE has no disk), with the same
 # checks: the zones must not depend on the number of reads in flight. (At 64
 # on the file they do: FUSE completes the reads in bursts of ~50 MiB, and the
 # sweep says so in its notes; the loop device over the file queues them

@@ -7,7 +7,7 @@
 #   tmpfs (RAM, no sysfs queue) the unknown class, 4 reads of 1 MiB;
 # - over a file on a disk, the file's class: its reads are at most the
 #   loop's largest request (queue/max_sectors_kb) and at most the file's;
-#   for a virtual disk (virtio, loop) both hold 64 MiB in flight, for any
+#   for a virtual disk (virtio, loop) both hold 8 MiB in flight, for any
 #   other class the loop keeps the file's depth;
 # - every chunk is a power of two of 1 to 4 MiB that divides the block.
 #
@@ -88,9 +88,9 @@ st = os.stat(f"{work}/disk.img")
 disk = os.path.realpath(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
 virtual = "/virtio" in disk or os.path.basename(disk).startswith("loop")
 print(f"the file's disk: {disk} ({'virtual' if virtual else 'not virtual'})")
-if virtual:  # 64 MiB in flight on both
-    if lqd * lchunk != 64 * MiB:
-        errors.append(f"loop over a file on a virtual disk: {lqd} x {lchunk} in flight, expected 64 MiB")
+if virtual:  # 8 MiB in flight on both
+    if lqd * lchunk != 8 * MiB:
+        errors.append(f"loop over a file on a virtual disk: {lqd} x {lchunk} in flight, expected 8 MiB")
 elif lqd != fqd:
     errors.append(f"loop over the file: depth {lqd}, the file's is {fqd}")
 if errors:
