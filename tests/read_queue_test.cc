@@ -297,7 +297,7 @@ TEST_CASE("The default read shape follows the device class and its largest reque
 
 namespace {
 // A 4 GiB io_uring device that prefers 16 reads of 4 MiB (an SSD taking 4 MiB requests).
-zcav::DeviceInfo FourGiBVirtioLike() {
+zcav::DeviceInfo FourGiBDeepQueue() {
   zcav::DeviceInfo dev;
   dev.path = "/dev/x";
   dev.size_bytes = 4096 * kMiB;
@@ -310,7 +310,7 @@ zcav::DeviceInfo FourGiBVirtioLike() {
 
 TEST_CASE("The default chunk is the device's preferred read where it divides the block",
           "[sweep][queue]") {
-  zcav::DeviceInfo dev = FourGiBVirtioLike();
+  zcav::DeviceInfo dev = FourGiBDeepQueue();
   zcav::SweepOptions o;
   CHECK(zcav::PlanSweep(dev, o).block_bytes == 4 * kMiB);  // 4 GiB / 1000, whole MiB
   CHECK(zcav::PlanSweep(dev, o).chunk_bytes == 4 * kMiB);
@@ -332,7 +332,7 @@ TEST_CASE("The default chunk is the device's preferred read where it divides the
 
 TEST_CASE("Blocks much smaller than the bytes in flight come with a note on their blur",
           "[sweep][queue]") {
-  zcav::DeviceInfo dev = FourGiBVirtioLike();
+  zcav::DeviceInfo dev = FourGiBDeepQueue();
   const auto scatter_note = [&](const zcav::SweepOptions& o) {
     for (const std::string& n : zcav::PlanSweep(dev, o).notes) {
       if (n.find("blurs the per-block rates") != std::string::npos) return n;

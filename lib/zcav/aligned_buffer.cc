@@ -6,12 +6,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "zcav/units.h"
+
 namespace zcav {
-namespace {
-
-std::size_t RoundUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-
-}  // namespace
 
 AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment)
     : size_(RoundUp(size_bytes, alignment)) {

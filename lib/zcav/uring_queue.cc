@@ -8,6 +8,7 @@
 
 #include "zcav/aligned_buffer.h"
 #include "zcav/error.h"
+#include "zcav/units.h"
 
 namespace zcav {
 namespace {
@@ -21,8 +22,8 @@ class UringQueue final : public ReadQueue {
       : fd_(fd),
         depth_(depth),
         chunk_bytes_(chunk_bytes),
-        buffers_(static_cast<std::size_t>(depth) * RoundUpTo(chunk_bytes, alignment), alignment),
-        stride_(RoundUpTo(chunk_bytes, alignment)),
+        buffers_(static_cast<std::size_t>(depth) * RoundUp(chunk_bytes, alignment), alignment),
+        stride_(RoundUp(chunk_bytes, alignment)),
         slots_(depth) {
     failed_.reserve(depth);  // no allocation on the read path
     async_ = async;
@@ -117,8 +118,6 @@ class UringQueue final : public ReadQueue {
     if (res == 0) s.error = {ENXIO, std::system_category()};  // the data ended
     return true;
   }
-
-  static std::uint64_t RoundUpTo(std::uint64_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
   void Queue(std::uint32_t slot) {
     Slot& s = slots_[slot];
