@@ -815,8 +815,24 @@ const char* CurveTypeName(CurveType type) {
       return "clv";
     case CurveType::kOther:
       return "other";
+    case CurveType::kTiered:
+      return "tiered";
+    case CurveType::kFlatDips:
+      return "flat-dips";
   }
   return "other";
+}
+
+const char* StepOriginName(StepOrigin origin) {
+  switch (origin) {
+    case StepOrigin::kUnknown:
+      return "unknown";
+    case StepOrigin::kPosition:
+      return "position";
+    case StepOrigin::kTime:
+      return "time";
+  }
+  return "unknown";
 }
 
 namespace {
@@ -1072,6 +1088,16 @@ void Summarise(const Curve& curve, const SmoothFit& smooth, ZoneAnalysis& out) {
       break;
     case CurveType::kZclv:
       out.description = count + " rising from " + first + " to " + last + " MB/s (zoned CLV)";
+      break;
+    case CurveType::kTiered:
+      out.description = "tiered: " + first + " MB/s over the first " +
+                         FormatFixed(100.0 * static_cast<double>(zs[0].end_block) /
+                                         static_cast<double>(n), 0) +
+                         " %, then " + last + " MB/s (a fast region, e.g. a cache, then the device's own rate)";
+      break;
+    case CurveType::kFlatDips:
+      out.description = "flat at " + FormatRate(zs[out.fastest_zone].mb_per_s) + " MB/s with " +
+                        std::to_string(out.texture.dip_count) + " short dips";
       break;
     case CurveType::kOther:
       out.description = count + (out.alternating ? " alternating between levels" : "") + " from " +

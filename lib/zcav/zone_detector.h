@@ -129,6 +129,13 @@ struct ZoneOptions {
   double sensitivity = 1.0;
   // Minimum zone length in blocks; 0 = max(3, 0.2 % of the blocks). Default: 0.
   std::uint64_t min_zone_blocks = 0;
+  // How many blocks one block's timing can be smeared over: the bytes in
+  // flight divided by the block size, when the reads in flight span more than
+  // one block (a device that completes them in bursts then shares one burst's
+  // time among several blocks). 0 or 1 = each block timed on its own. Above 1
+  // the detector treats runs of up to that many blocks as one measurement
+  // (minimum zone length, outlier runs). Default: 0.
+  double blur_blocks = 0;
 };
 
 enum class CurveType {
@@ -140,9 +147,12 @@ enum class CurveType {
   kZclv,     // rising steps (zoned CLV optical)
   kClv,      // flat, optical media
   kOther,
+  kTiered,   // a fast region, then the device's own rate (host cache, SSD cache read-back)
+  kFlatDips, // one level with recurring short dips (SSD garbage collection, host hiccups)
 };
 
-// "zoned", "flat", "clipped", "cav", "pcav", "zclv", "clv", "other".
+// "zoned", "flat", "clipped", "cav", "pcav", "zclv", "clv", "other",
+// "tiered", "flat-dips".
 const char* CurveTypeName(CurveType type);
 
 struct Zone {
@@ -165,6 +175,54 @@ struct Outlier {
   double mb_per_s = 0;
 };
 
+// Fine structure of a curve that is described rather than listed as zones.
+// Relative figures are fractions of the level they sit on (0.05 = 5 %).
+struct Texture {
+  // Jitter: the 5th and 95th percentiles of each block's rate over its
+  // zone's median (e.g. 0.96 and 1.03); 1 and 1 when unknown.
+  double jitter_p5_rel = 1;
+  double jitter_p95_rel = 1;
+  // Lag-1 autocorrelation of the noise (robust, -1..1) and how much the
+  // correlation inflates the variance of a mean over many blocks (long-run
+  // variance / variance of independent noise; 1 = independent).
+  double lag1_autocorrelation = 0;
+  double variance_inflation = 1;
+  // Recurring short dips below the level they interrupt (SSD garbage
+  // collection, host hiccups): how many, the median spacing between their
+  // starts (blocks; 0 when fewer than 3 dips), the median depth (fraction
+  // below the level) and the share of the curve's blocks inside them.
+  std::size_t dip_count = 0;
+  double dip_period_blocks = 0;
+  double dip_depth_rel = 0;
+  double dip_share = 0;
+  // Alternating bands (multi-head / serpentine layouts): the median
+  // relative difference between neighbouring bands and the median length of
+  // a fast + slow pair (blocks). The zones then follow the falling envelope.
+  bool banded = false;
+  double band_amplitude_rel = 0;
+  double band_period_blocks = 0;
+};
+
+// What caused a step between two zones, from the passes' curves: a media
+// zone stays at the same position in every pass; a cache, a host hiccup or
+// thermal throttling follows the elapsed time, so it moves or vanishes.
+enum class StepOrigin {
+  kUnknown,   // one pass: cannot tell
+  kPosition,  // at the same position in every pass
+  kTime,      // moves between passes, or missing from some
+};
+
+// "unknown", "position", "time".
+const char* StepOriginName(StepOrigin origin);
+
+struct Step {
+  std::size_t zone = 0;  // the zone that begins at the step (index into zones, >= 1)
+  StepOrigin origin = StepOrigin::kUnknown;
+  // Where each pass puts the step (offset in bytes; -1 = no such step in
+  // that pass), in pass order; empty for one pass.
+  std::vector<std::int64_t> pass_offsets_bytes;
+};
+
 struct ZoneAnalysis {
   CurveType type = CurveType::kOther;
   std::vector<Zone> zones;        // in position order; one zone for flat/smooth curves
@@ -175,6 +233,13 @@ struct ZoneAnalysis {
   // Robust noise scale used: the relative noise of the log rates times the
   // median rate.
   double noise_sigma_mb_per_s = 0;
+  Texture texture;
+  // One entry per step between zones, filled in by ClassifySteps when the
+  // passes are known (origin kUnknown otherwise).
+  std::vector<Step> steps;
+  // Blocks inside described dips (excluded from the zone statistics like
+  // outliers); indices into the curve, in order.
+  std::vector<std::uint64_t> dip_blocks;
   double penalty = 0;                 // beta, on the sigma-normalised log rates
   std::uint64_t min_zone_blocks = 0;  // minimum zone length used
   // Smooth fits (cav, pcav): rate at the start and end of the curve from the
