@@ -1285,6 +1285,49 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
   return std::move(found.out);
 }
 
+void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
+                  ZoneAnalysis& analysis) {
+  std::vector<Zone>& zs = analysis.zones;
+  if (zs.size() < 2 || steps.empty() || curve.empty()) return;
+  std::vector<bool> drop(zs.size(), false);
+  for (const std::size_t k : steps) {
+    if (k >= 1 && k < zs.size()) drop[k] = true;
+  }
+  std::vector<Mark> marks(curve.size(), Mark::kNormal);
+  for (const Outlier& o : analysis.outliers) {
+    if (o.block < marks.size()) marks[o.block] = Mark::kOutlier;
+  }
+  for (const std::uint64_t b : analysis.dip_blocks) {
+    if (b < marks.size()) marks[b] = Mark::kOutlier;
+  }
+  std::vector<Zone> merged;
+  std::vector<Step> kept_steps;
+  std::vector<double> scratch;
+  for (std::size_t k = 0; k < zs.size(); ++k) {
+    if (k > 0 && drop[k]) {
+      merged.back().end_block = zs[k].end_block;
+      continue;
+    }
+    if (k > 0) {
+      for (const Step& st : analysis.steps) {
+        if (st.zone == k) {
+          kept_steps.push_back(st);
+          kept_steps.back().zone = merged.size();
+        }
+      }
+    }
+    merged.push_back(zs[k]);
+  }
+  for (Zone& z : merged) z = MakeZone(curve, marks, z.first_block, z.end_block, scratch);
+  zs = std::move(merged);
+  analysis.steps = std::move(kept_steps);
+  const bool smooth_type = analysis.type == CurveType::kCav || analysis.type == CurveType::kPcav;
+  if (!smooth_type && zs.size() == 1 && analysis.type != CurveType::kClv) {
+    analysis.type = analysis.texture.dip_count > 0 ? CurveType::kFlatDips : CurveType::kFlat;
+  }
+  if (!smooth_type) Summarise(curve, SmoothFit{}, analysis);
+}
+
 ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
                          bool optical) {
   return DetectZones(Curve(curve), options, optical);

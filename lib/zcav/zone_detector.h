@@ -291,6 +291,15 @@ struct ZoneAnalysis {
 // 40 per bucket; time linear (20 M points in a few seconds).
 inline constexpr std::size_t kMaxDetailPoints = std::size_t{1} << 20;
 ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical = false);
+// Merges each zone named in `steps` (indices into analysis.zones, >= 1) into
+// the zone before it, as when a step turns out not to be a zone (it followed
+// the elapsed time, not the position): the merged zones' statistics are
+// computed again over `curve` (outliers and dip blocks left out), the
+// remaining steps renumbered, a stepped curve left with one zone becomes
+// flat (flat-dips with dips), and the summary and description are redone.
+// REQUIRES: `analysis` came from DetectZones over `curve`.
+void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
+                  ZoneAnalysis& analysis);
 // The same on a plain list of points (copied into a Curve first).
 ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
                          bool optical = false);
