@@ -398,7 +398,7 @@ bool AllFlagged(const std::vector<std::size_t>& injected, const zcav::ZoneAnalys
                      [&](std::size_t b) { return found.count(b) > 0; });
 }
 
-// Reads a zone table CSV of /work/shared/data/zone-tables: comment lines
+// Reads a zone table CSV of tests/data/zone-tables: comment lines
 // start with '#', then a header row. Returns (start_frac, end_frac, rate,
 // visible_zone) rows.
 struct Band {
@@ -511,12 +511,8 @@ TEST_CASE("DetectZones finds the zones and the curve type of a synthetic ground-
 }
 
 TEST_CASE("DetectZones counts the zones of real disks' zone tables", "[zones]") {
-  const std::filesystem::path dir =
-      std::filesystem::path(ZCAV_TEST_DATA_DIR) / "../../../shared/data/zone-tables";
-  if (!std::filesystem::is_directory(dir)) {
-    WARN("skipped: no zone tables at " << dir.string());
-    return;
-  }
+  const std::filesystem::path dir = std::filesystem::path(ZCAV_TEST_DATA_DIR) / "zone-tables";
+  REQUIRE(std::filesystem::is_directory(dir));
   // N = 2000 blocks and 0.3 % noise: the Seagate ST41601N's adjacent zones
   // differ by 1.1-1.2 % and its shortest zone is 3.7 % (75 blocks), so each
   // step is > 20 standard errors; at 2 % noise and N = 200 it would be ~1.
@@ -529,7 +525,7 @@ TEST_CASE("DetectZones counts the zones of real disks' zone tables", "[zones]") 
   std::size_t seen = 0;
   for (const auto& [file, want] : expected) {
     const std::filesystem::path path = dir / file;
-    if (!std::filesystem::exists(path)) continue;
+    REQUIRE(std::filesystem::exists(path));
     ++seen;
     const std::vector<Band> bands = ReadZoneTable(path);
     REQUIRE(!bands.empty());
@@ -936,4 +932,228 @@ TEST_CASE("A curve longer than kMaxDetailPoints is segmented on buckets, reporte
   CHECK(a.noise_sigma_mb_per_s == Approx(0.01 * 50).epsilon(0.1));
   CHECK(a.share_at_90 == Approx(static_cast<double>(edges[2]) / static_cast<double>(n)));
   CHECK(a.description == "5 zones falling from 60.0 to 40.0 MB/s (1.50:1)");
+}
+
+// ---------------------------------------------------------------------------
+// Structured noise: the curves real SSDs, NVMe drives, virtual and cached
+// disks make. Their jitter is correlated from block to block (a host's cache,
+// a controller's background work), heavy-tailed and bursty; the detector must
+// not call that texture zones.
+
+namespace {
+
+// Multiplies `rates` by exp(e) where e is a stationary AR(1) series with
+// lag-1 correlation `phi` and marginal standard deviation `noise_rel`.
+void AddAr1Noise(std::vector<double>& rates, double phi, double noise_rel, std::mt19937_64& rng) {
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  const double innovation = noise_rel * std::sqrt(1 - phi * phi);
+  double e = noise_rel * gauss(rng);
+  for (double& r : rates) {
+    r *= std::exp(e);
+    e = phi * e + innovation * gauss(rng);
+  }
+}
+
+struct NoisyCase {
+  std::uint64_t seed = 0;
+  std::string kind;
+  std::vector<double> rates;
+  std::vector<std::size_t> boundaries;
+  double phi = 0, noise = 0;
+};
+
+// Flat (SSD, NVMe, virtual disk): one level, AR(1) noise with phi 0-0.95 and
+// 0.5-3 % marginal noise, N 100-20,000.
+NoisyCase MakeFlatAr1(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  NoisyCase c;
+  c.seed = seed;
+  c.kind = "flat-ar1";
+  const std::size_t n = DrawN(rng, false);
+  c.phi = 0.95 * u(rng);
+  c.noise = 0.005 + 0.025 * u(rng);
+  c.rates.assign(n, 20 + 10000 * u(rng));
+  AddAr1Noise(c.rates, c.phi, c.noise, rng);
+  return c;
+}
+
+// Two tiers (a host cache or an SSD's cache over the first 10-80 %, then the
+// device's own rate, 1.3-5x slower), with the same noise.
+NoisyCase MakeTwoTier(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  NoisyCase c;
+  c.seed = seed;
+  c.kind = "two-tier";
+  const std::size_t n = DrawN(rng, false);
+  c.phi = 0.95 * u(rng);
+  c.noise = 0.005 + 0.025 * u(rng);
+  const std::size_t edge = static_cast<std::size_t>((0.1 + 0.7 * u(rng)) * static_cast<double>(n));
+  const double slow = 20 + 3000 * u(rng);
+  const double ratio = 1.3 + 3.7 * u(rng);
+  for (std::size_t i = 0; i < n; ++i) c.rates.push_back(i < edge ? slow * ratio : slow);
+  c.boundaries = {edge};
+  AddAr1Noise(c.rates, c.phi, c.noise, rng);
+  return c;
+}
+
+// A flat curve with recurring short dips (SSD garbage collection): every
+// 40-200 blocks a dip of 3-8 blocks to 30-80 % of the level, light white
+// noise. One zone: the dips are texture.
+NoisyCase MakeFlatDips(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  NoisyCase c;
+  c.seed = seed;
+  c.kind = "flat-dips";
+  const std::size_t n = 1000 + static_cast<std::size_t>(9000 * u(rng));
+  const std::size_t period = 40 + static_cast<std::size_t>(160 * u(rng));
+  const std::size_t width = 3 + static_cast<std::size_t>(6 * u(rng));
+  const double depth = 0.3 + 0.5 * u(rng);
+  c.rates.assign(n, 100 + 3000 * u(rng));
+  for (std::size_t at = period / 2; at + width < n; at += period) {
+    for (std::size_t k = at; k < at + width; ++k) c.rates[k] *= depth;
+  }
+  c.noise = 0.003 + 0.01 * u(rng);
+  AddNoise(c.rates, c.noise, rng);
+  return c;
+}
+
+// Heavy tails and bursts: a flat curve whose noise is Student-t (3 degrees of
+// freedom, 1-3 %) with bursts of 2-6 blocks at 1.5-4x the level (a host that
+// answers from its cache now and then).
+NoisyCase MakeFlatBursts(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::student_t_distribution<double> t3(3);
+  NoisyCase c;
+  c.seed = seed;
+  c.kind = "flat-bursts";
+  const std::size_t n = DrawN(rng, false);
+  c.noise = 0.01 + 0.02 * u(rng);
+  c.rates.assign(n, 50 + 5000 * u(rng));
+  for (double& r : c.rates) r *= std::exp(c.noise * t3(rng) / std::sqrt(3.0));
+  const std::size_t bursts = n / 150;
+  for (std::size_t b = 0; b < bursts; ++b) {
+    const std::size_t at = std::uniform_int_distribution<std::size_t>(0, n - 7)(rng);
+    const std::size_t width = 2 + static_cast<std::size_t>(5 * u(rng));
+    const double factor = 1.5 + 2.5 * u(rng);
+    for (std::size_t k = at; k < at + width; ++k) c.rates[k] *= factor;
+  }
+  return c;
+}
+
+// A real disk's zone table over N blocks.
+std::vector<double> RenderZoneTable(const std::vector<Band>& bands, std::size_t n,
+                                    std::vector<std::size_t>& truth) {
+  std::vector<double> rates(n);
+  truth.clear();
+  int previous_zone = -1;
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    while (b + 1 < bands.size() && x >= bands[b].end_frac) ++b;
+    rates[i] = bands[b].mb_per_s;
+    if (previous_zone >= 0 && bands[b].visible_zone != previous_zone) truth.push_back(i);
+    previous_zone = bands[b].visible_zone;
+  }
+  return rates;
+}
+
+}  // namespace
+
+// The figures the issue asks for are printed as a warning (run
+// `zcav_tests "[zones][noise]"` to see them); misses are listed with seeds.
+TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[zones][noise]") {
+  std::size_t flat_ok = 0, flat_total = 0, tier_ok = 0, tier_total = 0;
+  std::size_t dips_ok = 0, dips_total = 0, bursts_ok = 0, bursts_total = 0;
+  std::ostringstream misses;
+  auto note = [&misses](const NoisyCase& c, const zcav::ZoneAnalysis& a) {
+    misses << "  seed " << c.seed << " " << c.kind << " N=" << c.rates.size() << " phi=" << c.phi
+           << " noise=" << c.noise << ": " << a.zones.size() << " zones, "
+           << zcav::CurveTypeName(a.type) << "\n";
+  };
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    const NoisyCase c = MakeFlatAr1(60000 + i);
+    CAPTURE(c.seed, c.phi, c.noise);
+    const zcav::ZoneAnalysis a = Detect(c.rates);
+    ++flat_total;
+    const bool ok = a.zones.size() == 1 && a.type == zcav::CurveType::kFlat;
+    flat_ok += ok;
+    if (!ok) note(c, a);
+  }
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const NoisyCase c = MakeTwoTier(70000 + i);
+    CAPTURE(c.seed, c.phi, c.noise);
+    const zcav::ZoneAnalysis a = Detect(c.rates);
+    ++tier_total;
+    const double n = static_cast<double>(c.rates.size());
+    const bool ok = a.zones.size() == 2 &&
+                    std::fabs(static_cast<double>(a.zones[1].first_block) -
+                              static_cast<double>(c.boundaries[0])) <= std::max(1.0, 0.01 * n) &&
+                    a.type == zcav::CurveType::kTiered;
+    tier_ok += ok;
+    if (!ok) note(c, a);
+  }
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const NoisyCase c = MakeFlatDips(80000 + i);
+    CAPTURE(c.seed);
+    const zcav::ZoneAnalysis a = Detect(c.rates);
+    ++dips_total;
+    const bool ok = a.zones.size() == 1 && a.type == zcav::CurveType::kFlatDips &&
+                    a.texture.dip_count > 0;
+    dips_ok += ok;
+    if (!ok) note(c, a);
+  }
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const NoisyCase c = MakeFlatBursts(90000 + i);
+    CAPTURE(c.seed);
+    const zcav::ZoneAnalysis a = Detect(c.rates);
+    ++bursts_total;
+    const bool ok = a.zones.size() == 1;
+    bursts_ok += ok;
+    if (!ok) note(c, a);
+  }
+  // Real zone tables under AR(1) noise, phi 0.8, 1.2 % (marginal), on a
+  // 100 GB disk in 1 MiB blocks (N = 100,000: at N = 1000 the Seagate's
+  // 1.1 % steps are 2 standard errors of this noise, below any method).
+  const std::filesystem::path dir = std::filesystem::path(ZCAV_TEST_DATA_DIR) / "zone-tables";
+  std::size_t table_exact = 0, table_total = 0;
+  double table_f1 = 0;
+  for (const char* file : {"DEC_RZ26.csv", "HP_C2247A.csv", "Quantum_AtlasIII_QM39100TD-SW.csv",
+                           "Seagate_ST41601N.csv"}) {
+    const std::vector<Band> bands = ReadZoneTable(dir / file);
+    REQUIRE(!bands.empty());
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      std::vector<std::size_t> truth;
+      std::vector<double> rates = RenderZoneTable(bands, 100000, truth);
+      std::mt19937_64 rng(seed);
+      AddAr1Noise(rates, 0.8, 0.012, rng);
+      const zcav::ZoneAnalysis a = Detect(rates);
+      ++table_total;
+      const bool exact = a.zones.size() == truth.size() + 1;
+      table_exact += exact;
+      table_f1 += BoundaryF1(truth, Boundaries(a), rates.size());
+      if (!exact) {
+        misses << "  " << file << " seed " << seed << ": " << a.zones.size() << " zones of "
+               << truth.size() + 1 << "\n";
+      }
+    }
+  }
+  auto pct = [](std::size_t a, std::size_t b) { return 100.0 * static_cast<double>(a) / static_cast<double>(b); };
+  std::ostringstream report;
+  report << "structured-noise corpus: flat AR(1) one zone+flat " << pct(flat_ok, flat_total)
+         << " % of " << flat_total << "; two-tier two zones within 1 % (tiered) "
+         << pct(tier_ok, tier_total) << " % of " << tier_total << "; flat with dips "
+         << pct(dips_ok, dips_total) << " % of " << dips_total << "; heavy tails+bursts one zone "
+         << pct(bursts_ok, bursts_total) << " % of " << bursts_total
+         << "; zone tables under AR(1) 0.8/1.2 %: exact " << pct(table_exact, table_total)
+         << " % of " << table_total << ", mean F1 " << table_f1 / static_cast<double>(table_total)
+         << "\nmisses:\n"
+         << misses.str();
+  WARN(report.str());
+  CHECK(pct(flat_ok, flat_total) >= 97);
+  CHECK(pct(table_exact, table_total) >= 90);
+  CHECK(table_f1 / static_cast<double>(table_total) >= 0.95);
 }

@@ -178,6 +178,13 @@ constexpr double kClipMinFirstFraction = 0.15;
 constexpr double kClipMinExcess = 0.12;
 constexpr std::size_t kAlternatingMinZones = 6;
 constexpr double kAlternatingFraction = 0.6;
+constexpr std::size_t kMinCorrelationPoints = 20;
+constexpr double kMaxPhi = 0.98;
+constexpr double kWinsorSigmas = 3.0;
+constexpr double kCorrelationStdErrors = 3.0;
+constexpr double kCorrelatedInflation = 1.5;
+constexpr int kCorrelationRounds = 4;
+constexpr double kCorrelationGrowth = 1.1;
 
 // Median of `v` (reorders it). REQUIRES: !v.empty().
 double MedianInPlace(std::vector<double>& v) {
@@ -215,6 +222,56 @@ double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::siz
   const double med = MedianInPlace(d);
   for (double& v : d) v = std::fabs(v - med);
   return std::max(kMadToSigma * MedianInPlace(d) / std::sqrt(2.0), kSigmaFloorRel);
+}
+
+// Serial correlation of the noise, as an AR(1) model (see 1b. above), and
+// the variance inflation of a long mean over the white-noise sigma that the
+// lag-1 differences give.
+struct Correlation {
+  double phi = 0;
+  double inflation = 1;  // (1 + phi) / (1 - phi)^2, >= 1
+};
+
+// The lag-1 autocorrelation of the residuals of `x` from the means of the
+// segments ending at `ends` (pairs inside one segment only; residuals
+// winsorised at 3 robust sigmas so that a heavy tail does not decide it),
+// kept only when it clears 3 of its standard errors, 1 / sqrt(pairs).
+Correlation EstimateCorrelation(const std::vector<double>& x, const std::vector<std::size_t>& ends) {
+  Correlation c;
+  std::vector<double> r(x.size());
+  std::size_t begin = 0;
+  for (const std::size_t end : ends) {
+    double mean = 0;
+    for (std::size_t i = begin; i < end; ++i) mean += x[i];
+    mean /= static_cast<double>(end - begin);
+    for (std::size_t i = begin; i < end; ++i) r[i] = x[i] - mean;
+    begin = end;
+  }
+  std::vector<double> abs_r(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) abs_r[i] = std::fabs(r[i]);
+  if (abs_r.size() < kMinCorrelationPoints) return c;
+  const double limit = kWinsorSigmas * kMadToSigma * MedianInPlace(abs_r);
+  if (!(limit > 0)) return c;
+  for (double& v : r) v = std::clamp(v, -limit, limit);
+  double num = 0, den = 0;
+  std::size_t pairs = 0;
+  begin = 0;
+  for (const std::size_t end : ends) {
+    for (std::size_t i = begin; i < end; ++i) {
+      den += r[i] * r[i];
+      if (i + 1 < end) {
+        num += r[i] * r[i + 1];
+        ++pairs;
+      }
+    }
+    begin = end;
+  }
+  if (pairs < kMinCorrelationPoints || !(den > 0)) return c;
+  const double phi = num / den;
+  if (!(phi > kCorrelationStdErrors / std::sqrt(static_cast<double>(pairs)))) return c;
+  c.phi = std::min(phi, kMaxPhi);
+  c.inflation = (1 + c.phi) / ((1 - c.phi) * (1 - c.phi));
+  return c;
 }
 
 enum class Mark : std::uint8_t {
@@ -911,6 +968,25 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
     ends = segment(sigma);
   }
+  // 1b. Correlated noise (wander): measured inside the segments found, the
+  // segmentation's unit becomes the long-run sigma. Segments cut into the
+  // wander hide part of it (the differences across their ends are left
+  // out), so the estimate is repeated on the longer segments it gives
+  // until it stops growing.
+  Correlation corr;
+  double seg_sigma = sigma;  // the unit of the final segmentation (and of `sums`)
+  for (int round = 0; round < kCorrelationRounds; ++round) {
+    const Correlation next = EstimateCorrelation(y, ends);
+    if (!(next.inflation > kCorrelatedInflation) ||
+        !(next.inflation > kCorrelationGrowth * corr.inflation)) {
+      break;
+    }
+    corr = next;
+    seg_sigma = sigma * std::sqrt(corr.inflation);
+    ends = segment(seg_sigma);
+  }
+  out.texture.lag1_autocorrelation = corr.phi;
+  out.texture.variance_inflation = corr.inflation;
 
   // Zones as found.
   std::vector<double> scratch;
@@ -955,7 +1031,7 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
       const double s = sums.Sum(zones[k].first_block, zones[k].end_block);
       explained += s * s / static_cast<double>(zones[k].end_block - zones[k].first_block);
     }
-    const double s2 = sigma * sigma;  // fits' SSR are of log rates too
+    const double s2 = seg_sigma * seg_sigma;  // fits' SSR are of log rates too
     const double inf = std::numeric_limits<double>::infinity();
     const double cost_steps = (sum_z2 - explained) + beta * steps;
     const double cost_cav = cav.ok ? cav.ssr / s2 + beta : inf;
