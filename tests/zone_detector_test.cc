@@ -585,8 +585,8 @@ TEST_CASE("A single slow block among fast ones is an outlier, not a zone", "[zon
 TEST_CASE("A three-block plateau between steps is a zone, not three outliers", "[zones]") {
   std::vector<double> rates;
   for (int i = 0; i < 100; ++i) rates.push_back(60);
-  for (int i = 0; i < 3; ++i) rates.push_back(50);
-  for (int i = 0; i < 100; ++i) rates.push_back(60);  // not monotone: the median is 60
+  for (int i = 0; i < 3; ++i) rates.push_back(55);
+  for (int i = 0; i < 100; ++i) rates.push_back(50);
   const std::uint64_t seed = 3;
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
@@ -596,6 +596,26 @@ TEST_CASE("A three-block plateau between steps is a zone, not three outliers", "
   REQUIRE(a.zones.size() == 3);
   CHECK(a.zones[1].first_block == 100);
   CHECK(a.zones[1].end_block == 103);
+}
+
+TEST_CASE("A three-block dip the curve comes back from is texture, not a zone or outliers",
+          "[zones]") {
+  std::vector<double> rates;
+  for (int i = 0; i < 100; ++i) rates.push_back(60);
+  for (int i = 0; i < 3; ++i) rates.push_back(50);
+  for (int i = 0; i < 100; ++i) rates.push_back(60);
+  const std::uint64_t seed = 3;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.002, rng);
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.outliers.empty());
+  REQUIRE(a.zones.size() == 1);
+  CHECK(a.type == zcav::CurveType::kFlatDips);
+  CHECK(a.dip_blocks == std::vector<std::uint64_t>{100, 101, 102});
+  CHECK(a.texture.dip_count == 1);
+  CHECK(a.texture.dip_depth_rel == Approx(1 - 50.0 / 60).margin(0.01));
+  CHECK(a.zones[0].min_mb_per_s > 55);  // the dip is left out of the zone's statistics
 }
 
 TEST_CASE("Outliers right at a step edge are flagged and leave the edge in place", "[zones]") {
@@ -1086,7 +1106,9 @@ TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[z
   for (std::uint64_t i = 0; i < 200; ++i) {
     const NoisyCase c = MakeTwoTier(70000 + i);
     CAPTURE(c.seed, c.phi, c.noise);
-    const zcav::ZoneAnalysis a = Detect(c.rates);
+    zcav::ZoneOptions solid_state;
+    solid_state.non_rotational = true;
+    const zcav::ZoneAnalysis a = Detect(c.rates, solid_state);
     ++tier_total;
     const double n = static_cast<double>(c.rates.size());
     const bool ok = a.zones.size() == 2 &&
@@ -1154,6 +1176,9 @@ TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[z
          << misses.str();
   WARN(report.str());
   CHECK(pct(flat_ok, flat_total) >= 97);
+  CHECK(pct(tier_ok, tier_total) >= 95);
+  CHECK(pct(dips_ok, dips_total) >= 90);
+  CHECK(pct(bursts_ok, bursts_total) >= 90);
   CHECK(pct(table_exact, table_total) >= 90);
   CHECK(table_f1 / static_cast<double>(table_total) >= 0.95);
 }

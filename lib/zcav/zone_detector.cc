@@ -19,6 +19,25 @@
 //     inflates the MAD, so after a first segmentation sigma is estimated
 //     again from the differences inside the segments, and if that is > 10 %
 //     lower the curve is segmented again with it.
+// 1b. Correlated noise. SSDs, NVMe drives and virtual disks jitter in runs
+//     (a host cache, a controller's background work): neighbouring blocks
+//     are alike, the first differences are small, and the sigma of 1. then
+//     understates how far a mean over many blocks wanders, so a white-noise
+//     penalty calls the wander zones (a flat AR(1) curve with phi 0.8 gave
+//     dozens). The remedy of AR1Seg (Chakar, Lebarbier, Levy-Leduc &
+//     Robin 2017, Bernoulli 23) and of long-run-variance CUSUM tests: model
+//     the noise as AR(1), estimate phi robustly, and measure steps in units
+//     of the long-run sigma, sigma_lr^2 = sigma^2 (1 + phi) / (1 - phi)^2
+//     (sigma from the differences, as in 1.). phi is the lag-1
+//     autocorrelation of the residuals from each segment's least-squares
+//     line (a droop or a CAV rise is a slope, not wander), winsorised at 3
+//     robust sigmas, pairs inside one segment only, plus 2 standard errors
+//     (1 / sqrt(pairs)): what the noise may be, not only what it looks like,
+//     since a short curve cannot rule out a wander that fakes its steps. It
+//     is used when the inflation exceeds 1.5; segments cut into a wander hide
+//     part of it, so the estimate is repeated on the longer segments it
+//     gives (up to 4 rounds, while it grows by 10 %). White noise leaves
+//     phi near 0 on long curves, so clean staircases segment as before.
 //  2. Outliers: a Hampel filter (Hampel 1974, "The influence curve and its
 //     role in robust estimation", JASA 69; the "Hampel identifier" of
 //     Pearson 2002, IEEE Trans. Control Syst. Technol. 10). A block is flagged
@@ -47,6 +66,18 @@
 //     replaced, for the segmentation, by the median of the normal blocks on the side whose level is
 //     nearer to their value, so they join a zone and never form an intermediate level; an edge
 //     moves by at most that one block.
+// 2b. Dips and bursts (texture). Before the outlier filter, runs of 3 to
+//     L = min(64, max(8, m - 1)) blocks that sit off the level around them
+//     (a median of chunk medians over about 4 L blocks either side) by
+//     more than max(5 %, 5 robust sigmas of the curve around that level),
+//     and whose two sides (L blocks each) agree, are dips (below) or bursts
+//     (above): SSD garbage collection, a host answering from its cache. A
+//     run at either end counts when at least two like it (same way, depth
+//     within 2x) lie inside. Their blocks are marked (left out of the zone
+//     statistics like outliers) and take the level around them, so the
+//     segmentation never sees them. 5 % and 5 sigmas: a person reading the
+//     plot sees such a dip, and a wander's bumps (AR(1) noise of 3 %) do not
+//     reach it.
 //  3. Segmentation: the exact minimiser of  sum over segments of the
 //     Gaussian mean-change cost -(sum z)^2 / length  plus  beta per change
 //     on z = (log rate - median) / sigma, with segments >= m blocks. This is
@@ -92,8 +123,17 @@
 //     The sensitivity multiplies the relative thresholds (0.5 %, 1.5 %) and,
 //     by its square root, the standard-error ones (b., d.); c. gets it
 //     through beta.
+// 4b. Longer dips and bursts: a segment of at most 5 % of the curve and at
+//     most half as long as either neighbour, off both by the 2b. margin,
+//     whose neighbours agree (within max(1.5 %, 30 % of its depth)), is
+//     set aside as in 2b., when all of them together are at most 25 % of the
+//     curve (alternating bands are not dips), and the curve is segmented
+//     again. This runs on the white-noise segmentation, before 1b.
 //  5. Classification (x = position in [0, 1], K = zones after merging):
-//     - K = 1: flat (clv when optical).
+//     - K = 1: flat (clv when optical; flat-dips with dips), unless a smooth
+//       fit beats one level (a short CAV curve left whole by 1b.).
+//     - K = 2 on a device known not to rotate, the first zone >= 1.2x the
+//       second: tiered (a cache, then the device's own rate).
 //     - >= 70 % of the steps rising and last > first: a smooth fit competes
 //       with the steps by a BIC-like cost, SSR / sigma^2 + beta per change:
 //       cav fits rate^2 = a + b x (constant angular velocity: rate ~ radius,
@@ -181,7 +221,17 @@ constexpr double kAlternatingFraction = 0.6;
 constexpr std::size_t kMinCorrelationPoints = 20;
 constexpr double kMaxPhi = 0.98;
 constexpr double kWinsorSigmas = 3.0;
-constexpr double kCorrelationStdErrors = 3.0;
+constexpr double kCorrelationStdErrors = 2.0;
+constexpr double kMaxExcursionFraction = 0.05;
+constexpr double kRunSigmas = 5.0;
+constexpr double kMinExcursionRel = 0.05;
+constexpr std::size_t kMaxShortRun = 64;
+constexpr std::size_t kMinShortRun = 8;
+constexpr double kExcursionLevelMatch = 0.3;
+constexpr double kMaxExcursionShare = 0.25;
+constexpr double kTierRatio = 1.2;
+constexpr double kJitterLow = 0.05;
+constexpr double kJitterHigh = 0.95;
 constexpr double kCorrelatedInflation = 1.5;
 constexpr int kCorrelationRounds = 4;
 constexpr double kCorrelationGrowth = 1.1;
@@ -232,7 +282,7 @@ struct Correlation {
   double inflation = 1;  // (1 + phi) / (1 - phi)^2, >= 1
 };
 
-// The lag-1 autocorrelation of the residuals of `x` from the means of the
+// The lag-1 autocorrelation of the residuals of `x` from the lines of the
 // segments ending at `ends` (pairs inside one segment only; residuals
 // winsorised at 3 robust sigmas so that a heavy tail does not decide it),
 // kept only when it clears 3 of its standard errors, 1 / sqrt(pairs).
@@ -241,10 +291,21 @@ Correlation EstimateCorrelation(const std::vector<double>& x, const std::vector<
   std::vector<double> r(x.size());
   std::size_t begin = 0;
   for (const std::size_t end : ends) {
-    double mean = 0;
+    // Residuals from the segment's least-squares line: a slope (a droop, a
+    // smooth CAV rise cut into segments) is not wander.
+    const double len = static_cast<double>(end - begin);
+    const double ubar = (len - 1) / 2;
+    double mean = 0, suz = 0;
     for (std::size_t i = begin; i < end; ++i) mean += x[i];
-    mean /= static_cast<double>(end - begin);
-    for (std::size_t i = begin; i < end; ++i) r[i] = x[i] - mean;
+    mean /= len;
+    for (std::size_t i = begin; i < end; ++i) {
+      suz += (static_cast<double>(i - begin) - ubar) * (x[i] - mean);
+    }
+    const double suu = len * (len * len - 1) / 12;
+    const double slope = suu > 0 ? suz / suu : 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      r[i] = x[i] - mean - slope * (static_cast<double>(i - begin) - ubar);
+    }
     begin = end;
   }
   std::vector<double> abs_r(r.size());
@@ -267,9 +328,11 @@ Correlation EstimateCorrelation(const std::vector<double>& x, const std::vector<
     begin = end;
   }
   if (pairs < kMinCorrelationPoints || !(den > 0)) return c;
-  const double phi = num / den;
-  if (!(phi > kCorrelationStdErrors / std::sqrt(static_cast<double>(pairs)))) return c;
-  c.phi = std::min(phi, kMaxPhi);
+  // What the noise may be, not just what it looks like: the estimate plus
+  // two standard errors (a short curve cannot rule out a wander that would
+  // fake its steps).
+  const double phi = num / den + kCorrelationStdErrors / std::sqrt(static_cast<double>(pairs));
+  c.phi = std::clamp(phi, 0.0, kMaxPhi);
   c.inflation = (1 + c.phi) / ((1 - c.phi) * (1 - c.phi));
   return c;
 }
@@ -278,6 +341,8 @@ enum class Mark : std::uint8_t {
   kNormal,
   kOutlier,
   kStraddle,  // reads partly in one zone and partly in the next
+  kDip,       // inside a short dip below the level around it (texture)
+  kBurst,     // inside a short burst above the level around it (texture)
 };
 
 // Hampel filter on the log rates `y` (see 2. above), and the blocks that
@@ -666,6 +731,122 @@ std::vector<std::size_t> MergeSegments(const MergeContext& ctx,
   return out;
 }
 
+// A short segment below (a dip) or above (a burst) two longer neighbours
+// that sit at one level (see 4b. above). Log units.
+struct Excursion {
+  std::size_t begin = 0, end = 0;
+  bool dip = true;
+  double depth = 0;  // relative distance from the neighbours' level
+  double level = 0;  // the neighbours' level, in the units of `sums` times `unit`
+};
+
+// Runs of 3 to `max_len` blocks off the level around them that the curve
+// comes back from (see 2b. above): too short to be segmented as zones, too
+// long to be outliers. The level is a median of chunk medians over about
+// 4 max_len blocks either side, so a run cannot move it. Returns the runs
+// (`level`: the two sides' mean level, log units) and the robust scale of
+// the curve around that level (`scale`, log units).
+std::vector<Excursion> FindShortRuns(const std::vector<double>& y,
+                                     const std::vector<Mark>& marks, std::size_t max_len,
+                                     double& scale) {
+  const std::size_t n = y.size();
+  std::vector<Excursion> found, at_ends;
+  scale = 0;
+  if (max_len < kMaxOutlierRun + 1 || n < 8 * max_len) return found;
+  const std::size_t chunk = std::max<std::size_t>(1, max_len / 2);
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  std::vector<double> chunk_median(chunks), window;
+  for (std::size_t j = 0; j < chunks; ++j) {
+    window.assign(y.begin() + static_cast<std::ptrdiff_t>(j * chunk),
+                  y.begin() + static_cast<std::ptrdiff_t>(std::min(n, (j + 1) * chunk)));
+    chunk_median[j] = MedianInPlace(window);
+  }
+  constexpr std::size_t kSide = 8;  // chunks either side: 4 max_len blocks
+  std::vector<double> level(chunks);
+  for (std::size_t j = 0; j < chunks; ++j) {
+    std::size_t lo = j > kSide ? j - kSide : 0;
+    const std::size_t hi = std::min(chunks, lo + 2 * kSide + 1);
+    lo = hi > 2 * kSide + 1 ? hi - (2 * kSide + 1) : 0;
+    window.assign(chunk_median.begin() + static_cast<std::ptrdiff_t>(lo),
+                  chunk_median.begin() + static_cast<std::ptrdiff_t>(hi));
+    level[j] = MedianInPlace(window);
+  }
+  std::vector<double> dev(n);
+  for (std::size_t i = 0; i < n; ++i) dev[i] = y[i] - level[i / chunk];
+  window.resize(n);
+  for (std::size_t i = 0; i < n; ++i) window[i] = std::fabs(dev[i]);
+  scale = kMadToSigma * MedianInPlace(window);
+  const double threshold = std::max(kMinExcursionRel, kRunSigmas * scale);
+  auto median_of = [&](std::size_t lo, std::size_t hi) {
+    window.assign(y.begin() + static_cast<std::ptrdiff_t>(lo),
+                  y.begin() + static_cast<std::ptrdiff_t>(hi));
+    return MedianInPlace(window);
+  };
+  for (std::size_t i = 0; i < n;) {
+    if (!(std::fabs(dev[i]) > threshold) || marks[i] != Mark::kNormal) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < n && dev[j] * dev[i] > 0 && std::fabs(dev[j]) > threshold / 2) ++j;
+    const std::size_t len = j - i;
+    if (len > kMaxOutlierRun && len <= max_len) {
+      const bool has_left = i >= max_len, has_right = j + max_len <= n;
+      const double left = has_left ? median_of(i - max_len, i) : 0;
+      const double right = has_right ? median_of(j, j + max_len) : 0;
+      const double mid = median_of(i, j);
+      const double base = has_left && has_right ? (left + right) / 2 : has_left ? left : right;
+      const Excursion x{i, j, mid < base, 1 - std::exp(-std::fabs(mid - base)), base};
+      if (has_left && has_right) {
+        if (std::fabs(left - right) <= threshold / 2 && std::fabs(mid - base) > threshold) {
+          found.push_back(x);
+        }
+      } else if ((has_left || has_right) && std::fabs(mid - base) > threshold) {
+        at_ends.push_back(x);
+      }
+    }
+    i = j;
+  }
+  // A run at either end cannot be seen to come back; it is texture when the
+  // curve has at least two like it inside (same way, depth within 2x).
+  std::vector<double> depths;
+  for (const Excursion& x : found) depths.push_back(x.depth);
+  if (depths.size() >= 2) {
+    const double typical = MedianInPlace(depths);
+    std::size_t dips = 0;
+    for (const Excursion& x : found) dips += x.dip;
+    for (const Excursion& x : at_ends) {
+      const std::size_t same_way = x.dip ? dips : found.size() - dips;
+      if (same_way >= 2 && x.depth >= typical / 2 && x.depth <= 2 * typical) found.push_back(x);
+    }
+  }
+  return found;
+}
+
+std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
+                                      const std::vector<std::size_t>& ends, std::size_t n) {
+  std::vector<Excursion> found;
+  const std::size_t max_len =
+      std::max<std::size_t>(1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+  for (std::size_t k = 1; k + 1 < ends.size(); ++k) {
+    const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], e = ends[k], e1 = ends[k + 1];
+    const std::size_t len = e - b;
+    if (len > max_len || 2 * len > b - b0 || 2 * len > e1 - e) continue;
+    const double left = sums.Mean(b0, b) * unit;
+    const double mid = sums.Mean(b, e) * unit;
+    const double right = sums.Mean(e, e1) * unit;
+    const double d_left = left - mid, d_right = right - mid;
+    if (!(d_left * d_right > 0)) continue;  // a step, not an excursion
+    const double depth = std::min(std::fabs(d_left), std::fabs(d_right));
+    if (depth < kMergeRelHigh) continue;
+    // The neighbours sit at one level: the curve comes back.
+    if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * depth)) continue;
+    found.push_back({b, e, d_left > 0, 1 - std::exp(-std::fabs(d_left + d_right) / 2),
+                     (left + right) / 2});
+  }
+  return found;
+}
+
 // rate^2 fits on x = (i + 0.5) / N, in units of (rate / scale)^2.
 struct SmoothFit {
   bool ok = false;
@@ -928,8 +1109,40 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
   out.min_zone_blocks = min_len;
 
   // 2. Outliers (runs shorter than a zone, at most kMaxOutlierRun) and
-  // blocks straddling a zone edge.
-  found.marks = CleanCurve(y, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0));
+  // blocks straddling a zone edge; dips and bursts (2b.) first, so that the
+  // outlier filter sees the level around them.
+  found.marks.assign(n, Mark::kNormal);
+  // 2b. Texture: dips and bursts the curve comes back from are marked (left
+  // out of the zone statistics, like outliers) and given the level around
+  // them, so the segmentation never sees them. Runs too short to be zones
+  // first; those the segmentation can see (4b.) once it has run.
+  std::vector<Excursion> excursions;
+  double run_scale = 0;
+  auto set_aside = [&](const std::vector<Excursion>& found_now) {
+    for (const Excursion& x : found_now) {
+      for (std::size_t i = x.begin; i < x.end; ++i) {
+        if (found.marks[i] == Mark::kNormal) found.marks[i] = x.dip ? Mark::kDip : Mark::kBurst;
+        y[i] = center + x.level;
+      }
+      excursions.push_back(x);
+    }
+  };
+  {
+    const std::vector<Mark> none(n, Mark::kNormal);
+    std::vector<Excursion> runs = FindShortRuns(
+        y, none, std::min(kMaxShortRun, std::max(kMinShortRun, min_len > 0 ? min_len - 1 : 0)),
+        run_scale);
+    for (Excursion& x : runs) x.level -= center;  // relative to the centre, as set_aside wants
+    set_aside(runs);
+  }
+
+  {
+    std::vector<Mark> cleaned =
+        CleanCurve(y, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (found.marks[i] == Mark::kNormal) found.marks[i] = cleaned[i];
+    }
+  }
   const std::vector<Mark>& marks = found.marks;
   for (std::size_t i = 0; i < n; ++i) {
     if (marks[i] == Mark::kOutlier) {
@@ -968,6 +1181,26 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
     ends = segment(sigma);
   }
+  // 4b. Dips and bursts long enough for the segmentation, standing out of
+  // the jitter (a wander's bumps do not), when they are a minor share of the
+  // curve (alternating bands are not dips).
+  {
+    std::vector<Excursion> long_ones = FindExcursions(sums, sigma, ends, n);
+    const double floor = std::max(kMinExcursionRel, kRunSigmas * std::max(run_scale, sigma));
+    long_ones.erase(std::remove_if(long_ones.begin(), long_ones.end(),
+                                   [floor](const Excursion& x) {
+                                     return -std::log(1 - x.depth) < floor;
+                                   }),
+                    long_ones.end());
+    std::size_t blocks = 0;
+    for (const Excursion& x : long_ones) blocks += x.end - x.begin;
+    if (!long_ones.empty() &&
+        static_cast<double>(blocks) <= kMaxExcursionShare * static_cast<double>(n)) {
+      set_aside(long_ones);
+      ends = segment(sigma);
+    }
+  }
+
   // 1b. Correlated noise (wander): measured inside the segments found, the
   // segmentation's unit becomes the long-run sigma. Segments cut into the
   // wander hide part of it (the differences across their ends are left
@@ -987,6 +1220,34 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
   }
   out.texture.lag1_autocorrelation = corr.phi;
   out.texture.variance_inflation = corr.inflation;
+
+  // The texture's figures.
+  if (!excursions.empty()) {
+    std::sort(excursions.begin(), excursions.end(),
+              [](const Excursion& p, const Excursion& q) { return p.begin < q.begin; });
+    std::vector<double> depths, gaps;
+    std::size_t dip_blocks = 0, burst_blocks = 0, previous_dip = kNone;
+    for (const Excursion& x : excursions) {
+      if (x.dip) {
+        ++out.texture.dip_count;
+        dip_blocks += x.end - x.begin;
+        depths.push_back(x.depth);
+        if (previous_dip != kNone) gaps.push_back(static_cast<double>(x.begin - previous_dip));
+        previous_dip = x.begin;
+      } else {
+        ++out.texture.burst_count;
+        burst_blocks += x.end - x.begin;
+      }
+    }
+    out.texture.dip_share = static_cast<double>(dip_blocks) / static_cast<double>(n);
+    out.texture.burst_share = static_cast<double>(burst_blocks) / static_cast<double>(n);
+    if (!depths.empty()) out.texture.dip_depth_rel = MedianInPlace(depths);
+    if (gaps.size() >= 2) out.texture.dip_period_blocks = MedianInPlace(gaps);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (found.marks[i] == Mark::kDip) out.dip_blocks.push_back(i);
+      if (found.marks[i] == Mark::kBurst) out.burst_blocks.push_back(i);
+    }
+  }
 
   // Zones as found.
   std::vector<double> scratch;
@@ -1019,9 +1280,9 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
                     static_cast<double>(turns) >= kAlternatingFraction * (steps - 1);
 
   SmoothFit& smooth = found.smooth;
-  if (nz == 1) {
-    out.type = optical ? CurveType::kClv : CurveType::kFlat;
-  } else if (rising && !out.alternating) {
+  // A smooth rise (cav, pcav) against the steps found, by a BIC-like cost
+  // (see 5.); true when the smooth fit wins and is stored in `smooth`.
+  auto smooth_wins = [&] {
     const double scale = std::max(median_rate, rate_floor);
     const SmoothFit cav = FitCav(y, scale, rate_floor);
     const SmoothFit pcav = FitPcav(y, scale, rate_floor);
@@ -1040,12 +1301,26 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     const bool many_small_steps =
         nz >= kManySmallStepsZones && MedianInPlace(sorted_steps) < kSmallStepRel;
     const double cost_smooth = std::min(cost_cav, cost_pcav);
-    if (std::isfinite(cost_smooth) && (cost_smooth < cost_steps || many_small_steps)) {
-      smooth = cost_pcav < cost_cav ? pcav : cav;
-      out.type = cost_pcav < cost_cav ? CurveType::kPcav : CurveType::kCav;
-    } else {
-      out.type = CurveType::kZclv;
+    if (!std::isfinite(cost_smooth) || !(cost_smooth < cost_steps || many_small_steps)) {
+      return false;
     }
+    smooth = cost_pcav < cost_cav ? pcav : cav;
+    out.type = cost_pcav < cost_cav ? CurveType::kPcav : CurveType::kCav;
+    return true;
+  };
+  if (nz == 1) {
+    // A rise that the long-run noise unit left in one segment may still be
+    // a smooth curve (a short CAV disc).
+    if (out.texture.dip_count > 0 || !smooth_wins()) {
+      out.type = optical                     ? CurveType::kClv
+                 : out.texture.dip_count > 0 ? CurveType::kFlatDips
+                                             : CurveType::kFlat;
+    }
+  } else if (nz == 2 && options.non_rotational &&
+             zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
+    out.type = CurveType::kTiered;
+  } else if (rising && !out.alternating) {
+    if (!smooth_wins()) out.type = CurveType::kZclv;
   } else if (falling || (out.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
     out.type = CurveType::kZoned;
     if (!out.alternating) {
@@ -1083,6 +1358,26 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     out.fit_r2 = sst > 0 ? 1 - ssr / sst : 0;
   }
   out.zones = std::move(zones);
+  // Jitter: each normal block against its zone's median (a smooth fit's
+  // zones are wide, so this is only the spread of stepped curves).
+  if (out.type != CurveType::kCav && out.type != CurveType::kPcav) {
+    std::vector<double> ratios;
+    ratios.reserve(n);
+    for (const Zone& z : out.zones) {
+      if (!(z.mb_per_s > 0)) continue;
+      for (std::size_t i = z.first_block; i < z.end_block; ++i) {
+        if (marks[i] == Mark::kNormal) ratios.push_back(curve.mb_per_s(i) / z.mb_per_s);
+      }
+    }
+    if (ratios.size() >= 2) {
+      std::sort(ratios.begin(), ratios.end());
+      const auto at = [&ratios](double q) {
+        return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1))];
+      };
+      out.texture.jitter_p5_rel = at(kJitterLow);
+      out.texture.jitter_p95_rel = at(kJitterHigh);
+    }
+  }
   return found;
 }
 

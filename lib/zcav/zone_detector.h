@@ -136,6 +136,11 @@ struct ZoneOptions {
   // the detector treats runs of up to that many blocks as one measurement
   // (minimum zone length, outlier runs). Default: 0.
   double blur_blocks = 0;
+  // The device is known not to rotate (SSD, NVMe, a virtual disk, RAM): a
+  // curve of two levels is then `tiered` (a cache, then the device's own
+  // rate), never two zones of a platter. Default: false (rotational or
+  // unknown).
+  bool non_rotational = false;
 };
 
 enum class CurveType {
@@ -195,6 +200,10 @@ struct Texture {
   double dip_period_blocks = 0;
   double dip_depth_rel = 0;
   double dip_share = 0;
+  // Short bursts above the level they interrupt (a cache answering now and
+  // then): how many, and the share of blocks inside them.
+  std::size_t burst_count = 0;
+  double burst_share = 0;
   // Alternating bands (multi-head / serpentine layouts): the median
   // relative difference between neighbouring bands and the median length of
   // a fast + slow pair (blocks). The zones then follow the falling envelope.
@@ -237,9 +246,10 @@ struct ZoneAnalysis {
   // One entry per step between zones, filled in by ClassifySteps when the
   // passes are known (origin kUnknown otherwise).
   std::vector<Step> steps;
-  // Blocks inside described dips (excluded from the zone statistics like
-  // outliers); indices into the curve, in order.
+  // Blocks inside described dips and bursts (excluded from the zone
+  // statistics like outliers); indices into the curve, in order.
   std::vector<std::uint64_t> dip_blocks;
+  std::vector<std::uint64_t> burst_blocks;
   double penalty = 0;                 // beta, on the sigma-normalised log rates
   std::uint64_t min_zone_blocks = 0;  // minimum zone length used
   // Smooth fits (cav, pcav): rate at the start and end of the curve from the
