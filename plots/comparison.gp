@@ -14,13 +14,18 @@
 {{?unreadable}}# {{unreadable_data}}: every input's ranges that failed to read after a
 {{?unreadable}}#   retry, shaded: 1 input  2 start (GB)  3 end (GB)  4 start (% of its
 {{?unreadable}}#   device)  5 end (%)  6 length (bytes)  7 errno
+{{?offscale}}# {{offscale_data}}: blocks above the top of the y axis, drawn on its edge
+{{?offscale}}#   in their input's colour (one line per block, or per bucket of
+{{?offscale}}#   consecutive blocks as in the data files): 1 input  2 position (GB)
+{{?offscale}}#   3 position (% of its device)  4 highest MB/s  5 blocks
 
 array data[{{count}}]
 array label[{{count}}]
 {{inputs}}
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
 {{?unreadable}}unreadable_data = '{{unreadable_data}}'
-{{?unreadable}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands)
+{{?offscale}}offscale_data = '{{offscale_data}}'
+{{?marks}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands, marks on the edge)
 
 set title '{{title}}' noenhanced
 set xlabel 'position (% of device)' noenhanced
@@ -35,8 +40,10 @@ set grid xtics ytics
 set key bottom left box opaque noenhanced
 
 {{output}}
-{{?all_readable}}plot for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
-{{?unreadable}}plot unreadable_data using (($4 + $5) / 2):(band_top / 2):(($5 - $4) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
-{{?unreadable}}  for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
+{{?one_layer}}plot for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i]
+{{?layers}}plot \
+{{?unreadable}}  unreadable_data using (($4 + $5) / 2):(band_top / 2):(($5 - $4) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
+{{?layers}}  for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i], \
+{{?offscale}}  offscale_data using 3:(band_top):1 with points pt 9 ps 1.4 lc variable title '{{offscale_title}}', \
 
 {{more_outputs}}

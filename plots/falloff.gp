@@ -12,8 +12,17 @@
 #   4 min MB/s  5 max MB/s across passes (equal to 3 when not known)
 {{?zones}}# {{zones_data}}: one line per detected zone:
 {{?zones}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 median MB/s  6 label
+{{?jitter}}# {{jitter_data}}: each zone's jitter, the 5th to 95th percentile of its
+{{?jitter}}#   blocks' rates, shaded behind the curve, one line per zone:
+{{?jitter}}#   1 start (GB)  2 end (GB)  3 p5 MB/s  4 p95 MB/s
 {{?outliers}}# {{outliers_data}}: blocks far off their neighbours:
 {{?outliers}}#   1 position (GB)  2 position (% of device)  3 MB/s
+{{?dips}}# {{dips_data}}: blocks in recurring short dips (one line per block, or per
+{{?dips}}#   bucket as in {{data}}):
+{{?dips}}#   1 position (GB)  2 position (% of device)  3 lowest MB/s  4 blocks
+{{?offscale}}# {{offscale_data}}: blocks above the top of the y axis, drawn on its edge
+{{?offscale}}#   (one line per block, or per bucket as in {{data}}):
+{{?offscale}}#   1 position (GB)  2 position (% of device)  3 highest MB/s  4 blocks
 {{?unreadable}}# {{unreadable_data}}: ranges that failed to read after a retry, shaded
 {{?unreadable}}#   (a blank line in {{data}} breaks the curve where their blocks are missing):
 {{?unreadable}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 length (bytes)  6 errno
@@ -24,10 +33,13 @@
 
 data = '{{data}}'
 {{?zones}}zones_data = '{{zones_data}}'
+{{?jitter}}jitter_data = '{{jitter_data}}'
 {{?outliers}}outliers_data = '{{outliers_data}}'
+{{?dips}}dips_data = '{{dips_data}}'
+{{?offscale}}offscale_data = '{{offscale_data}}'
 {{?unreadable}}unreadable_data = '{{unreadable_data}}'
 {{?slow}}slow_data = '{{slow_data}}'
-{{?marks}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands, slow marks)
+{{?marks}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands, marks on the edge)
 device_gb = {{device_gb}}  # device size in GB: the top axis is % of it
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
 
@@ -51,11 +63,14 @@ set style fill transparent solid 0.5 noborder
 {{output}}
 plot \
 {{?unreadable}}  unreadable_data using (($1 + $2) / 2):(band_top / 2):(($2 - $1) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
+{{?jitter}}  jitter_data using (($1 + $2) / 2):(($3 + $4) / 2):(($2 - $1) / 2):(($4 - $3) / 2) with boxxyerror fs transparent solid 0.35 noborder lc rgb '#fdae6b' title '{{jitter_title}}', \
 {{?band}}  data using 1:4:5 with filledcurves lc rgb '#9ecae1' title 'min-max across passes', \
   data using 1:3 with lines lw 2 lc rgb '#08519c' title '{{curve_title}}', \
-{{?zones}}  zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title 'detected zones (median)', \
+{{?zones}}  zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title '{{zones_title}}', \
 {{?zones}}  zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle, \
 {{?outliers}}  outliers_data using 1:3 with points pt 7 ps 0.9 lc rgb '#cb181d' title 'outliers', \
+{{?dips}}  dips_data using 1:3 with points pt 10 ps 0.9 lc rgb '#1b9e77' title '{{dips_title}}', \
+{{?offscale}}  offscale_data using 1:(band_top) with points pt 9 ps 1.4 lc rgb '#cb181d' title '{{offscale_title}}', \
 {{?slow}}  slow_data using (($1 + $2) / 2):(band_top * 0.97) with points pt 11 ps 1.4 lc rgb '#6a3d9a' title '{{slow_title}}', \
 
 {{more_outputs}}

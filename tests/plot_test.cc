@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "testutil.h"
 #include "zcav/error.h"
 #include "zcav/units.h"
+#include "zcav/writers.h"  // FormatFixed
 
 namespace zcav {
 namespace {
@@ -95,6 +97,76 @@ PlotInput Failing() {
                              {20 * kGiB, 1 << 20, 1, 420, 10},
                              {25 * kGiB, 2 << 20, 0, 900, 20}};
   in.zones = DetectZones(in.profile.points, ZoneOptions{});
+  return in;
+}
+
+// A 256 MiB FUSE device in 1 MiB blocks, one pass, the way the issue met it:
+// four zones (140, 110, 80, 65 MB/s) under 2 % Gaussian jitter, and blurred
+// blocks reading 3000 MB/s at `spikes`.
+PlotInput Jittery(std::uint64_t seed, const std::vector<std::size_t>& spikes) {
+  PlotInput in;
+  in.label = "fuse 4-zone";
+  in.profile.source = "fuse.dat";
+  in.profile.device_bytes = 256 * kMiB;
+  in.profile.passes = 1;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.02);
+  for (std::size_t i = 0; i < 256; ++i) {
+    const double level = i < 64 ? 140 : i < 128 ? 110 : i < 192 ? 80 : 65;
+    double rate = level * (1 + noise(rng));
+    if (std::count(spikes.begin(), spikes.end(), i) > 0) rate = 3000;
+    in.profile.points.push_back({i * kMiB, kMiB, rate, 0, 0});
+  }
+  in.zones = DetectZones(in.profile.points, ZoneOptions{});
+  return in;
+}
+
+// Jittery's four zones as a person reads them (blocks 0-63, 64-127, ...).
+std::vector<Zone> FourZones() {
+  std::vector<Zone> zones;
+  for (std::uint64_t z = 0; z < 4; ++z) {
+    Zone zone;
+    zone.first_block = z * 64;
+    zone.end_block = z * 64 + 64;
+    zone.start_bytes = zone.first_block * kMiB;
+    zone.end_bytes = zone.end_block * kMiB;
+    zone.mb_per_s = z == 0 ? 140 : z == 1 ? 110 : z == 2 ? 80 : 65;
+    zones.push_back(zone);
+  }
+  return zones;
+}
+
+// The top of the y axis a script sets ("set yrange [0:TOP]").
+double YTop(const std::string& script) {
+  const std::string key = "set yrange [0:";
+  const std::size_t at = script.find(key);
+  REQUIRE(at != std::string::npos);
+  return std::stod(script.substr(at + key.size()));
+}
+
+// `count` zones of equal length over a flat 100 MB/s curve of 10 blocks
+// each, their medians on a slow sawtooth (so that labels could collide).
+PlotInput ManyZones(std::size_t count) {
+  PlotInput in;
+  in.label = "many";
+  in.profile.source = "many.dat";
+  in.profile.passes = 1;
+  for (std::size_t z = 0; z < count; ++z) {
+    const double level = 100 + static_cast<double>(z % 10);
+    Zone zone;
+    zone.first_block = z * 10;
+    zone.end_block = z * 10 + 10;
+    zone.start_bytes = zone.first_block * kMiB;
+    zone.end_bytes = zone.end_block * kMiB;
+    zone.mb_per_s = level;
+    in.zones.zones.push_back(zone);
+    for (std::uint64_t b = zone.first_block; b < zone.end_block; ++b) {
+      in.profile.points.push_back({b * kMiB, kMiB, level, 0, 0});
+    }
+  }
+  in.zones.type = CurveType::kOther;
+  in.zones.fastest_zone = 9;
+  in.zones.slowest_zone = 0;
   return in;
 }
 
@@ -569,6 +641,264 @@ TEST_CASE("A loaded profile result brings its access samples, so its access plot
   const PlotFiles files = WritePlot(PlotKind::kAccess, {in}, dir.path().string(), "acc", {});
   REQUIRE(files.data_paths.size() == 1);
   CHECK(test::ReadFile(files.data_paths[0]).find("13.5") != std::string::npos);
+}
+
+TEST_CASE("Three blurred blocks at 3000 MB/s do not set the y axis of a 140 MB/s curve: they "
+          "are drawn on its top edge and counted",
+          "[plot]") {
+  const std::uint64_t seed = 14;
+  CAPTURE(seed);
+  test::TempDir dir;
+  const PlotFiles files = WritePlot(PlotKind::kFalloff, {Jittery(seed, {20, 90, 150})},
+                                    dir.path().string(), "fuse", {});
+  const std::string script = test::ReadFile(files.script_path);
+  // The bulk reaches about 140 x 1.04 (2 % jitter); 15 % headroom above it.
+  const double top = YTop(script);
+  CHECK(top > 140);
+  CHECK(top < 200);
+  CHECK(script.find("band_top = " + FormatFixed(top, 1)) != std::string::npos);
+  CHECK(script.find("offscale_data = 'fuse.offscale.dat'") != std::string::npos);
+  CHECK(script.find("offscale_data using 1:(band_top) with points pt 9") != std::string::npos);
+  CHECK(script.find("title '3 blocks off scale (max 3000.0 MB/s)'") != std::string::npos);
+  CHECK(script.find("# fuse.offscale.dat: blocks above the top of the y axis") !=
+        std::string::npos);
+  const fs::path data = dir.path() / "fuse.offscale.dat";
+  CHECK(std::count(files.data_paths.begin(), files.data_paths.end(), data.string()) == 1);
+  const std::string text = test::ReadFile(data);
+  CHECK(text.find("# position_gb position_pct highest_mb_per_s blocks") != std::string::npos);
+  // Block 20's middle: 20.5 MiB = 0.021496 GB, 8.0078 % of 256 MiB.
+  CHECK(DataLines(text) == std::vector<std::string>{"0.021496 8.0078 3000.000 1",
+                                                    "0.094896 35.3516 3000.000 1",
+                                                    "0.157811 58.7891 3000.000 1"});
+}
+
+TEST_CASE("A curve without blocks far off scale keeps its y axis: every block, 15 % above the "
+          "highest",
+          "[plot]") {
+  test::TempDir dir;
+  // The staircase: 61.2 MB/s (its highest max) x 1.15, as in the golden script.
+  WritePlot(PlotKind::kFalloff, {Hdd()}, dir.path().string(), "hdd", {});
+  CHECK(YTop(test::ReadFile(dir.path() / "hdd.gp")) == 70.4);
+  CHECK_FALSE(fs::exists(dir.path() / "hdd.offscale.dat"));
+
+  // The jittery curve without spikes: its highest block sets the axis.
+  const PlotInput clean = Jittery(14, {});
+  double highest = 0;
+  for (const CurvePoint& p : clean.profile.points) highest = std::max(highest, p.mb_per_s);
+  WritePlot(PlotKind::kFalloff, {clean}, dir.path().string(), "clean", {});
+  const std::string script = test::ReadFile(dir.path() / "clean.gp");
+  CHECK(YTop(script) == std::stod(FormatFixed(highest * 1.15, 1)));
+  CHECK(script.find("off scale") == std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path() / "clean.offscale.dat"));
+
+  // A spike half again as fast as the rest still fits: nothing off scale.
+  PlotInput spike = Hdd();
+  std::vector<CurvePoint> points = spike.profile.points.ToVector();
+  points[5].mb_per_s = 85;
+  points[5].max_mb_per_s = 86;
+  spike.profile.points = Curve(points);
+  WritePlot(PlotKind::kFalloff, {spike}, dir.path().string(), "spike", {});
+  CHECK(YTop(test::ReadFile(dir.path() / "spike.gp")) == 98.9);  // 86 x 1.15
+  CHECK_FALSE(fs::exists(dir.path() / "spike.offscale.dat"));
+}
+
+TEST_CASE("The y axis always spans every zone level, however few blocks hold it", "[plot]") {
+  // A 3000 MB/s cache tier over the first 5 blocks (2 % of the curve), then
+  // the four zones: the tier is a zone, so it stays on the plot.
+  PlotInput in = Jittery(3, {0, 1, 2, 3, 4});
+  Zone cache;
+  cache.end_block = 5;
+  cache.end_bytes = 5 * kMiB;
+  cache.mb_per_s = 3000;
+  std::vector<Zone> zones = FourZones();
+  zones[0].first_block = 5;
+  zones[0].start_bytes = 5 * kMiB;
+  in.zones.zones = zones;
+  in.zones.zones.insert(in.zones.zones.begin(), cache);
+  in.zones.type = CurveType::kTiered;
+  in.zones.fastest_zone = 0;
+  in.zones.slowest_zone = 4;
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "tier", {});
+  CHECK(YTop(test::ReadFile(dir.path() / "tier.gp")) == 3450.0);
+  CHECK_FALSE(fs::exists(dir.path() / "tier.offscale.dat"));
+  CHECK(fs::exists(dir.path() / "tier.zones.dat"));
+
+  // Without that zone the same blocks are off scale.
+  in.zones.zones = FourZones();
+  in.zones.type = CurveType::kZoned;
+  in.zones.slowest_zone = 3;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "untiered", {});
+  CHECK(YTop(test::ReadFile(dir.path() / "untiered.gp")) < 200);
+  CHECK(DataLines(test::ReadFile(dir.path() / "untiered.offscale.dat")).size() == 5);
+}
+
+TEST_CASE("Thousands of off-scale blocks on a long curve are marked per bucket, at most 2000 "
+          "lines",
+          "[plot]") {
+  // 100,000 blocks at 140 MB/s +-1 %, every 40th (2,500) at 3000: more
+  // than 1 % wild, so the 99th percentile alone would not do; the fence does.
+  PlotInput in;
+  in.label = "long";
+  in.profile.source = "long.dat";
+  in.profile.passes = 1;
+  for (std::uint64_t i = 0; i < 100'000; ++i) {
+    const double rate = i % 40 == 39 ? 3000 : 140 * (1 + 0.01 * static_cast<double>(i % 3) - 0.01);
+    in.profile.points.push_back({i * kMiB, kMiB, rate, 0, 0});
+  }
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "long", {});
+  const std::string script = test::ReadFile(dir.path() / "long.gp");
+  // The fence: P75 + 3 IQR = 141.4 + 3 x 2.8 = 149.8 MB/s, x 1.15.
+  CHECK(YTop(script) == 172.3);
+  CHECK(script.find("'2500 blocks off scale (max 3000.0 MB/s)'") != std::string::npos);
+  const std::vector<std::string> lines =
+      DataLines(test::ReadFile(dir.path() / "long.offscale.dat"));
+  CHECK(lines.size() == 2000);  // buckets of 50 blocks, each holding one or two of them
+  std::size_t blocks = 0;
+  for (const std::string& line : lines) blocks += std::stoul(line.substr(line.rfind(' ') + 1));
+  CHECK(blocks == 2500);
+}
+
+TEST_CASE("Three hundred zones get at most 20 labels, spread out, and the legend says so",
+          "[plot]") {
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {ManyZones(300)}, dir.path().string(), "many", {});
+  const std::string zones = test::ReadFile(dir.path() / "many.zones.dat");
+  const std::vector<std::string> lines = DataLines(zones);
+  REQUIRE(lines.size() == 300);  // every zone is drawn; only the labels are fewer
+  std::vector<double> labelled_at;
+  for (const std::string& line : lines) {
+    if (line.find("\"\"") == std::string::npos) labelled_at.push_back(std::stod(line));
+  }
+  CHECK(labelled_at.size() <= 20);
+  CHECK(labelled_at.size() >= 8);
+  // The fastest (Z10) and the slowest (Z1) are among them.
+  CHECK(zones.find("\"Z1 100.0 MB/s\"") != std::string::npos);
+  CHECK(zones.find("\"Z10 109.0 MB/s\"") != std::string::npos);
+  CHECK(Count(zones, "\"Z2 ") == 0);  // right beside Z1 at a level 1 % away
+  const std::string script = test::ReadFile(dir.path() / "many.gp");
+  CHECK(script.find("title 'detected zones (median): 300 zones, " +
+                    std::to_string(labelled_at.size()) + " labelled'") != std::string::npos);
+
+  // Twenty zones: all labelled, as always, and no note.
+  WritePlot(PlotKind::kFalloff, {ManyZones(20)}, dir.path().string(), "twenty", {});
+  CHECK(Count(test::ReadFile(dir.path() / "twenty.zones.dat"), "\"\"") == 0);
+  CHECK(test::ReadFile(dir.path() / "twenty.gp").find("title 'detected zones (median)'") !=
+        std::string::npos);
+}
+
+TEST_CASE("A known jitter is drawn as each zone's p5-p95 band behind the curve", "[plot]") {
+  PlotInput in = Hdd();
+  in.zones.texture.jitter_p5_rel = 0.96;
+  in.zones.texture.jitter_p95_rel = 1.03;
+  test::TempDir dir;
+  const PlotFiles files = WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "j", {});
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("jitter_data = 'j.jitter.dat'") != std::string::npos);
+  CHECK(script.find("title 'jitter p5-p95 (-4.0 % / +3.0 %)'") != std::string::npos);
+  CHECK(script.find("# j.jitter.dat: each zone's jitter") != std::string::npos);
+  // Behind the band and the curve: drawn first.
+  CHECK(script.find("jitter_data using") < script.find("data using 1:4:5 with filledcurves"));
+  const std::string text = test::ReadFile(dir.path() / "j.jitter.dat");
+  CHECK(text.find("# start_gb end_gb p5_mb_per_s p95_mb_per_s") != std::string::npos);
+  const std::vector<std::string> lines = DataLines(text);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "0.000000 10.737418 " + FormatFixed(in.zones.zones[0].mb_per_s * 0.96, 3) +
+                        ' ' + FormatFixed(in.zones.zones[0].mb_per_s * 1.03, 3));
+
+  // Unknown (1 and 1), or too narrow to see (0.2 % of a 70 MB/s axis): no band.
+  in.zones.texture.jitter_p5_rel = 1;
+  in.zones.texture.jitter_p95_rel = 1;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "none", {});
+  CHECK(test::ReadFile(dir.path() / "none.gp").find("jitter") == std::string::npos);
+  in.zones.texture.jitter_p5_rel = 0.999;
+  in.zones.texture.jitter_p95_rel = 1.001;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "thin", {});
+  CHECK(test::ReadFile(dir.path() / "thin.gp").find("jitter_data") == std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path() / "thin.jitter.dat"));
+}
+
+TEST_CASE("Dip blocks are marked with their own legend entry", "[plot]") {
+  PlotInput in = Hdd();
+  in.zones.type = CurveType::kFlatDips;
+  in.zones.dip_blocks = {3, 4, 25};
+  test::TempDir dir;
+  WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "d", {});
+  const std::string script = test::ReadFile(dir.path() / "d.gp");
+  CHECK(script.find("dips_data = 'd.dips.dat'") != std::string::npos);
+  CHECK(script.find("dips_data using 1:3 with points pt 10") != std::string::npos);
+  CHECK(script.find("title 'dips (3 blocks)'") != std::string::npos);
+  CHECK(script.find("# d.dips.dat: blocks in recurring short dips") != std::string::npos);
+  const std::vector<std::string> lines = DataLines(test::ReadFile(dir.path() / "d.dips.dat"));
+  REQUIRE(lines.size() == 3);
+  // Block 3: 3.5 GiB = 3.758096 GB, 11.6667 % of 30 GiB, rate 60 - 0.2.
+  CHECK(lines[0] == "3.758096 11.6667 59.800 1");
+  CHECK(lines[2].rfind("27.380417 85.0000 39.800 1", 0) == 0);
+}
+
+TEST_CASE("Every stepped curve type draws its zones as levels; a smooth fit does not",
+          "[plot]") {
+  test::TempDir dir;
+  for (CurveType type : {CurveType::kZoned, CurveType::kFlat, CurveType::kClipped,
+                         CurveType::kZclv, CurveType::kClv, CurveType::kOther,
+                         CurveType::kTiered, CurveType::kFlatDips, CurveType::kCav,
+                         CurveType::kPcav}) {
+    const std::string name = CurveTypeName(type);
+    CAPTURE(name);
+    PlotInput in = Hdd();
+    in.zones.type = type;
+    in.zones.texture.jitter_p5_rel = 0.9;
+    in.zones.texture.jitter_p95_rel = 1.1;
+    WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), name, {});
+    const bool smooth = type == CurveType::kCav || type == CurveType::kPcav;
+    CHECK(fs::exists(dir.path() / (name + ".zones.dat")) == !smooth);
+    CHECK(fs::exists(dir.path() / (name + ".jitter.dat")) == !smooth);
+  }
+}
+
+TEST_CASE("A comparison's y axis is not set by one input's off-scale blocks, which it marks "
+          "in that input's colour",
+          "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files = WritePlot(
+      PlotKind::kComparison, {Jittery(1, {}), Jittery(2, {7, 8, 200})}, dir.path().string(),
+      "cmp", {});
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(YTop(script) < 200);
+  CHECK(script.find("offscale_data = 'cmp.offscale.dat'") != std::string::npos);
+  CHECK(script.find("offscale_data using 3:(band_top):1 with points pt 9 ps 1.4 lc variable "
+                    "title '3 blocks off scale (max 3000.0 MB/s)'") != std::string::npos);
+  CHECK(script.find("for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i], "
+                    "\\") != std::string::npos);
+  const std::vector<std::string> lines =
+      DataLines(test::ReadFile(dir.path() / "cmp.offscale.dat"));
+  REQUIRE(lines.size() == 3);
+  for (const std::string& line : lines) CHECK(line.rfind("2 ", 0) == 0);
+  CHECK(lines[0] == "2 0.007864 2.9297 3000.000 1");
+}
+
+TEST_CASE("Off-scale blocks, dips and the jitter band render with their legend", "[plot]") {
+  if (!GnuplotAvailable()) {
+    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    return;
+  }
+  PlotInput in = Jittery(14, {20, 90, 150});
+  in.zones.texture.jitter_p5_rel = 0.965;
+  in.zones.texture.jitter_p95_rel = 1.035;
+  in.zones.dip_blocks = {40, 41};
+  const std::string svg = RenderSvg(PlotKind::kFalloff, {in});
+  CHECK(XmlProblem(svg).empty());
+  CHECK(svg.find("3 blocks off scale (max 3000.0 MB/s)") != std::string::npos);
+  CHECK(svg.find("dips (2 blocks)") != std::string::npos);
+  CHECK(svg.find("jitter p5-p95 (-3.5 % / +3.5 %)") != std::string::npos);
+  // The y axis' tick labels stop below 200.
+  CHECK(svg.find("> 200</tspan>") == std::string::npos);
+  CHECK(svg.find("> 160</tspan>") != std::string::npos);
+  const std::string many = RenderSvg(PlotKind::kFalloff, {ManyZones(300)});
+  CHECK(XmlProblem(many).empty());
+  CHECK(Count(many, "MB/s</tspan>") <= 20 + 1);  // the labels, and the title's average
+  CHECK(many.find("300 zones, ") != std::string::npos);
 }
 
 }  // namespace

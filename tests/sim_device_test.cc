@@ -235,3 +235,160 @@ TEST_CASE("Re-reads of the start of the disk come from the cache at the interfac
   CHECK(zcav::ParseSimSpec("sim:ssd").cache_bytes == 0);
   CHECK(zcav::ParseSimSpec("sim:hdd?cache=2M&interface=300").interface_mb_per_s == Approx(300));
 }
+
+namespace {
+
+// Reads [offset, offset + n * length) in order on `dev`; returns each read's
+// rate in MB/s and the virtual time it started at (seconds).
+struct TimedRead {
+  double start_s = 0;
+  double mb_per_s = 0;
+};
+std::vector<TimedRead> ReadInOrder(zcav::Device& dev, zcav::VirtualClock& clock,
+                                   std::uint64_t offset, std::uint64_t length, int n) {
+  zcav::AlignedBuffer buf(length, 4096);
+  std::vector<TimedRead> out;
+  for (int i = 0; i < n; ++i) {
+    const auto before = clock.Now();
+    REQUIRE_FALSE(dev.ReadAt(offset + static_cast<std::uint64_t>(i) * length, buf.span(length)));
+    const double seconds = static_cast<double>((clock.Now() - before).count()) * 1e-9;
+    out.push_back({static_cast<double>(before.count()) * 1e-9,
+                   static_cast<double>(length) / seconds / 1e6});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("The nvme-throttle model throttles after N seconds of reading and cools only at rest",
+          "[sim_device]") {
+  zcav::VirtualClock clock;
+  const zcav::SimModel m =
+      zcav::ParseSimSpec("sim:nvme-throttle?noise=0&size=64G&throttle_after=10&throttled=1000");
+  CHECK(m.throttle_after_s == 10);
+  CHECK(m.throttled_mb_per_s == 1000);
+  CHECK(m.cool_after_s == 60);
+  CHECK(m.info.rotational == false);
+  // By position the drive is flat: the drop is not in the zone table.
+  CHECK(zcav::ExpectedMbPerS(m, 0, zcav::kMiB) == Approx(3000));
+  CHECK(zcav::ExpectedMbPerS(m, m.info.size_bytes - zcav::kMiB, zcav::kMiB) == Approx(3000));
+  auto dev = zcav::MakeSimulatedDevice(m, clock);
+  // 30 MB reads take 10 ms cool: 10 s of reading is 1000 reads (30 GB).
+  const std::uint64_t len = 30'000'000;
+  const auto first = ReadInOrder(*dev, clock, 0, len, 1500);
+  for (const TimedRead& r : first) {
+    CAPTURE(r.start_s);
+    if (r.start_s < 10 - 0.01) CHECK(r.mb_per_s == Approx(3000).epsilon(1e-6));
+    if (r.start_s >= 10) CHECK(r.mb_per_s == Approx(1000).epsilon(1e-6));
+  }
+  CHECK(first[999].mb_per_s == Approx(3000).epsilon(1e-6));   // ends at 10 s exactly
+  CHECK(first[1000].mb_per_s == Approx(1000).epsilon(1e-6));
+  // The untimed gap between passes does not cool it: the next pass is
+  // throttled from its start, so its curve has no drop at 30 GB.
+  REQUIRE_FALSE(dev->PreparePass());
+  const auto second = ReadInOrder(*dev, clock, 0, len, 1500);
+  for (const TimedRead& r : second) CHECK(r.mb_per_s == Approx(1000).epsilon(1e-6));
+  // A minute of rest cools it: full rate again, for another 10 s.
+  clock.Advance(std::chrono::seconds(61));
+  REQUIRE_FALSE(dev->PreparePass());  // positioned untimed, as for a new pass
+  const auto rested = ReadInOrder(*dev, clock, 0, len, 1100);
+  CHECK(rested[0].mb_per_s == Approx(3000).epsilon(1e-6));
+  CHECK(rested[999].mb_per_s == Approx(3000).epsilon(1e-6));
+  CHECK(rested[1000].mb_per_s == Approx(1000).epsilon(1e-6));
+}
+
+TEST_CASE("The ssd-dips model reads its cached start at 2x and dips every period of reading",
+          "[sim_device]") {
+  const zcav::SimModel m = zcav::ParseSimSpec("sim:ssd-dips?noise=0&size=100G");
+  const std::uint64_t size = m.info.size_bytes;
+  // Position: the first 10 % at 1060 MB/s, the rest at 530 MB/s.
+  CHECK(zcav::ExpectedMbPerS(m, 0, zcav::kMiB) == Approx(1060));
+  CHECK(zcav::ExpectedMbPerS(m, size / 10 - zcav::kMiB, zcav::kMiB) == Approx(1060));
+  CHECK(zcav::ExpectedMbPerS(m, size / 10, zcav::kMiB) == Approx(530));
+  CHECK(zcav::ExpectedMbPerS(m, size - zcav::kMiB, zcav::kMiB) == Approx(530));
+  // Time: reads of 5.3 MB (10 ms undisturbed) past the cached part, about
+  // 70 s in all. The dips are the last 2 s of every 20 s of reading (at
+  // 18, 38, 58 s), at 30 % of the rate: each costs 1.4 s more.
+  zcav::VirtualClock clock;
+  auto dev = zcav::MakeSimulatedDevice(m, clock);
+  const auto reads = ReadInOrder(*dev, clock, size / 5, 5'300'000, 6600);
+  std::vector<double> dip_starts_s;
+  std::vector<double> dip_ends_s;
+  bool in_dip = false;
+  for (const TimedRead& r : reads) {
+    const bool dip = r.mb_per_s < 0.9 * 530;
+    if (dip && !in_dip) dip_starts_s.push_back(r.start_s);
+    if (!dip && in_dip) dip_ends_s.push_back(r.start_s);
+    in_dip = dip;
+    if (!dip) CHECK(r.mb_per_s == Approx(530).epsilon(0.01));
+  }
+  CHECK(std::abs(reads.back().start_s - (66 + 3 * 1.4)) < 0.05);
+  REQUIRE(dip_starts_s.size() == 3);
+  REQUIRE(dip_ends_s.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    CHECK(std::abs(dip_starts_s[k] - (18 + 20.0 * static_cast<double>(k))) < 0.05);
+    CHECK(std::abs(dip_ends_s[k] - dip_starts_s[k] - 2) < 0.05);
+  }
+  // Inside a dip: 30 % of 530 MB/s.
+  const auto deepest = std::min_element(reads.begin(), reads.end(), [](auto& a, auto& b) {
+    return a.mb_per_s < b.mb_per_s;
+  });
+  CHECK(deepest->mb_per_s == Approx(0.3 * 530).epsilon(1e-3));
+}
+
+TEST_CASE("The banded-hdd model alternates bands around a falling 2:1 envelope", "[sim_device]") {
+  const zcav::SimModel m = zcav::ParseSimSpec("sim:banded-hdd?noise=0");
+  CHECK(m.band_bytes == 4'000'000'000ULL);
+  CHECK(m.band_amplitude == Approx(0.04));
+  CHECK(m.info.rotational == true);
+  const zcav::SimModel envelope = zcav::ParseSimSpec("sim:banded-hdd?noise=0&amplitude=0");
+  const std::uint64_t band = m.band_bytes;
+  const std::uint64_t bands = m.info.size_bytes / band;
+  const auto band_rate = [&](const zcav::SimModel& model, std::uint64_t k) {
+    return zcav::ExpectedMbPerS(model, k * band + band / 4, band / 2);
+  };
+  // Even bands read 4 % above the envelope, odd ones 4 % below, so every
+  // band is faster than both neighbours or slower than both.
+  for (std::uint64_t k = 1; k + 1 < bands; ++k) {
+    CAPTURE(k);
+    const double r = band_rate(m, k);
+    CHECK(r / band_rate(envelope, k) == Approx(k % 2 == 0 ? 1.04 : 0.96).epsilon(1e-9));
+    if (k % 2 == 0) {
+      CHECK(r > band_rate(m, k - 1));
+      CHECK(r > band_rate(m, k + 1));
+    } else {
+      CHECK(r < band_rate(m, k - 1));
+      CHECK(r < band_rate(m, k + 1));
+    }
+  }
+  // The envelope: the mean of a fast and a slow band falls about 2:1.
+  const double outer = (band_rate(m, 0) + band_rate(m, 1)) / 2;
+  const double inner = (band_rate(m, bands - 2) + band_rate(m, bands - 1)) / 2;
+  CHECK(outer / inner > 1.8);
+  CHECK(outer / inner < 2.2);
+  // The band size and amplitude are keys.
+  const zcav::SimModel small = zcav::ParseSimSpec("sim:banded-hdd?band=1G&amplitude=10%");
+  CHECK(small.band_bytes == zcav::kGiB);
+  CHECK(small.band_amplitude == Approx(0.1));
+}
+
+TEST_CASE("The time-effect keys belong to their models and are checked", "[sim_device]") {
+  for (const char* bad : {"sim:ssd?throttle_after=3", "sim:hdd?dip_every=5", "sim:ssd?band=1G",
+                          "sim:ssd-dips?dip_every=5&dip_for=5", "sim:ssd-dips?dip=0",
+                          "sim:ssd-dips?cached=150%", "sim:ssd-dips?zones=4",
+                          "sim:banded-hdd?amplitude=100%", "sim:nvme-throttle?throttled=0"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(zcav::ParseSimSpec(bad), zcav::Error);
+  }
+  const zcav::SimModel dips =
+      zcav::ParseSimSpec("sim:ssd-dips?outer=400&cached=20%&cached_rate=900&dip_every=10&dip_for=1&dip=0.5");
+  REQUIRE(dips.zones.size() == 2);
+  CHECK(dips.zones[0].end_frac == Approx(0.2));
+  CHECK(dips.zones[0].mb_per_s == Approx(900));
+  CHECK(dips.zones[1].mb_per_s == Approx(400));
+  CHECK(dips.dip_every_s == 10);
+  CHECK(dips.dip_for_s == 1);
+  CHECK(dips.dip_share == Approx(0.5));
+  CHECK(zcav::ParseSimSpec("sim:nvme-throttle?cool_after=5").cool_after_s == 5);
+}

@@ -286,3 +286,43 @@ TEST_CASE("Sweeps of the sim models get their verdicts: usb2-hdd capped, hdd med
     CHECK(v.kind == zcav::VerdictKind::kBusLimited);
   }
 }
+
+TEST_CASE("A falling curve on a device that does not rotate gets no platter verdict", "[verdict]") {
+  auto a = Analysis(zcav::CurveType::kZoned, {{10000, 0.44}, {2500, 0.56}});
+  a.non_rotational = true;
+  const auto v = zcav::DecideVerdict(a, Inputs(10000, std::nullopt, zcav::Transport{}));
+  CHECK(v.kind == zcav::VerdictKind::kUndetermined);
+  CHECK(Has(v.reason, "does not rotate"));
+  CHECK_FALSE(Has(v.reason, "platter, which"));
+}
+
+TEST_CASE("A falling curve read once with correlated noise asks for a second pass", "[verdict]") {
+  auto a = Analysis(zcav::CurveType::kZoned, SixteenZones());
+  a.texture.variance_inflation = 12;
+  const auto once = zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::Transport{}));
+  CHECK(once.kind == zcav::VerdictKind::kUndetermined);
+  CHECK(Has(once.reason, "--passes 2"));
+  // Two passes that put every step at the same position settle it.
+  for (std::size_t k = 1; k < a.zones.size(); ++k) {
+    zcav::Step step;
+    step.zone = k;
+    step.origin = zcav::StepOrigin::kPosition;
+    a.steps.push_back(step);
+  }
+  const auto twice = zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::Transport{}));
+  CHECK(twice.kind == zcav::VerdictKind::kMediaLimited);
+  CHECK(Has(twice.reason, "same positions in every pass"));
+  // A clean staircase read once still is the media's.
+  a.steps.clear();
+  a.texture.variance_inflation = 1;
+  CHECK(zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::Transport{})).kind ==
+        zcav::VerdictKind::kMediaLimited);
+}
+
+TEST_CASE("A tiered curve is judged by its last tier, the device behind the cache", "[verdict]") {
+  const auto a = Analysis(zcav::CurveType::kTiered, {{300, 0.2}, {38, 0.8}});
+  const auto v = zcav::DecideVerdict(a, Inputs(300, std::nullopt, zcav::TransportFromName("usb2")));
+  CHECK(v.kind == zcav::VerdictKind::kBusLimited);
+  CHECK(Has(v.reason, "Tiered: 300"));
+  CHECK(Has(v.reason, "38.0 MB/s"));
+}

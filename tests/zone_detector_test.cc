@@ -1182,3 +1182,39 @@ TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[z
   CHECK(pct(table_exact, table_total) >= 90);
   CHECK(table_f1 / static_cast<double>(table_total) >= 0.95);
 }
+
+TEST_CASE("Blocks timed in bursts are grouped until the groups read at the device's rate",
+          "[zones]") {
+  // A 40 MB/s read throttle that lets reads through in 100 ms bursts, read
+  // in 1 MiB blocks: most blocks complete at once (3500 MB/s), the block
+  // that waits for the next burst takes the rest of the time.
+  const std::uint64_t seed = 11;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> rates;
+  const double block_mb = 1.048576;
+  while (rates.size() < 4000) {
+    const std::size_t burst = 2 + static_cast<std::size_t>(5 * u(rng));  // blocks per burst
+    double fast_seconds = 0;
+    for (std::size_t k = 0; k + 1 < burst; ++k) {
+      const double r = 3000 + 1000 * u(rng);
+      rates.push_back(r);
+      fast_seconds += block_mb / r;
+    }
+    const double total_seconds = static_cast<double>(burst) * block_mb / 40;
+    rates.push_back(block_mb / (total_seconds - fast_seconds));
+  }
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.resolution_blocks > 1);
+  REQUIRE(a.zones.size() == 1);
+  CHECK(a.type == zcav::CurveType::kFlat);
+  CHECK(a.zones[0].mb_per_s == Approx(40).epsilon(0.1));
+  CHECK(a.zones[0].end_block == rates.size());
+  // The same curve said to be blurred over 8 blocks starts from groups of 8.
+  zcav::ZoneOptions blurred;
+  blurred.blur_blocks = 8;
+  CHECK(Detect(rates, blurred).resolution_blocks >= 8);
+  // A clean staircase keeps its blocks.
+  CHECK(Detect(Render({{60, 50}, {500, 500}, {0, 0}})).resolution_blocks == 1);
+}

@@ -173,3 +173,60 @@ TEST_CASE("The zone sink's verdict weighs the burst rate it is given", "[zone_re
   CHECK(with.kind == zcav::VerdictKind::kBusLimited);
   CHECK(with.reason.find("burst 530") != std::string::npos);
 }
+
+TEST_CASE("The zone table describes texture and time-dependent steps instead of listing them",
+          "[zone_report]") {
+  zcav::ZoneAnalysis a = TwoZones();
+  a.texture.jitter_p5_rel = 0.96;
+  a.texture.jitter_p95_rel = 1.03;
+  a.texture.lag1_autocorrelation = 0.8;
+  a.texture.variance_inflation = 45;
+  a.texture.dip_count = 12;
+  a.texture.dip_depth_rel = 0.35;
+  a.texture.dip_period_blocks = 80;
+  a.texture.dip_share = 0.04;
+  zcav::Step step;
+  step.zone = 1;
+  step.origin = zcav::StepOrigin::kTime;
+  step.offset_bytes = 300000000;
+  step.pass_offsets_bytes = {300000000, -1};
+  a.steps = {step};
+  zcav::ZoneReportContext c;
+  c.source = "nvme.dat";
+  const std::string table = zcav::FormatZoneTable(a, c);
+  CHECK_THAT(table, Catch::Contains("jitter: 90 % of the blocks within -4.0 % .. +3.0 %"));
+  CHECK_THAT(table, Catch::Contains("correlated (lag-1 0.80)"));
+  CHECK_THAT(table, Catch::Contains("dips: 12, 35 % deep (median), every 80 blocks"));
+  CHECK_THAT(table, Catch::Contains(
+                        "time-dependent: a step at 0.300 GB (pass 1: 0.300 GB, pass 2: none)"));
+  const auto j = nlohmann::json::parse(zcav::ZoneAnalysisJson(a, c));
+  CHECK(j["zone_summary"]["texture"]["dips"] == 12);
+  CHECK(j["zone_summary"]["texture"]["variance_inflation"] == 45.0);
+  CHECK(j["zone_summary"]["steps"][0]["origin"] == "time");
+  CHECK(j["zone_summary"]["steps"][0]["pass_offsets_bytes"][1] == -1);
+}
+
+TEST_CASE("A zone table of many zones shows the first and last ones and counts the rest",
+          "[zone_report]") {
+  zcav::ZoneAnalysis a = TwoZones();
+  std::vector<zcav::Zone> zones;
+  for (int k = 0; k < 40; ++k) {
+    zcav::Zone z = a.zones[0];
+    z.start_bytes = static_cast<std::uint64_t>(k) * 25000000;
+    z.end_bytes = z.start_bytes + 25000000;
+    z.mb_per_s = 100 + k;
+    zones.push_back(z);
+  }
+  a.zones = zones;
+  a.fastest_zone = 39;
+  a.slowest_zone = 0;
+  zcav::ZoneReportContext c;
+  c.source = "many.dat";
+  const std::string table = zcav::FormatZoneTable(a, c);
+  CHECK_THAT(table, Catch::Contains("... 24 zones more, 112.00 to 135.00 MB/s"));
+  std::istringstream lines(table);
+  std::size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) rows += line.find("  ") == 0 || std::isdigit(static_cast<unsigned char>(line[0])) ? 1 : 0;
+  CHECK(rows == 16);  // 12 first + 4 last
+  CHECK(zcav::FormatZoneCsv(a, c, false, false).find("\n40,") != std::string::npos);
+}

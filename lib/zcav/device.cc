@@ -48,6 +48,15 @@ std::unique_ptr<ReadQueue> MakeSyncQueue(Device& device, std::uint64_t chunk_byt
 
 bool IsSimulatedName(const std::string& name) { return name.rfind("sim:", 0) == 0; }
 
+bool KnownNotToRotate(const DeviceInfo& info) {
+  const auto solid = [](const std::string& transport, std::optional<bool> rotational) {
+    return rotational == std::optional<bool>(false) || transport == "nvme" ||
+           transport == "virtio" || transport == "ram";
+  };
+  return solid(info.transport, info.rotational) ||
+         solid(info.storage_transport, info.storage_rotational);
+}
+
 std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,
                                    SimBusSet* buses) {
   if (IsSimulatedName(name)) {

@@ -36,6 +36,12 @@ struct DeviceInfo {
   std::string transport;            // usb, ata, nvme, scsi, virtio, loop, file, sim
   std::string link;                 // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
   std::string backing_file;         // a loop device's file (sysfs loop/backing_file), else ""
+  // What the reads finally reach, for a file or a loop device over a file:
+  // the disk under the file system (its transport, e.g. "virtio", "nvme",
+  // or "ram" for tmpfs and other memory file systems, and its sysfs
+  // rotational flag). "" / nullopt: not a file, or not known.
+  std::string storage_transport;
+  std::optional<bool> storage_rotational;
   bool direct_io = true;            // true: reads bypass the page cache (O_DIRECT)
   // How reads can be issued: "io_uring" (several in flight, OpenReadQueue),
   // "pread" (one at a time: io_uring unavailable, with a note saying why) or
@@ -58,6 +64,12 @@ struct DeviceInfo {
   // buffered fallback); written to stderr and the header as "# note: ...".
   std::vector<std::string> notes;
 };
+
+// True when the device, or the disk under a file or a loop device's file, is
+// known not to rotate: sysfs says so, or it is NVMe, a virtual disk
+// (virtio: the host decides what a position means) or RAM. A rotational or
+// unknown device gives false.
+bool KnownNotToRotate(const DeviceInfo& info);
 
 // Reads kept in flight together: the sweep's way to keep a fast device busy.
 // A queue owns depth() aligned buffers ("slots") of chunk_bytes each; a read

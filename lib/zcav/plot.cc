@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
@@ -54,6 +55,36 @@ constexpr std::size_t kMaxCurveLines = 2 * static_cast<std::size_t>(kWidthPx);
 
 // Room above the highest point for the zone labels and the key.
 constexpr double kHeadroom = 1.15;
+
+// The rate axis (see RateAxisTop): it spans every block unless the highest
+// is more than kOffScaleTolerance times the top of the bulk of the data; then
+// it spans the bulk and the blocks above are drawn on its top edge. 1.5: a
+// spike half again as fast as everything else still fits (the plot keeps its
+// look, the bulk keeps two thirds of the height); a few blurred blocks at 20x
+// the device's rate (the 3000 MB/s on a 140 MB/s device) do not
+// squash the curve into the bottom twentieth.
+constexpr double kOffScaleTolerance = 1.5;
+// The bulk's top ignores the highest 1 % of blocks, and anything above
+// Tukey's far-out fence (P75 + 3 x IQR, Tukey 1977), which also holds when
+// more than 1 % of the blocks are wild (a flat 36 MB/s FUSE device read
+// 2-3 % of its blocks at 100-210 MB/s).
+constexpr double kBulkQuantile = 0.99;
+constexpr double kFenceIqrs = 3.0;
+// The bulk's quantiles are read from at most this many blocks, evenly spaced
+// (a 20 M-block curve: 2^20 of them, as good for an axis and 8 MiB of memory).
+constexpr std::size_t kMaxRobustSamples = std::size_t{1} << 20;
+// At most this many zone labels: more overlap into an unreadable smear (the
+// issue's 275 labels); the zone table lists every zone.
+constexpr std::size_t kMaxZoneLabels = 20;
+// A zone label's box as a share of the plot area: "Z123 1234.5 MB/s" in the
+// 8-point label font is about 90 x 12 pixels of the plot's 880 x 440.
+constexpr double kLabelWidthShare = 0.13;
+constexpr double kLabelHeightShare = 0.035;
+// A zone's jitter band (p5-p95) is drawn when the widest is at least this
+// share of the y axis: 2 % is about 9 pixels of the 600-pixel image's plot
+// area; a narrower band hides under the curve (2 px) and the zone line
+// (3 px) and would only add a legend entry to a clean staircase.
+constexpr double kMinJitterBandShare = 0.02;
 
 const char* TemplateOf(PlotKind kind) {
   switch (kind) {
@@ -189,15 +220,177 @@ double MaxRate(const Curve& points) {
   return top;
 }
 
-// "Y max" of a rate axis: a little above the top, so labels and the key fit.
-std::string YMax(double top_mb_per_s) {
-  return top_mb_per_s > 0 ? FormatFixed(top_mb_per_s * kHeadroom, 1) : "*";
+// "Y max" of a rate axis whose top is `axis_top_mb_per_s` (RateAxisTop);
+// "*" (gnuplot scales it) when there is no rate above 0.
+std::string YMax(double axis_top_mb_per_s) {
+  return axis_top_mb_per_s > 0 ? FormatFixed(axis_top_mb_per_s, 1) : "*";
 }
 
-// The height of the shaded bands (unreadable ranges): the top of the y axis
-// (YMax), or 1 when the axis scales itself.
-std::string BandTop(double top_mb_per_s) {
-  return top_mb_per_s > 0 ? YMax(top_mb_per_s) : "1";
+// The height of the shaded bands (unreadable ranges) and of the marks on the
+// top edge: the top of the y axis (YMax), or 1 when the axis scales itself.
+std::string BandTop(double axis_top_mb_per_s) {
+  return axis_top_mb_per_s > 0 ? YMax(axis_top_mb_per_s) : "1";
+}
+
+// The q-quantile (nearest rank) of `values`, reordering them. REQUIRES:
+// !values.empty(), 0 <= q <= 1.
+double Quantile(std::vector<double>& values, double q) {
+  assert(!values.empty());
+  const auto rank =
+      static_cast<std::ptrdiff_t>(std::lround(q * static_cast<double>(values.size() - 1)));
+  std::nth_element(values.begin(), values.begin() + rank, values.end());
+  return values[static_cast<std::size_t>(rank)];
+}
+
+// The top of the bulk of `values` (see kBulkQuantile); 0 for none.
+double BulkTop(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const double p25 = Quantile(values, 0.25);
+  const double p75 = Quantile(values, 0.75);
+  const double fence = p75 + kFenceIqrs * (p75 - p25);
+  return std::min(Quantile(values, kBulkQuantile), fence);
+}
+
+// The top of the bulk of a curve: of its blocks' rates and, with `band`, of
+// the highest rate each block had across passes (the min-max band). With
+// zones, each block is measured against its zone's median (a wild block is
+// wild next to its neighbours, and a staircase's spread of levels would
+// widen the fence: 5 blocks at 3000 MB/s on a 140..65 MB/s staircase would
+// set the axis at 270), and the top is the fastest zone's median times the
+// bulk's top ratio; without zones, the rates themselves.
+double CurveBulkTop(const Curve& points, bool band, const std::vector<Zone>& zones) {
+  const std::size_t stride =
+      std::max<std::size_t>(1, (points.size() + kMaxRobustSamples - 1) / kMaxRobustSamples);
+  double fastest = 0;
+  for (const Zone& z : zones) fastest = std::max(fastest, z.mb_per_s);
+  const bool relative = fastest > 0;
+  std::vector<double> rates;
+  std::vector<double> highs;
+  rates.reserve(points.size() / stride + 1);
+  std::size_t zone = 0;
+  for (std::size_t i = 0; i < points.size(); i += stride) {
+    while (relative && zone + 1 < zones.size() && i >= zones[zone].end_block) ++zone;
+    const double level = relative && zones[zone].mb_per_s > 0 ? zones[zone].mb_per_s : 1;
+    const CurvePoint p = points[i];
+    rates.push_back(p.mb_per_s / level);
+    if (band) highs.push_back((p.max_mb_per_s > 0 ? p.max_mb_per_s : p.mb_per_s) / level);
+  }
+  const double top = std::max(BulkTop(std::move(rates)), BulkTop(std::move(highs)));
+  return relative ? top * fastest : top;
+}
+
+// True when a curve's zones are plateaus, drawn as levels; a smooth fit's
+// (cav, pcav) "zones" are its fitted segments and are described in the title.
+bool DrawsLevels(CurveType type) {
+  switch (type) {
+    case CurveType::kCav:
+    case CurveType::kPcav:
+      return false;
+    case CurveType::kZoned:
+    case CurveType::kFlat:
+    case CurveType::kClipped:
+    case CurveType::kZclv:
+    case CurveType::kClv:
+    case CurveType::kOther:
+    case CurveType::kTiered:
+    case CurveType::kFlatDips:
+      return true;
+  }
+  return true;
+}
+
+// True when the analysis knows the curve's jitter (its p5-p95 band is drawn).
+bool HasJitter(const ZoneAnalysis& zones) {
+  return !zones.zones.empty() && DrawsLevels(zones.type) &&
+         (zones.texture.jitter_p5_rel < 1 || zones.texture.jitter_p95_rel > 1);
+}
+
+// The zones drawn as levels (none for a smooth fit: its segments' medians
+// are not levels of the curve).
+const std::vector<Zone>& DrawnZones(const ZoneAnalysis& zones) {
+  static const std::vector<Zone> kNone;
+  return DrawsLevels(zones.type) ? zones.zones : kNone;
+}
+
+// The highest level the plot draws for `zones`, which the axis always spans:
+// every zone's median (and the top of its jitter band), or a smooth fit's
+// ends.
+double LevelsTop(const ZoneAnalysis& zones) {
+  double top = std::max(zones.fit_start_mb_per_s, zones.fit_end_mb_per_s);
+  const double jitter = HasJitter(zones) ? std::max(1.0, zones.texture.jitter_p95_rel) : 1.0;
+  for (const Zone& z : zones.zones) top = std::max(top, z.mb_per_s * jitter);
+  return top;
+}
+
+// The top of a rate axis: every block fits (a little above the highest, so
+// the labels and the key fit) unless the highest, `full_top_mb_per_s`, is
+// more than kOffScaleTolerance times `bulk_top_mb_per_s`; then a little above
+// the bulk, and the blocks above are off scale (OffScaleBlocks). Rounded as
+// the script writes it (YMax), so the script's axis and the off-scale marks
+// agree. 0 when no rate is above 0.
+double RateAxisTop(double full_top_mb_per_s, double bulk_top_mb_per_s) {
+  const bool robust =
+      bulk_top_mb_per_s > 0 && full_top_mb_per_s > bulk_top_mb_per_s * kOffScaleTolerance;
+  const double top = (robust ? bulk_top_mb_per_s : full_top_mb_per_s) * kHeadroom;
+  return top > 0 ? std::strtod(FormatFixed(top, 1).c_str(), nullptr) : 0;
+}
+
+// Indices of the blocks whose rate is above `axis_top_mb_per_s` (none when
+// the axis scales itself).
+std::vector<std::uint64_t> OffScaleBlocks(const Curve& points, double axis_top_mb_per_s) {
+  std::vector<std::uint64_t> blocks;
+  if (axis_top_mb_per_s <= 0) return blocks;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points.mb_per_s(i) > axis_top_mb_per_s) blocks.push_back(i);
+  }
+  return blocks;
+}
+
+// "1 block", "3 blocks".
+std::string Blocks(std::size_t n) { return std::to_string(n) + (n == 1 ? " block" : " blocks"); }
+
+// The legend of the off-scale marks: "3 blocks off scale (max 3000.0 MB/s)".
+std::string OffScaleTitle(std::size_t count, double max_mb_per_s) {
+  return Blocks(count) + " off scale (max " + FormatFixed(max_mb_per_s, 1) + " MB/s)";
+}
+
+// Blocks drawn as marks (off-scale blocks, dips): the text of their data
+// file's lines, one per block when there are at most kMaxCurveLines of them,
+// else one per bucket of the curve's grid (CurveData's buckets) that holds
+// any: `prefix` (the input's number in a comparison, or empty), the middle
+// of the marked blocks, their highest (`highest`) or lowest rate, and how
+// many blocks the line stands for.
+std::string MarkLines(const Curve& points, const std::vector<std::uint64_t>& blocks,
+                      std::uint64_t device, bool highest, const std::string& prefix) {
+  const std::size_t per_line =
+      blocks.size() <= kMaxCurveLines
+          ? 1
+          : std::max<std::size_t>(1, (points.size() + kMaxCurveLines - 1) / kMaxCurveLines);
+  std::string s;
+  std::size_t i = 0;
+  while (i < blocks.size()) {
+    if (blocks[i] >= points.size()) {
+      ++i;
+      continue;
+    }
+    const std::uint64_t bucket = blocks[i] / per_line;
+    const CurvePoint first = points[blocks[i]];
+    CurvePoint last = first;
+    double rate = first.mb_per_s;
+    std::size_t count = 0;
+    for (; i < blocks.size() && blocks[i] < points.size() && blocks[i] / per_line == bucket; ++i) {
+      last = points[blocks[i]];
+      rate = highest ? std::max(rate, last.mb_per_s) : std::min(rate, last.mb_per_s);
+      ++count;
+    }
+    const double mid = count == 1 ? Middle(first)
+                                  : (static_cast<double>(first.offset_bytes) +
+                                     static_cast<double>(last.offset_bytes + last.length_bytes)) /
+                                        2;
+    s += prefix + FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
+         FormatFixed(rate, 3) + ' ' + std::to_string(count) + '\n';
+  }
+  return s;
 }
 
 // True when an unreadable range lies in the gap between two consecutive
@@ -465,80 +658,122 @@ Media CommonMedia(const std::vector<PlotInput>& inputs) {
   return first;
 }
 
-// The falloff plot's values and data files.
-void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
-                 std::map<std::string, std::string>& v, std::set<std::string>& flags,
-                 PlotFiles& files) {
+// Which zones get a label: every one up to kMaxZoneLabels (as always);
+// beyond that at most kMaxZoneLabels, chosen so that none covers another:
+// the fastest and the slowest (the range a reader looks for), then the
+// longest (the levels that cover most of the device), each only where its
+// label box (kLabelWidthShare x kLabelHeightShare of the plot, centred on
+// the zone's middle, on an axis up to `axis_top`) is clear of those chosen
+// before.
+std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top) {
+  const std::size_t n = a.zones.size();
+  std::vector<bool> labelled(n, n <= kMaxZoneLabels);
+  if (n <= kMaxZoneLabels) return labelled;
+  const double x0 = static_cast<double>(a.zones.front().start_bytes);
+  const double width = std::max(1.0, static_cast<double>(a.zones.back().end_bytes) - x0);
+  const double height = axis_top > 0 ? axis_top : 1;
+  const auto x = [&](std::size_t i) {
+    const Zone& z = a.zones[i];
+    return (static_cast<double>(z.start_bytes) + static_cast<double>(z.end_bytes)) / 2 - x0;
+  };
+  const auto length = [&](std::size_t i) { return a.zones[i].end_bytes - a.zones[i].start_bytes; };
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t p, std::size_t q) { return length(p) > length(q); });
+  order.insert(order.begin(), {a.fastest_zone, a.slowest_zone});
+  std::vector<std::size_t> chosen;
+  for (std::size_t i : order) {
+    if (chosen.size() >= kMaxZoneLabels) break;
+    if (i >= n || labelled[i]) continue;
+    const bool clear = std::none_of(chosen.begin(), chosen.end(), [&](std::size_t j) {
+      return std::abs(x(i) - x(j)) / width < kLabelWidthShare &&
+             std::abs(a.zones[i].mb_per_s - a.zones[j].mb_per_s) / height < kLabelHeightShare;
+    });
+    if (!clear) continue;
+    labelled[i] = true;
+    chosen.push_back(i);
+  }
+  return labelled;
+}
+
+// The falloff plot's zones: NAME.zones.dat (every zone; at most
+// kMaxZoneLabels labelled, see LabelledZones) and, when the analysis knows
+// the jitter and its band is visible on an axis up to `axis_top`,
+// NAME.jitter.dat (each zone's p5-p95 band).
+void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                      const std::string& name, std::uint64_t device, double axis_top,
+                      std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                      PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const ZoneAnalysis& a = in.zones;
+  if (a.zones.empty() || !DrawsLevels(a.type)) return;
+  const bool optical = in.media != Media::kNone;
+  const std::vector<bool> labelled = LabelledZones(a, axis_top);
+  const auto labels =
+      static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
+  flags.insert("zones");
+  v["zones_data"] = name + ".zones.dat";
+  v["zones_title"] = "detected zones (median)";
+  if (labels < a.zones.size()) {
+    v["zones_title"] += ": " + std::to_string(a.zones.size()) + " zones, " +
+                        std::to_string(labels) + " labelled";
+  }
+  std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
+  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
+  if (labels < a.zones.size()) {
+    s += "# " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) +
+         " labelled (the fastest, the slowest, then the longest whose labels do not overlap); "
+         "the others have an empty label.\n";
+  }
+  s += "# start_gb end_gb start_pct end_pct median_mb_per_s label\n";
+  for (std::size_t i = 0; i < a.zones.size(); ++i) {
+    const Zone& z = a.zones[i];
+    std::string label;
+    if (labelled[i]) {
+      label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
+      if (optical) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(in.media), 1) + "x";
+    }
+    s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
+         FormatFixed(Percent(static_cast<double>(z.start_bytes), device), 4) + ' ' +
+         FormatFixed(Percent(static_cast<double>(z.end_bytes), device), 4) + ' ' +
+         FormatFixed(z.mb_per_s, 3) + " \"" + label + "\"\n";
+  }
+  WriteText(dir / v["zones_data"], s, inputs);
+  files.data_paths.push_back((dir / v["zones_data"]).string());
+
+  if (!HasJitter(a)) return;
+  const double lo = a.texture.jitter_p5_rel;
+  const double hi = a.texture.jitter_p95_rel;
+  double widest = 0;
+  for (const Zone& z : a.zones) widest = std::max(widest, z.mb_per_s * (hi - lo));
+  if (widest < kMinJitterBandShare * axis_top) return;
+  flags.insert("jitter");
+  v["jitter_data"] = name + ".jitter.dat";
+  v["jitter_title"] = "jitter p5-p95 (" + FormatFixed((lo - 1) * 100, 1) + " % / +" +
+                      FormatFixed((hi - 1) * 100, 1) + " %)";
+  s = "# zcav plot data: jitter of " + in.label + ": the band of each zone's blocks from the "
+      "5th to the 95th percentile (zone median x " + FormatFixed(lo, 4) + " .. x " +
+      FormatFixed(hi, 4) + ")\n";
+  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per zone.\n";
+  s += "# start_gb end_gb p5_mb_per_s p95_mb_per_s\n";
+  for (const Zone& z : a.zones) {
+    s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
+         FormatFixed(z.mb_per_s * lo, 3) + ' ' + FormatFixed(z.mb_per_s * hi, 3) + '\n';
+  }
+  WriteText(dir / v["jitter_data"], s, inputs);
+  files.data_paths.push_back((dir / v["jitter_data"]).string());
+}
+
+// The falloff plot's marked blocks: NAME.outliers.dat, NAME.dips.dat (the
+// analysis' dip blocks) and NAME.offscale.dat (blocks above the axis, drawn
+// on its top edge).
+void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                      const std::string& name, std::uint64_t device, double axis_top,
+                      std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                      PlotFiles& files) {
   const PlotInput& in = inputs.front();
   const Curve& points = in.profile.points;
-  const std::uint64_t end = CurveEnd(points);
-  const std::uint64_t device = DeviceBytes(in.profile, end);
-  v["data"] = name + ".curve.dat";
-  WriteText(dir / v["data"], CurveData(points, in.profile, "read rate of " + in.label), inputs);
-  files.data_paths.push_back((dir / v["data"]).string());
-  v["device_gb"] = FormatFixed(Gb(device), 6);
-  v["x_min"] = FormatFixed(Gb(points.front().offset_bytes), 6);
-  v["x_max"] = FormatFixed(Gb(end), 6);
-  v["y_max"] = YMax(MaxRate(points));
-  v["band_top"] = BandTop(MaxRate(points));
-  if (HasSpread(points) && in.profile.passes > 1) flags.insert("band");
-  v["curve_title"] = in.profile.passes > 1
-                         ? "median of " + std::to_string(in.profile.passes) + " passes"
-                         : std::string("read rate per block");
-  const bool optical = in.media != Media::kNone;
-  if (optical) {
-    flags.insert("optical");
-    v["one_x"] = OneXText(in.media);
-    v["media"] = MediaName(in.media);
-  }
-
-  // Two title lines: who, then what the curve shows.
-  std::string detail;
-  if (!in.zones.description.empty() && in.zones.description != "no data") {
-    detail = in.zones.description;
-  }
-  const double avg = AverageMbPerS(in.profile);
-  if (avg > 0) {
-    detail += (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) +
-              " MB/s";
-    if (optical) detail += " = " + FormatFixed(avg / OneXMbPerS(in.media), 1) + "x";
-  }
-  v["title"] = GpQuoted(in.label) + (detail.empty() ? "" : "' . \"\\n\" . '" + GpQuoted(detail));
-  if (optical) {
-    // About 8 labelled steps of a 1-2-5 series on the X-speed axis.
-    const double raw = MaxRate(points) * kHeadroom / OneXMbPerS(in.media) / 8;
-    const double decade = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
-    double step = 10 * decade;
-    for (double m : {1.0, 2.0, 5.0}) {
-      if (m * decade >= raw) {
-        step = m * decade;
-        break;
-      }
-    }
-    v["x_step"] = FormatFixed(step, step < 1 ? 1 : 0);
-  }
-
-  // A smooth fit (cav, pcav) is described in the title; its "zones" are the
-  // fitted segments, not plateaus, so they are not drawn as levels.
-  const bool smooth = in.zones.type == CurveType::kCav || in.zones.type == CurveType::kPcav;
-  if (!in.zones.zones.empty() && !smooth) {
-    flags.insert("zones");
-    v["zones_data"] = name + ".zones.dat";
-    std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
-    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
-    s += "# start_gb end_gb start_pct end_pct median_mb_per_s label\n";
-    for (std::size_t i = 0; i < in.zones.zones.size(); ++i) {
-      const Zone& z = in.zones.zones[i];
-      std::string label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
-      if (optical) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(in.media), 1) + "x";
-      s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
-           FormatFixed(Percent(static_cast<double>(z.start_bytes), device), 4) + ' ' +
-           FormatFixed(Percent(static_cast<double>(z.end_bytes), device), 4) + ' ' +
-           FormatFixed(z.mb_per_s, 3) + " \"" + label + "\"\n";
-    }
-    WriteText(dir / v["zones_data"], s, inputs);
-    files.data_paths.push_back((dir / v["zones_data"]).string());
-  }
   if (!in.zones.outliers.empty()) {
     flags.insert("outliers");
     v["outliers_data"] = name + ".outliers.dat";
@@ -555,6 +790,45 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
     WriteText(dir / v["outliers_data"], s, inputs);
     files.data_paths.push_back((dir / v["outliers_data"]).string());
   }
+  const std::string lines_are =
+      "; one line per block, or per bucket of consecutive blocks (as in the curve data) when "
+      "there are more than " + std::to_string(kMaxCurveLines) + ".\n";
+  if (!in.zones.dip_blocks.empty()) {
+    flags.insert("dips");
+    v["dips_data"] = name + ".dips.dat";
+    v["dips_title"] = "dips (" + Blocks(in.zones.dip_blocks.size()) + ")";
+    std::string s = "# zcav plot data: blocks in recurring short dips of " + in.label + "\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
+    s += "# position_gb position_pct lowest_mb_per_s blocks\n";
+    s += MarkLines(points, in.zones.dip_blocks, device, false, "");
+    WriteText(dir / v["dips_data"], s, inputs);
+    files.data_paths.push_back((dir / v["dips_data"]).string());
+  }
+  const std::vector<std::uint64_t> off = OffScaleBlocks(points, axis_top);
+  if (!off.empty()) {
+    double max = 0;
+    for (std::uint64_t b : off) max = std::max(max, points.mb_per_s(b));
+    flags.insert("offscale");
+    flags.insert("marks");
+    v["offscale_data"] = name + ".offscale.dat";
+    v["offscale_title"] = OffScaleTitle(off.size(), max);
+    std::string s = "# zcav plot data: blocks above the top of the y axis (" +
+                    FormatFixed(axis_top, 1) + " MB/s) of " + in.label + ", drawn on its edge\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
+    s += "# position_gb position_pct highest_mb_per_s blocks\n";
+    s += MarkLines(points, off, device, true, "");
+    WriteText(dir / v["offscale_data"], s, inputs);
+    files.data_paths.push_back((dir / v["offscale_data"]).string());
+  }
+}
+
+// The falloff plot's read errors: NAME.unreadable.dat (shaded) and
+// NAME.slow.dat (marked on the top edge).
+void FillFalloffErrors(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                       const std::string& name, std::uint64_t device,
+                       std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                       PlotFiles& files) {
+  const PlotInput& in = inputs.front();
   if (!in.profile.unreadable.empty() || !in.profile.slow_regions.empty()) flags.insert("marks");
   if (!in.profile.unreadable.empty()) {
     flags.insert("unreadable");
@@ -583,6 +857,101 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   }
 }
 
+// The falloff plot's values and data files.
+void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
+                 std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                 PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const Curve& points = in.profile.points;
+  const std::uint64_t end = CurveEnd(points);
+  const std::uint64_t device = DeviceBytes(in.profile, end);
+  v["data"] = name + ".curve.dat";
+  WriteText(dir / v["data"], CurveData(points, in.profile, "read rate of " + in.label), inputs);
+  files.data_paths.push_back((dir / v["data"]).string());
+  v["device_gb"] = FormatFixed(Gb(device), 6);
+  v["x_min"] = FormatFixed(Gb(points.front().offset_bytes), 6);
+  v["x_max"] = FormatFixed(Gb(end), 6);
+  const bool band = HasSpread(points) && in.profile.passes > 1;
+  if (band) flags.insert("band");
+  const double bulk_top =
+      std::max(CurveBulkTop(points, band, DrawnZones(in.zones)), LevelsTop(in.zones));
+  const double axis_top = RateAxisTop(MaxRate(points), bulk_top);
+  v["y_max"] = YMax(axis_top);
+  v["band_top"] = BandTop(axis_top);
+  v["curve_title"] = in.profile.passes > 1
+                         ? "median of " + std::to_string(in.profile.passes) + " passes"
+                         : std::string("read rate per block");
+  const bool optical = in.media != Media::kNone;
+  if (optical) {
+    flags.insert("optical");
+    v["one_x"] = OneXText(in.media);
+    v["media"] = MediaName(in.media);
+  }
+
+  // Two title lines: who, then what the curve shows.
+  std::string detail;
+  if (!in.zones.description.empty() && in.zones.description != "no data") {
+    detail = in.zones.description;
+  }
+  const double avg = AverageMbPerS(in.profile);
+  if (avg > 0) {
+    detail += (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) +
+              " MB/s";
+    if (optical) detail += " = " + FormatFixed(avg / OneXMbPerS(in.media), 1) + "x";
+  }
+  v["title"] = GpQuoted(in.label) + (detail.empty() ? "" : "' . \"\\n\" . '" + GpQuoted(detail));
+  if (optical) {
+    // About 8 labelled steps of a 1-2-5 series on the X-speed axis.
+    const double raw = axis_top / OneXMbPerS(in.media) / 8;
+    const double decade = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    double step = 10 * decade;
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= raw) {
+        step = m * decade;
+        break;
+      }
+    }
+    v["x_step"] = FormatFixed(step, step < 1 ? 1 : 0);
+  }
+  FillFalloffZones(inputs, dir, name, device, axis_top, v, flags, files);
+  FillFalloffMarks(inputs, dir, name, device, axis_top, v, flags, files);
+  FillFalloffErrors(inputs, dir, name, device, v, flags, files);
+}
+
+// The comparison's blocks above its y axis (`axis_top`), every input's in
+// one file NAME.offscale.dat, each line starting with its input's number.
+void FillComparisonOffScale(const std::vector<PlotInput>& inputs,
+                            const std::vector<std::string>& labels, const fs::path& dir,
+                            const std::string& name, double axis_top,
+                            std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                            PlotFiles& files) {
+  std::string lines;
+  std::size_t count = 0;
+  double max = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Curve& points = inputs[i].profile.points;
+    const std::vector<std::uint64_t> off = OffScaleBlocks(points, axis_top);
+    if (off.empty()) continue;
+    for (std::uint64_t b : off) max = std::max(max, points.mb_per_s(b));
+    count += off.size();
+    lines += MarkLines(points, off, DeviceBytes(inputs[i].profile, CurveEnd(points)), true,
+                       std::to_string(i + 1) + ' ');
+  }
+  if (count == 0) return;
+  flags.insert("offscale");
+  v["offscale_data"] = name + ".offscale.dat";
+  v["offscale_title"] = OffScaleTitle(count, max);
+  std::string s = "# zcav plot data: blocks above the top of the y axis (" +
+                  FormatFixed(axis_top, 1) + " MB/s) of " + Joined(labels) +
+                  ", drawn on its edge in their input's colour\n";
+  s += "# Units: GB = 10^9 B, % of the input's device, MB/s = 10^6 B/s; one line per block, or "
+       "per bucket of consecutive blocks (as in the curve data) when an input has more than " +
+       std::to_string(kMaxCurveLines) + ".\n";
+  s += "# input position_gb position_pct highest_mb_per_s blocks\n";
+  WriteText(dir / v["offscale_data"], s + lines, inputs);
+  files.data_paths.push_back((dir / v["offscale_data"]).string());
+}
+
 // Values of the multi-input plots: one data file per input (two for
 // concurrent), the array assignments, the title.
 void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::path& dir,
@@ -591,6 +960,7 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
   const std::vector<std::string> labels = UniqueLabels(inputs);
   std::string assignments;
   double top = 0;
+  double bulk_top = 0;  // comparison: the bulk of every input (RateAxisTop)
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const PlotInput& in = inputs[i];
     const std::string n = std::to_string(i + 1);
@@ -616,14 +986,23 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
       files.data_paths.push_back((dir / file).string());
       line = "data[" + n + "] = " + GpQuote(file) + "; ";
       top = std::max(top, MaxRate(in.profile.points));
+      if (kind == PlotKind::kComparison) {
+        bulk_top = std::max({bulk_top,
+                             CurveBulkTop(in.profile.points, false, DrawnZones(in.zones)),
+                             LevelsTop(in.zones)});
+      }
     }
     assignments += line + "label[" + n + "] = " + GpQuote(labels[i]) + "\n";
   }
   if (!assignments.empty()) assignments.pop_back();
   v["inputs"] = assignments;
   v["count"] = std::to_string(inputs.size());
-  v["y_max"] = YMax(top);
-  v["band_top"] = BandTop(top);
+  const double axis_top = RateAxisTop(top, bulk_top);
+  v["y_max"] = YMax(axis_top);
+  v["band_top"] = BandTop(axis_top);
+  if (kind == PlotKind::kComparison) {
+    FillComparisonOffScale(inputs, labels, dir, name, axis_top, v, flags, files);
+  }
   // The comparison shades every input's unreadable ranges (in % of its
   // device), in one colour: the broken curve says whose they are.
   std::size_t unreadable = 0;
@@ -636,8 +1015,11 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
     v["unreadable_title"] = "unreadable (" + Regions(unreadable) + ")";
     WriteText(dir / v["unreadable_data"], UnreadableData(all, true), inputs);
     files.data_paths.push_back((dir / v["unreadable_data"]).string());
-  } else if (kind == PlotKind::kComparison) {
-    flags.insert("all_readable");
+  }
+  if (kind == PlotKind::kComparison) {
+    const bool layers = flags.count("unreadable") > 0 || flags.count("offscale") > 0;
+    flags.insert(layers ? "layers" : "one_layer");
+    if (layers) flags.insert("marks");
   }
   std::string title;
   switch (kind) {

@@ -64,9 +64,30 @@ struct PlotFiles {
 // named after `name`, drawing the images listed in `images` (file names
 // ending in .png or .svg, relative to dir; empty = NAME.png). Files:
 // NAME.gp, and NAME.curve.dat (falloff: plus NAME.zones.dat, NAME.outliers.dat
-// when there are zones / outliers) or NAME-1.curve.dat, NAME-2.curve.dat... (one per
+// when there are zones / outliers, NAME.jitter.dat, NAME.dips.dat and
+// NAME.offscale.dat as below) or NAME-1.curve.dat, NAME-2.curve.dat... (one per
 // input; access, histogram: NAME-I.access.dat; concurrent: NAME-I.alone.dat
 // and NAME-I.together.dat).
+// The rate axis (falloff, comparison) starts at 0 and spans every block, 15 %
+// above the highest, unless the highest is more than 1.5 times the top of the
+// bulk of the data: the 99th percentile of the block rates (each measured
+// against its zone's median when there are zones), no higher than Tukey's
+// far-out fence (P75 + 3 IQR), never below a zone level or a jitter band's
+// top. Then the axis reaches 15 % above the bulk, and the blocks above it are
+// written to NAME.offscale.dat (the comparison's lines start with the input's
+// number) and drawn as triangles on the top edge, the legend saying "N blocks
+// off scale (max X MB/s)". The falloff plot labels every zone up to 20; of
+// more, at most 20 whose labels do not overlap (the fastest, the slowest, then
+// the longest), the legend saying "N zones, M labelled" (every zone is still
+// drawn and listed in NAME.zones.dat, the others with an empty label). When
+// the analysis knows the jitter (texture.jitter_p5_rel < 1 or jitter_p95_rel
+// > 1) and the widest zone's band is at least 2 % of the axis, NAME.jitter.dat
+// holds each zone's p5-p95 band (median x p5_rel .. x p95_rel), shaded behind
+// the curve; the analysis' dip_blocks are written to NAME.dips.dat and marked
+// ("dips (N blocks)"). Smooth fits (cav, pcav) draw no zones and no band.
+// Marked blocks (off scale, dips) are one line each up to 2000, else one line
+// per bucket of the curve's grid with the highest (lowest for dips) rate and
+// the number of blocks.
 // A curve data file has one line per block up to 2000 blocks (two per pixel
 // column); a longer curve (a 20 TB disk in 1 MiB blocks has 20 M) is written
 // as buckets of ceil(N / 2000) consecutive blocks, one line each at the

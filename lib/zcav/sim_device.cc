@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -120,9 +121,54 @@ SimModel BaseModel(const std::string& model) {
     m.track_to_track_ms = 0.05;
     m.full_stroke_ms = 0.05;
     m.interface_mb_per_s = 550;
+  } else if (model == "nvme-throttle") {
+    // 256 GB keeps a default sweep quick (64 Ki reads of 4 MiB) and long
+    // enough (85 s cool) for the default 30 s throttle to strike mid-pass.
+    m.info.size_bytes = 256'000'000'000ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 256 GB NVMe SSD that throttles when hot";
+    m.info.link = "PCIe 3.0 x4";
+    m.info.default_chunk_bytes = 4 * kMiB;
+    m.zones = {{0, 1, 3000}};
+    m.track_to_track_ms = 0.02;
+    m.full_stroke_ms = 0.02;
+    m.throttle_after_s = 30;
+    m.throttled_mb_per_s = 1200;
+    m.cool_after_s = 60;
+  } else if (model == "ssd-dips") {
+    m.info.size_bytes = 256'000'000'000ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 256 GB SATA SSD with an SLC cache and garbage collection";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = {{0, 0.1, 1060}, {0.1, 1, 530}};
+    m.track_to_track_ms = 0.05;
+    m.full_stroke_ms = 0.05;
+    m.dip_every_s = 20;
+    m.dip_for_s = 2;
+    m.dip_share = 0.3;
+  } else if (model == "banded-hdd") {
+    // A modern drive: 250 MB/s outer, 125 inner, serpentine bands of 4 GB
+    // alternating +-4 % (a few GB per band is what such drives show; 4 GB
+    // keeps several blocks of a default sweep in each band).
+    m.info.size_bytes = 500'000'000'000ULL;
+    m.info.sector_bytes = 4096;
+    m.info.rotational = true;
+    m.info.model = "simulated 500 GB 7200 rpm banded disk";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = LinearZones(16, 250, 125);
+    m.track_to_track_ms = 1;
+    m.full_stroke_ms = 18;
+    m.rpm = 7200;
+    m.cache_bytes = 8 * kMiB;
+    m.interface_mb_per_s = 600;
+    m.band_bytes = 4'000'000'000ULL;
+    m.band_amplitude = 0.04;
   } else {
     throw Error("unknown simulated device model '" + model +
-                "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd)");
+                "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd, nvme-throttle, ssd-dips, "
+                "banded-hdd)");
   }
   return m;
 }
@@ -139,6 +185,19 @@ double ParseNumber(const std::string& key, const std::string& value) {
     throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number");
   }
   return v;
+}
+
+// A share given as a fraction ("0.3") or a percentage ("30%").
+double ParseFraction(const std::string& key, const std::string& value) {
+  const bool pct = !value.empty() && value.back() == '%';
+  return ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+}
+
+// ssd-dips: a cached first region, then the device's own rate.
+std::vector<SimZone> CachedZones(double cached_share, double cached_mb_per_s, double mb_per_s) {
+  if (cached_share <= 0) return {{0, 1, mb_per_s}};
+  if (cached_share >= 1) return {{0, 1, cached_mb_per_s}};
+  return {{0, cached_share, cached_mb_per_s}, {cached_share, 1, mb_per_s}};
 }
 
 std::vector<SimModel::Range> ParseRanges(const std::string& value) {
@@ -169,7 +228,8 @@ class SimulatedDevice final : public Device {
 
   // Between passes the drive is idle: it positions for the pass's first read
   // untimed, and its cache starts cold (as the page cache does for a
-  // PosixDevice).
+  // PosixDevice). The gap is untimed, so it neither cools a throttling drive
+  // nor moves the dips' rhythm.
   std::error_code PreparePass() noexcept override {
     positioned_ = true;
     once_end_ = twice_end_ = 0;
@@ -244,12 +304,62 @@ class SimulatedDevice final : public Device {
       if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
     }
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
+    if (!cache_hit) seconds = TimedSeconds(seconds, rate);
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
     if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
     clock_.Advance(took, write ? 0 : length);  // counts bytes read from storage
+    last_end_ = clock_.Now();
     return {};
+  }
+
+  // The time effects (see the file comment): the seconds a transfer that
+  // would take `work_s` at `mb_per_s` takes with throttling and dips,
+  // advancing busy_s_ and heat_s_ by it. A rest of cool_after_s since the
+  // previous access cools the drive first.
+  double TimedSeconds(double work_s, double mb_per_s) {
+    const bool throttles = model_.throttle_after_s > 0 && model_.throttled_mb_per_s > 0;
+    const bool dips = model_.dip_every_s > 0 && model_.dip_for_s > 0;
+    if (!throttles && !dips) return work_s;
+    const auto rest = clock_.Now() - last_end_;
+    if (throttles && rest.count() > 0 && rest >= std::chrono::duration<double>(model_.cool_after_s)) {
+      heat_s_ = 0;
+    }
+    const double throttled_share = mb_per_s > 0 ? std::min(1.0, model_.throttled_mb_per_s / mb_per_s) : 1;
+    // Below this a step is lost in the rounding of busy_s_ (hours at most).
+    constexpr double kMinStepS = 1e-9;
+    double took_s = 0;
+    while (work_s > 0) {
+      // The rate share now, and how long it holds at most.
+      double share = 1;
+      double holds_s = std::numeric_limits<double>::infinity();
+      if (throttles) {
+        if (heat_s_ >= model_.throttle_after_s) {
+          share = throttled_share;
+        } else {
+          holds_s = model_.throttle_after_s - heat_s_;
+        }
+      }
+      if (dips) {
+        // The dip closes each period.
+        const double phase = std::fmod(busy_s_, model_.dip_every_s);
+        const double dip_start = model_.dip_every_s - model_.dip_for_s;
+        if (phase >= dip_start) {
+          share *= model_.dip_share;
+          holds_s = std::min(holds_s, model_.dip_every_s - phase);
+        } else {
+          holds_s = std::min(holds_s, dip_start - phase);
+        }
+      }
+      const double needs_s = work_s / share;
+      const double dt = std::min(needs_s, std::max(holds_s, kMinStepS));
+      took_s += dt;
+      busy_s_ += dt;
+      heat_s_ += dt;
+      work_s = dt < needs_s ? work_s - dt * share : 0;
+    }
+    return took_s;
   }
 
   SimModel model_;
@@ -262,6 +372,10 @@ class SimulatedDevice final : public Device {
   std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
   std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
   bool unplugged_ = false;         // a read reached gone_at_bytes
+  // Time effects (see the file comment); not reset by PreparePass().
+  double busy_s_ = 0;              // virtual seconds of transfer so far
+  double heat_s_ = 0;              // of them, since the drive last rested
+  std::chrono::nanoseconds last_end_{0};  // when the previous access ended
   std::shared_ptr<SimBus> bus_;    // shared with devices read at the same time
   int bus_member_ = 0;
 };
@@ -272,6 +386,19 @@ double CappedRate(const SimModel& model, double media_mb_per_s) {
                                     : media_mb_per_s;
 }
 
+// Seconds to read [a, b) (bytes) over the zone table at `factor` times the
+// zone rates, capped by the bus.
+double ZoneSeconds(const SimModel& model, double a, double b, double factor) {
+  const double size = static_cast<double>(model.info.size_bytes);
+  double seconds = 0;
+  for (const auto& z : model.zones) {
+    const double lo = std::max(a, z.start_frac * size);
+    const double hi = std::min(b, z.end_frac * size);
+    if (hi > lo) seconds += (hi - lo) / (CappedRate(model, z.mb_per_s * factor) * kMB);
+  }
+  return seconds;
+}
+
 }  // namespace
 
 SimModel ParseSimSpec(const std::string& name) {
@@ -280,10 +407,20 @@ SimModel ParseSimSpec(const std::string& name) {
   const std::string model_name = spec.substr(0, q);
   SimModel m = BaseModel(model_name);
   m.info.path = name;
-  double outer = m.cav ? m.outer_mb_per_s : (m.zones.empty() ? 0 : m.zones.front().mb_per_s);
+  const bool dips_model = model_name == "ssd-dips";
+  const bool throttle_model = model_name == "nvme-throttle";
+  const bool banded_model = model_name == "banded-hdd";
+  // ssd-dips: outer= is the device's own rate (after its cached region).
+  double outer = m.cav          ? m.outer_mb_per_s
+                 : dips_model   ? m.zones.back().mb_per_s
+                 : m.zones.empty() ? 0
+                                   : m.zones.front().mb_per_s;
   double inner = m.zones.empty() ? 0 : m.zones.back().mb_per_s;
   int zones = static_cast<int>(m.zones.size());
   bool rezone = false;
+  double cached_share = dips_model ? m.zones.front().end_frac : 0;
+  double cached_mb_per_s = dips_model ? m.zones.front().mb_per_s : 0;
+  const bool zoned_keys = !m.cav && zones > 1 && !dips_model;
   if (q != std::string::npos) {
     std::stringstream ss(spec.substr(q + 1));
     std::string item;
@@ -307,10 +444,10 @@ SimModel ParseSimSpec(const std::string& name) {
       } else if (key == "outer") {
         outer = ParseNumber(key, value);
         rezone = true;
-      } else if (key == "inner" && !m.cav && zones > 1) {
+      } else if (key == "inner" && zoned_keys) {
         inner = ParseNumber(key, value);
         rezone = true;
-      } else if (key == "zones" && !m.cav && zones > 1) {
+      } else if (key == "zones" && zoned_keys) {
         zones = static_cast<int>(ParseCount(value, "sim: zones"));
         rezone = true;
       } else if (key == "ceiling") {
@@ -337,10 +474,42 @@ SimModel ParseSimSpec(const std::string& name) {
       } else if (key == "interface") {
         m.interface_mb_per_s = ParseNumber(key, value);
         if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
+      } else if (key == "throttle_after" && throttle_model) {
+        m.throttle_after_s = ParseNumber(key, value);
+      } else if (key == "throttled" && throttle_model) {
+        m.throttled_mb_per_s = ParseNumber(key, value);
+        if (m.throttled_mb_per_s <= 0) throw Error("invalid sim: throttled rate must be above 0 MB/s");
+      } else if (key == "cool_after" && throttle_model) {
+        m.cool_after_s = ParseNumber(key, value);
+      } else if (key == "cached" && dips_model) {
+        cached_share = ParseFraction(key, value);
+        if (cached_share > 1) throw Error("invalid sim: cached share '" + value + "': above 100 %");
+      } else if (key == "cached_rate" && dips_model) {
+        cached_mb_per_s = ParseNumber(key, value);
+        if (cached_mb_per_s <= 0) throw Error("invalid sim: cached_rate must be above 0 MB/s");
+      } else if (key == "dip_every" && dips_model) {
+        m.dip_every_s = ParseNumber(key, value);
+      } else if (key == "dip_for" && dips_model) {
+        m.dip_for_s = ParseNumber(key, value);
+      } else if (key == "dip" && dips_model) {
+        m.dip_share = ParseFraction(key, value);
+        if (m.dip_share <= 0 || m.dip_share > 1) {
+          throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]");
+        }
+      } else if (key == "band" && banded_model) {
+        m.band_bytes = RoundDown(ParseSize(value, "sim: band", true), m.info.sector_bytes);
+      } else if (key == "amplitude" && banded_model) {
+        m.band_amplitude = ParseFraction(key, value);
+        if (m.band_amplitude >= 1) throw Error("invalid sim: amplitude '" + value + "': must be below 100 %");
       } else {
-        throw Error("unknown sim: parameter '" + key + "' for model " + model_name +
-                     " (known: size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate" +
-                    (m.cav || zones == 1 ? "" : ", inner, zones") + ")");
+        std::string known =
+            "size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate";
+        if (zoned_keys) known += ", inner, zones";
+        if (throttle_model) known += ", throttle_after, throttled, cool_after";
+        if (dips_model) known += ", cached, cached_rate, dip_every, dip_for, dip";
+        if (banded_model) known += ", band, amplitude";
+        throw Error("unknown sim: parameter '" + key + "' for model " + model_name + " (known: " +
+                    known + ")");
       }
     }
   }
@@ -351,11 +520,15 @@ SimModel ParseSimSpec(const std::string& name) {
     if (outer <= 0 || (!m.cav && inner <= 0)) throw Error("invalid sim: rates must be above 0 MB/s");
     if (m.cav) {
       m.outer_mb_per_s = outer;
-    } else {
+    } else if (!dips_model) {
       m.zones = LinearZones(zones, outer, zones == 1 ? outer : inner);
     }
   }
-  if (!m.cav && m.zones.size() > 1) {
+  if (dips_model) m.zones = CachedZones(cached_share, cached_mb_per_s, outer);
+  if (m.dip_every_s > 0 && m.dip_for_s >= m.dip_every_s) {
+    throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)");
+  }
+  if (!m.cav && m.zones.size() > 1 && !dips_model) {
     // Name what was built, so plots and reports label it truthfully.
     char text[160];
     std::snprintf(text, sizeof text, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
@@ -365,6 +538,11 @@ SimModel ParseSimSpec(const std::string& name) {
     m.info.model = text;
     if (m.ceiling_mb_per_s > 0) {
       std::snprintf(text, sizeof text, "%.0f MB/s", m.ceiling_mb_per_s);
+      m.info.model += text;
+    }
+    if (m.band_bytes > 0 && m.band_amplitude > 0) {
+      std::snprintf(text, sizeof text, ", bands of %.3g GB +-%.3g %%",
+                    static_cast<double>(m.band_bytes) / kGB, m.band_amplitude * 100);
       m.info.model += text;
     }
   }
@@ -384,12 +562,18 @@ double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::ui
     const double k = model.outer_mb_per_s * kMB / ro;  // B/s per mm
     const double A = ri * ri, B = (ro * ro - ri * ri) / size;
     seconds = 2 / (k * B) * (std::sqrt(A + B * b) - std::sqrt(A + B * a));
-  } else {
-    for (const auto& z : model.zones) {
-      const double lo = std::max(a, z.start_frac * size);
-      const double hi = std::min(b, z.end_frac * size);
-      if (hi > lo) seconds += (hi - lo) / (CappedRate(model, z.mb_per_s) * kMB);
+  } else if (model.band_bytes > 0) {
+    // Banding: each band's piece at its band's share of the zone rates.
+    const std::uint64_t band = model.band_bytes;
+    const std::uint64_t end = offset_bytes + length_bytes;
+    for (std::uint64_t k = offset_bytes / band; k * band < end; ++k) {
+      const std::uint64_t lo = std::max(offset_bytes, k * band);
+      const std::uint64_t hi = std::min(end, (k + 1) * band);
+      const double factor = k % 2 == 0 ? 1 + model.band_amplitude : 1 - model.band_amplitude;
+      seconds += ZoneSeconds(model, static_cast<double>(lo), static_cast<double>(hi), factor);
     }
+  } else {
+    seconds = ZoneSeconds(model, a, b, 1);
   }
   if (model.cav && model.ceiling_mb_per_s > 0) {
     seconds = std::max(seconds, (b - a) / (model.ceiling_mb_per_s * kMB));

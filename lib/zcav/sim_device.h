@@ -5,7 +5,9 @@
 //
 // Names: "sim:MODEL[?key=value&...]". Models: hdd (16-zone ZCAV disk, outer
 // to inner 2:1), usb2-hdd (the same disk behind a USB2 bridge capped at
-// 35 MB/s), cd (40x CAV CD-ROM), dvd (16x CAV DVD-ROM), ssd (flat).
+// 35 MB/s), cd (40x CAV CD-ROM), dvd (16x CAV DVD-ROM), ssd (flat),
+// nvme-throttle, ssd-dips and banded-hdd (below: models whose curves are not
+// clean staircases, some of it following the elapsed time, not the position).
 // Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
 // read's time), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s
 // (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
@@ -44,6 +46,36 @@
 // cache. Defaults: hdd 8 MiB at 150 MB/s (SATA 1.5 Gb/s), usb2-hdd the same
 // disk behind its 35 MB/s bridge, cd/dvd 2 MiB at 33 MB/s (ATAPI UDMA-2),
 // ssd none (a burst reads the flash: 530 MB/s less 0.05 ms per repetition).
+//
+// Rates that follow the elapsed time (nvme-throttle, ssd-dips). The device
+// keeps two clocks of its own, both in virtual seconds of media transfer
+// (positioning not included): `busy`, all the reading it has done, and
+// `heat`, the reading done since it last rested. A read that starts at least
+// cool_after_s (and more than 0) after the previous one ended, by the
+// VirtualClock, finds the drive cooled: heat starts again from 0. PreparePass() is untimed and does
+// NOT cool the drive (nor reset busy): between a sweep's back-to-back passes
+// the drive stays hot, so a second pass is throttled from its start, and the
+// dips keep their own rhythm, not the passes'. A read crossing a change of
+// rate is timed piecewise. ExpectedMbPerS() gives the rate by position only
+// (no throttling, no dips): what a cool, undisturbed read would measure.
+//   nvme-throttle: a 256 GB NVMe drive reading 3000 MB/s flat that, after
+//     throttle_after=SECONDS (default 30) of reading without rest, is
+//     throttled to throttled=MB/s (default 1200, 40 %) until it has been idle
+//     for cool_after=SECONDS (default 60). A default sweep's first pass drops
+//     at about 90 GB (35 %), the next passes read throttled throughout.
+//   ssd-dips: a 256 GB SSD reading 530 MB/s, its first cached=FRACTION (or
+//     PCT%, default 10 %) at cached_rate=MB/s (default 1060, 2x: an SLC
+//     cache, a position effect), with garbage collection taking
+//     dip_for=SECONDS (default 2) at the end of every dip_every=SECONDS
+//     (default 20) of reading, during which it reads at dip=FRACTION (or PCT%,
+//     default 30 %) of its rate (a time effect).
+//   banded-hdd: a 500 GB 7200 rpm disk with serpentine (multi-head) banding:
+//     the rate alternates between (1 + amplitude) and (1 - amplitude) times
+//     its envelope (amplitude=FRACTION or PCT%, default 4 %) in bands of
+//     band=SIZE (default 4 GB: about 8 blocks of a default sweep), even bands
+//     fast, from offset 0; the envelope is 16 zones falling from 250 to
+//     125 MB/s (outer, inner and zones keys as for hdd). Position only.
+//     Cache, seek and rotation as hdd's, behind SATA 6 Gb/s (600 MB/s).
 #pragma once
 
 #include <chrono>
@@ -93,6 +125,23 @@ struct SimModel {
   // A bus shared with other simulated devices (SimBus); empty = none.
   std::string bus_name;
   double bus_mb_per_s = 0;       // the shared bus's rate, 10^6 B/s
+  // Thermal throttling (see the file comment): after throttle_after_s of
+  // reading without a rest of cool_after_s, the rate is capped at
+  // throttled_mb_per_s. throttle_after_s == 0: never throttles.
+  double throttle_after_s = 0;
+  double throttled_mb_per_s = 0;
+  double cool_after_s = 0;
+  // Periodic dips (garbage collection): the last dip_for_s of every
+  // dip_every_s of reading run at dip_share times the rate.
+  // dip_every_s == 0: no dips.
+  double dip_every_s = 0;
+  double dip_for_s = 0;
+  double dip_share = 1;
+  // Banding: bands of band_bytes from offset 0, even ones at
+  // (1 + band_amplitude) times the zone rate, odd ones at (1 - band_amplitude).
+  // band_bytes == 0: no bands.
+  std::uint64_t band_bytes = 0;
+  double band_amplitude = 0;
 };
 
 // A bus shared by simulated devices read at the same time (an IDE channel

@@ -42,7 +42,16 @@
 //    shows the media setting the rate. (The rule also asked for a
 //    burst >= 1.3x or a peak well below the ceiling; a falling curve with
 //    neither is still the media's, so we do not demand them.)
-// 3. flat:
+//    Only where a platter can be behind it: on a device known not to
+//    rotate (SSD, NVMe, virtio; ZoneAnalysis::non_rotational) a falling
+//    curve is undetermined, its steps a cache, the host or the device's
+//    management. And only when the steps are positions: two or more passes
+//    put every step at the same place (StepOrigin::kPosition), or one pass
+//    gave a clean staircase (noise not correlated: variance inflation <= 1.5,
+//    the detector's own threshold); otherwise undetermined, asking for a
+//    second pass.
+// 3. flat (flat, flat-dips; tiered judged by its last tier, the device's own
+//    rate behind its cache):
 //    a. burst >= 1.3x sustained -> media-limited: the interface carries more.
 //    b. level near a known ceiling -> bus-limited. This includes a SATA SSD
 //       at 530 MB/s on SATA 6 Gb/s (95 % of 560): the interface is what
@@ -74,6 +83,8 @@ constexpr double kBurstHigh = 1.3;
 constexpr double kFalls = 1.2;
 constexpr double kFlatEnough = 1.1;
 constexpr double kCappedTolerance = 0.985;
+// The detector's threshold for correlated noise (zone_detector.cc, 1b.).
+constexpr double kCorrelatedNoise = 1.5;
 
 std::string Num(double value, int decimals = 1) {
   char buf[64];
@@ -106,6 +117,25 @@ bool FitLine(const std::vector<double>& x, const std::vector<double>& y, double&
   b = (n * sxy - sx * sy) / den;
   a = (sy - b * sx) / n;
   return true;
+}
+
+// Every step was seen at the same position in two or more passes.
+bool PassesAgree(const ZoneAnalysis& z) {
+  return !z.steps.empty() && std::all_of(z.steps.begin(), z.steps.end(), [](const Step& s) {
+    return s.origin == StepOrigin::kPosition;
+  });
+}
+
+// The steps can be read as positions on a platter: the passes agree, or
+// (one pass) the curve is a clean staircase, its noise not correlated (a
+// host's or a cache's wander fakes steps that one pass cannot tell from
+// zones).
+bool PositionBacked(const ZoneAnalysis& z) {
+  const bool one_pass = std::all_of(z.steps.begin(), z.steps.end(), [](const Step& s) {
+    return s.origin == StepOrigin::kUnknown;
+  });
+  if (!one_pass) return PassesAgree(z);
+  return z.texture.variance_inflation <= kCorrelatedNoise;
 }
 
 Verdict BusCapped(const ZoneAnalysis& z, const VerdictInputs& in, double ceiling) {
@@ -170,9 +200,13 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     v.reason = "No data: the sweep produced no curve to judge.";
     return v;
   }
-  const double level = in.sustained_max_mb_per_s > 0
+  double level = in.sustained_max_mb_per_s > 0
                            ? in.sustained_max_mb_per_s
                            : z.zones[std::min(z.fastest_zone, z.zones.size() - 1)].mb_per_s;
+  // A tiered curve's first tier is a cache: the device's own rate, the one
+  // a bus could limit, is its last tier.
+  const bool tiered = z.type == CurveType::kTiered && z.zones.size() >= 2;
+  if (tiered) level = z.zones.back().mb_per_s;
   if (level <= 0) {
     v.reason = "No data: the curve's peak rate is 0.";
     return v;
@@ -206,12 +240,30 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
   }
 
   const bool zoned = z.type == CurveType::kZoned;
+  if (zoned && z.outer_inner_ratio >= kFalls && z.non_rotational) {
+    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " +
+               Mb(z.zones.back().mb_per_s) + " over " + std::to_string(z.zones.size()) +
+               " zones, but the device does not rotate (an SSD, NVMe or virtual disk): the steps "
+               "are not a platter's zones but a cache, the host or the device's own management; "
+               "no bus-or-media verdict.";
+    v.reason += note;
+    return v;
+  }
+  if (zoned && z.outer_inner_ratio >= kFalls && !PositionBacked(z)) {
+    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " +
+               Mb(z.zones.back().mb_per_s) + " over " + std::to_string(z.zones.size()) +
+               " zones, but the noise is correlated (a cache or a host in the way) and the curve "
+               "was read once, so a position on the platter cannot be told from a moment in "
+               "time: read it twice (--passes 2) for a verdict.";
+    v.reason += note;
+    return v;
+  }
   if (zoned && z.outer_inner_ratio >= kFalls) {
     v.kind = VerdictKind::kMediaLimited;
     v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
                " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1 over " +
-               std::to_string(z.zones.size()) +
-               " zones): the rate follows the position on the platter, which only the media does.";
+               std::to_string(z.zones.size()) + " zones" + (PassesAgree(z) ? ", at the same positions in every pass" : "") +
+               "): the rate follows the position on the platter, which only the media does.";
     std::string support;
     if (has_burst) support = burst_text;
     if (ceiling > 0) {
@@ -223,7 +275,8 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     return v;
   }
 
-  const bool flat = z.type == CurveType::kFlat || (zoned && z.outer_inner_ratio < kFlatEnough);
+  const bool flat = z.type == CurveType::kFlat || z.type == CurveType::kFlatDips || tiered ||
+                    (zoned && z.outer_inner_ratio < kFlatEnough);
   if (!flat) {
     if (zoned) {
       v.reason = "Falls only " + Num(z.outer_inner_ratio, 2) +
@@ -236,9 +289,18 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     return v;
   }
 
-  const Zone& zone = z.zones.front();
+  // A tiered curve is judged by its last tier, the device's own rate.
+  const Zone& zone = tiered ? z.zones.back() : z.zones.front();
   const double sigma = zone.stddev_mb_per_s > 0 ? zone.stddev_mb_per_s : z.noise_sigma_mb_per_s;
   std::string flat_text = "Flat at " + Mb(level) + " (±" + Num(100 * sigma / level, 1) + " %)";
+  if (tiered) {
+    flat_text = "Tiered: " + Mb(z.zones.front().mb_per_s) + " over the first " +
+                Pct(static_cast<double>(z.zones.front().end_bytes - z.zones.front().start_bytes) /
+                    static_cast<double>(z.zones.back().end_bytes - z.zones.front().start_bytes)) +
+                " (a cache in front of the device), then its own rate, " + flat_text.substr(5);
+  } else if (z.type == CurveType::kFlatDips) {
+    flat_text += " with " + std::to_string(z.texture.dip_count) + " short dips";
+  }
   if (in.sustained_avg_mb_per_s > 0 && std::abs(in.sustained_avg_mb_per_s / level - 1) > 0.01) {
     flat_text += ", average " + Mb(in.sustained_avg_mb_per_s);
   }

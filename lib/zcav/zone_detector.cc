@@ -232,6 +232,7 @@ constexpr double kMaxExcursionShare = 0.25;
 constexpr double kTierRatio = 1.2;
 constexpr double kJitterLow = 0.05;
 constexpr double kJitterHigh = 0.95;
+constexpr std::size_t kMinResolvedPoints = 64;
 constexpr double kCorrelatedInflation = 1.5;
 constexpr int kCorrelationRounds = 4;
 constexpr double kCorrelationGrowth = 1.1;
@@ -1644,15 +1645,108 @@ ZoneAnalysis DetectZonesReduced(const Curve& curve, const ZoneOptions& options, 
 
 }  // namespace
 
+namespace {
+
+// Consecutive groups of k points merged into one: their bytes over their
+// summed time (the rate of reading the group), spread from the lowest min to
+// the highest max.
+Curve GroupPoints(const Curve& curve, std::size_t k) {
+  Curve out;
+  out.reserve(curve.size() / k + 1);
+  for (std::size_t first = 0; first < curve.size(); first += k) {
+    const std::size_t end = std::min(curve.size(), first + k);
+    double bytes = 0, seconds = 0, lo = 0, hi = 0;
+    for (std::size_t i = first; i < end; ++i) {
+      const CurvePoint p = curve[i];
+      const double b = static_cast<double>(p.length_bytes);
+      bytes += b;
+      seconds += p.mb_per_s > 0 ? b / (p.mb_per_s * 1e6) : 0;
+      lo = i == first ? p.min_mb_per_s : std::min(lo, p.min_mb_per_s);
+      hi = std::max(hi, p.max_mb_per_s);
+    }
+    const std::uint64_t offset = curve.offset_bytes(first);
+    const std::uint64_t stop = curve.offset_bytes(end - 1) + curve.length_bytes(end - 1);
+    const double rate = seconds > 0 ? bytes / seconds / 1e6 : 0;
+    out.push_back({offset, stop - offset, rate, std::min(lo, rate), std::max(hi, rate)});
+  }
+  return out;
+}
+
+// Robust per-point scatter of the log rates (see kResolutionSigma).
+double PointScatter(const Curve& curve) {
+  std::vector<double> y(curve.size());
+  double floor = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (curve.mb_per_s(i) > 0) floor = std::min(floor, curve.mb_per_s(i));
+  }
+  if (!std::isfinite(floor)) return 0;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::log(std::max(curve.mb_per_s(i), floor));
+  return NoiseSigma(y);
+}
+
+// The group size that makes per-point figures trustworthy (see
+// ZoneAnalysis::resolution_blocks): at least the blur the reads in flight
+// cause, then doubled while the groups still scatter like timing noise,
+// keeping at least kMinResolvedPoints points.
+std::size_t Resolution(const Curve& curve, const ZoneOptions& options) {
+  std::size_t k = options.blur_blocks > 1 ? static_cast<std::size_t>(std::ceil(options.blur_blocks)) : 1;
+  const std::size_t n = curve.size();
+  if (n / k < kMinResolvedPoints) return std::max<std::size_t>(1, n / kMinResolvedPoints);
+  if (PointScatter(k > 1 ? GroupPoints(curve, k) : curve) <= kResolutionSigma) return k;
+  while (n / (2 * k) >= kMinResolvedPoints) {
+    k *= 2;
+    if (PointScatter(GroupPoints(curve, k)) <= kResolvedSigma) break;
+  }
+  return k;
+}
+
+ZoneAnalysis DetectPoints(const Curve& curve, const ZoneOptions& options, bool optical) {
+  if (curve.size() > kMaxDetailPoints) return DetectZonesReduced(curve, options, optical);
+  Found found = FindZones(curve, options, optical);
+  Summarise(curve, found.smooth, found.out);
+  return std::move(found.out);
+}
+
+}  // namespace
+
 ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical) {
   if (curve.empty()) {
     ZoneAnalysis out;
     out.description = "no data";
     return out;
   }
-  if (curve.size() > kMaxDetailPoints) return DetectZonesReduced(curve, options, optical);
+  const std::size_t k = curve.size() <= kMaxDetailPoints ? Resolution(curve, options) : 1;
+  if (k > 1) {
+    // Zones on the groups; block indices back on the curve's blocks.
+    ZoneAnalysis out = DetectPoints(GroupPoints(curve, k), options, optical);
+    const std::size_t n = curve.size();
+    for (Zone& z : out.zones) {
+      z.first_block = std::min(n, z.first_block * k);
+      z.end_block = std::min(n, z.end_block * k);
+    }
+    for (Outlier& o : out.outliers) o.block = std::min(n - 1, o.block * k);
+    for (auto* list : {&out.dip_blocks, &out.burst_blocks}) {
+      std::vector<std::uint64_t> blocks;
+      for (const std::uint64_t g : *list) {
+        for (std::uint64_t i = g * k; i < std::min<std::uint64_t>(n, (g + 1) * k); ++i) blocks.push_back(i);
+      }
+      *list = std::move(blocks);
+    }
+    out.min_zone_blocks *= k;
+    out.resolution_blocks = k;
+    out.description += " (timed over groups of " + std::to_string(k) +
+                       " blocks: one block's time is not meaningful on its own here)";
+    out.non_rotational = options.non_rotational;
+    return out;
+  }
+  if (curve.size() > kMaxDetailPoints) {
+    ZoneAnalysis out = DetectZonesReduced(curve, options, optical);
+    out.non_rotational = options.non_rotational;
+    return out;
+  }
   Found found = FindZones(curve, options, optical);
   Summarise(curve, found.smooth, found.out);
+  found.out.non_rotational = options.non_rotational;
   return std::move(found.out);
 }
 
@@ -1675,17 +1769,16 @@ void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
   std::vector<Step> kept_steps;
   std::vector<double> scratch;
   for (std::size_t k = 0; k < zs.size(); ++k) {
+    for (const Step& st : analysis.steps) {
+      if (k == 0 || st.zone != k || (drop[k] && st.origin != StepOrigin::kTime)) continue;
+      kept_steps.push_back(st);
+      // A merged step lies inside the zone before it; a kept one starts the next.
+      kept_steps.back().zone = drop[k] ? merged.size() - 1 : merged.size();
+      if (kept_steps.back().offset_bytes == 0) kept_steps.back().offset_bytes = zs[k].start_bytes;
+    }
     if (k > 0 && drop[k]) {
       merged.back().end_block = zs[k].end_block;
       continue;
-    }
-    if (k > 0) {
-      for (const Step& st : analysis.steps) {
-        if (st.zone == k) {
-          kept_steps.push_back(st);
-          kept_steps.back().zone = merged.size();
-        }
-      }
     }
     merged.push_back(zs[k]);
   }

@@ -225,8 +225,12 @@ enum class StepOrigin {
 const char* StepOriginName(StepOrigin origin);
 
 struct Step {
-  std::size_t zone = 0;  // the zone that begins at the step (index into zones, >= 1)
+  // The zone that begins at the step (index into zones, >= 1); for a kTime
+  // step merged away by MergeZonesAt, the zone it now lies inside.
+  std::size_t zone = 0;
   StepOrigin origin = StepOrigin::kUnknown;
+  // Where the (median) curve stepped, in bytes; 0 = not recorded.
+  std::uint64_t offset_bytes = 0;
   // Where each pass puts the step (offset in bytes; -1 = no such step in
   // that pass), in pass order; empty for one pass.
   std::vector<std::int64_t> pass_offsets_bytes;
@@ -246,6 +250,17 @@ struct ZoneAnalysis {
   // One entry per step between zones, filled in by ClassifySteps when the
   // passes are known (origin kUnknown otherwise).
   std::vector<Step> steps;
+  // Blocks per point the zones were found on: 1, or k when the per-block
+  // rates could not be trusted one by one (ZoneOptions::blur_blocks > 1, or
+  // per-block rates scattered over more than kResolutionSigma in log units,
+  // as a throttle or a host that completes reads in bursts makes them): then
+  // consecutive groups of k blocks were merged into one point each (their
+  // bytes over their summed time) and every zone figure is over those
+  // points. Zone and outlier block indices are still the curve's blocks.
+  std::uint64_t resolution_blocks = 1;
+  // ZoneOptions::non_rotational as given: the verdict never reads platter
+  // zones into the curve of a device that does not rotate.
+  bool non_rotational = false;
   // Blocks inside described dips and bursts (excluded from the zone
   // statistics like outliers); indices into the curve, in order.
   std::vector<std::uint64_t> dip_blocks;
@@ -300,12 +315,20 @@ struct ZoneAnalysis {
 // estimated, 8 per point of the largest zone while its statistics are) and
 // 40 per bucket; time linear (20 M points in a few seconds).
 inline constexpr std::size_t kMaxDetailPoints = std::size_t{1} << 20;
+// Per-block scatter (robust sigma of the first differences of the log rates,
+// over sqrt(2)) above which per-block times are read as timing noise rather
+// than the device's rate, and blocks are grouped (ZoneAnalysis::
+// resolution_blocks) until the groups' scatter is under kResolvedSigma.
+inline constexpr double kResolutionSigma = 0.25;
+inline constexpr double kResolvedSigma = 0.05;
 ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical = false);
 // Merges each zone named in `steps` (indices into analysis.zones, >= 1) into
 // the zone before it, as when a step turns out not to be a zone (it followed
 // the elapsed time, not the position): the merged zones' statistics are
 // computed again over `curve` (outliers and dip blocks left out), the
-// remaining steps renumbered, a stepped curve left with one zone becomes
+// remaining steps renumbered (a merged step of origin kTime is kept, as the
+// record of a time-dependent change, with `zone` the zone it now lies in and
+// offset_bytes where it was), a stepped curve left with one zone becomes
 // flat (flat-dips with dips), and the summary and description are redone.
 // REQUIRES: `analysis` came from DetectZones over `curve`.
 void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,

@@ -13,6 +13,13 @@
 namespace zcav {
 namespace {
 
+// The zone table shows this many zones at its head and tail when it has
+// many (the CSV and JSON list them all).
+constexpr std::size_t kTableHead = 12;
+constexpr std::size_t kTableTail = 4;
+// The detector's threshold for correlated noise (zone_detector.cc, 1b.).
+constexpr double kCorrelatedNoise = 1.5;
+
 using Json = nlohmann::ordered_json;
 
 double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
@@ -97,6 +104,68 @@ const char* MediaName(Media media) {
   return "none";
 }
 
+namespace {
+
+// The texture lines of the zone table: jitter, correlated noise, dips and
+// bursts.
+std::string TextureText(const ZoneAnalysis& a) {
+  std::ostringstream out;
+  const Texture& t = a.texture;
+  if (t.jitter_p5_rel < 1 || t.jitter_p95_rel > 1) {
+    out << "jitter: 90 % of the blocks within " << Fixed(100 * (t.jitter_p5_rel - 1), 1) << " % .. +"
+        << Fixed(100 * (t.jitter_p95_rel - 1), 1) << " % of their zone's median";
+    if (t.variance_inflation > kCorrelatedNoise) {
+      out << "; correlated (lag-1 " << Fixed(t.lag1_autocorrelation, 2)
+          << "): a mean over many blocks wanders " << Fixed(std::sqrt(t.variance_inflation), 1)
+          << "x as far as independent noise would, and steps are judged against that";
+    }
+    out << "\n";
+  }
+  if (t.dip_count > 0) {
+    out << "dips: " << t.dip_count << ", " << Fixed(100 * t.dip_depth_rel, 0)
+        << " % deep (median)";
+    if (t.dip_period_blocks > 0) out << ", every " << Fixed(t.dip_period_blocks, 0) << " blocks";
+    out << ", " << Fixed(100 * t.dip_share, 1)
+        << " % of the blocks (texture, such as an SSD's garbage collection: not zones, left out "
+           "of the zone statistics)\n";
+  }
+  if (t.burst_count > 0) {
+    out << "bursts: " << t.burst_count << ", " << Fixed(100 * t.burst_share, 1)
+        << " % of the blocks read faster than around them (a cache answering now and then: not "
+           "zones, left out of the zone statistics)\n";
+  }
+  return out.str();
+}
+
+// The steps line: position or time, as the passes tell.
+std::string StepsText(const ZoneAnalysis& a) {
+  std::ostringstream out;
+  std::size_t position = 0, unknown = 0;
+  for (const Step& st : a.steps) {
+    if (st.origin == StepOrigin::kPosition) ++position;
+    if (st.origin == StepOrigin::kUnknown) ++unknown;
+    if (st.origin != StepOrigin::kTime) continue;
+    out << "time-dependent: a step at " << Fixed(Gb(st.offset_bytes), 3) << " GB";
+    for (std::size_t p = 0; p < st.pass_offsets_bytes.size(); ++p) {
+      const std::int64_t at = st.pass_offsets_bytes[p];
+      out << (p ? ", " : " (") << "pass " << p + 1 << ": "
+          << (at < 0 ? std::string("none") : Fixed(Gb(static_cast<std::uint64_t>(at)), 3) + " GB");
+    }
+    out << (st.pass_offsets_bytes.empty() ? "" : ")")
+        << " followed the elapsed time, not the position (a cache running out, throttling, the "
+           "host): not a zone\n";
+  }
+  if (position > 0) {
+    out << "steps: " << position << " at the same position in every pass (the media's)\n";
+  } else if (a.zones.size() > 1 && a.steps.empty()) {
+    out << "steps: read once, so whether they follow the position or the time cannot be told "
+           "(--passes 2 tells)\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
 std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   const std::uint64_t total = DeviceBytes(a, c);
   const bool optical = c.media != Media::kNone;
@@ -137,7 +206,22 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   }
   for (std::size_t k = 0; k < header.size(); ++k) out << (k ? "  " : "") << Pad(header[k], width[k]);
   out << "\n";
-  for (const auto& r : rows) {
+  // Many zones (a noisy or banded curve): the first and the last ones, and
+  // how many lie between; the CSV and JSON list every zone.
+  const bool summarised = rows.size() > kTableHead + kTableTail + 1;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (summarised && i == kTableHead) {
+      double lo = a.zones[i].mb_per_s, hi = lo;
+      for (std::size_t k = i; k < rows.size() - kTableTail; ++k) {
+        lo = std::min(lo, a.zones[k].mb_per_s);
+        hi = std::max(hi, a.zones[k].mb_per_s);
+      }
+      out << "... " << rows.size() - kTableHead - kTableTail << " zones more, " << Fixed(lo, 2)
+          << " to " << Fixed(hi, 2) << " MB/s (zcav zones FILE --format csv lists them all)\n";
+      i = rows.size() - kTableTail - 1;
+      continue;
+    }
+    const auto& r = rows[i];
     for (std::size_t k = 0; k < r.size(); ++k) out << (k ? "  " : "") << Pad(r[k], width[k]);
     out << "\n";
   }
@@ -160,6 +244,7 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         << Fixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 " << Fixed(a.fit_r2, 4) << ")\n";
   }
   if (a.alternating) out << "pattern: many short plateaus alternating between levels\n";
+  out << TextureText(a) << StepsText(a);
   if (c.transport && c.transport->ceiling_mb_per_s > 0) {
     out << "bus: " << (c.transport->link.empty() ? c.transport->kind : c.transport->link)
         << ", practical ceiling " << Fixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
@@ -270,6 +355,25 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   s["noise_sigma_mb_per_s"] = Finite(a.noise_sigma_mb_per_s);
   s["penalty"] = Finite(a.penalty);
   s["min_zone_blocks"] = a.min_zone_blocks;
+  const Texture& t = a.texture;
+  s["texture"] = {{"jitter_p5_rel", Finite(t.jitter_p5_rel)},
+                  {"jitter_p95_rel", Finite(t.jitter_p95_rel)},
+                  {"lag1_autocorrelation", Finite(t.lag1_autocorrelation)},
+                  {"variance_inflation", Finite(t.variance_inflation)},
+                  {"dips", t.dip_count},
+                  {"dip_period_blocks", Finite(t.dip_period_blocks)},
+                  {"dip_depth_rel", Finite(t.dip_depth_rel)},
+                  {"dip_share", Finite(t.dip_share)},
+                  {"bursts", t.burst_count},
+                  {"burst_share", Finite(t.burst_share)}};
+  Json steps = Json::array();
+  for (const Step& st : a.steps) {
+    steps.push_back({{"zone", st.zone + 1},
+                     {"offset_bytes", st.offset_bytes},
+                     {"origin", StepOriginName(st.origin)},
+                     {"pass_offsets_bytes", st.pass_offsets_bytes}});
+  }
+  s["steps"] = steps;
   if (a.fit_r2 > 0) {
     s["fit"] = {{"start_mb_per_s", Finite(a.fit_start_mb_per_s)},
                 {"end_mb_per_s", Finite(a.fit_end_mb_per_s)},
