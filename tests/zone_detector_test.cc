@@ -1218,3 +1218,27 @@ TEST_CASE("Blocks timed in bursts are grouped until the groups read at the devic
   // A clean staircase keeps its blocks.
   CHECK(Detect(Render({{60, 50}, {500, 500}, {0, 0}})).resolution_blocks == 1);
 }
+
+TEST_CASE("Bands alternating over a falling envelope are texture; the zones follow the envelope",
+          "[zones]") {
+  // 8 zones falling 2:1 over 4000 blocks, under bands of 10 blocks at +-4 %.
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < 4000; ++i) {
+    const double envelope = 200 * (1 - 0.5 * static_cast<double>(i / 500) / 7);
+    rates.push_back(envelope * ((i / 10) % 2 == 0 ? 1.04 : 0.96));
+  }
+  const std::uint64_t seed = 5;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  AddNoise(rates, 0.003, rng);
+  const zcav::ZoneAnalysis a = Detect(rates);
+  CHECK(a.texture.banded);
+  CHECK(a.texture.band_period_blocks == Approx(20).margin(1));
+  CHECK(a.texture.band_amplitude_rel == Approx(0.077).margin(0.01));
+  REQUIRE(a.zones.size() == 8);
+  CHECK(a.type == zcav::CurveType::kZoned);
+  CHECK_FALSE(a.alternating);
+  for (std::size_t k = 1; k < 8; ++k) {
+    CHECK(std::fabs(static_cast<double>(a.zones[k].first_block) - 500.0 * static_cast<double>(k)) <= 20);
+  }
+}

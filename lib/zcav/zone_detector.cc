@@ -233,6 +233,7 @@ constexpr double kTierRatio = 1.2;
 constexpr double kJitterLow = 0.05;
 constexpr double kJitterHigh = 0.95;
 constexpr std::size_t kMinResolvedPoints = 64;
+constexpr std::size_t kMinEnvelopePoints = 16;
 constexpr double kCorrelatedInflation = 1.5;
 constexpr int kCorrelationRounds = 4;
 constexpr double kCorrelationGrowth = 1.1;
@@ -1707,6 +1708,42 @@ ZoneAnalysis DetectPoints(const Curve& curve, const ZoneOptions& options, bool o
   return std::move(found.out);
 }
 
+// Alternating bands (see 5.): the zones a person sees are the envelope's.
+// The bands' amplitude (median relative step between neighbours) and period
+// (median length of a neighbouring pair, in points) become texture, and the
+// zones are found again on groups of one period each (a fast and a slow
+// band, whatever the phase), mapped back to the curve's points.
+void ZonesOfEnvelope(const Curve& curve, const ZoneOptions& options, bool optical,
+                     ZoneAnalysis& out) {
+  const std::vector<Zone>& zs = out.zones;
+  if (!out.alternating || zs.size() < kAlternatingMinZones) return;
+  std::vector<double> steps, pairs;
+  for (std::size_t k = 0; k + 1 < zs.size(); ++k) {
+    const double hi = std::max(zs[k].mb_per_s, zs[k + 1].mb_per_s);
+    if (hi > 0) steps.push_back(std::fabs(zs[k].mb_per_s - zs[k + 1].mb_per_s) / hi);
+    pairs.push_back(static_cast<double>(zs[k + 1].end_block - zs[k].first_block));
+  }
+  const std::size_t period = static_cast<std::size_t>(std::lround(MedianInPlace(pairs)));
+  if (period < 2 || curve.size() / period < kMinEnvelopePoints) return;
+  ZoneAnalysis envelope = DetectPoints(GroupPoints(curve, period), options, optical);
+  if (envelope.alternating) return;
+  const std::size_t n = curve.size();
+  for (Zone& z : envelope.zones) {
+    z.first_block = std::min(n, z.first_block * period);
+    z.end_block = std::min(n, z.end_block * period);
+  }
+  envelope.outliers = std::move(out.outliers);
+  envelope.dip_blocks = std::move(out.dip_blocks);
+  envelope.burst_blocks = std::move(out.burst_blocks);
+  envelope.texture.banded = true;
+  envelope.texture.band_amplitude_rel = steps.empty() ? 0 : MedianInPlace(steps);
+  envelope.texture.band_period_blocks = static_cast<double>(period);
+  envelope.description += ", under bands alternating by " +
+                          FormatFixed(100 * envelope.texture.band_amplitude_rel, 1) +
+                          " % every " + std::to_string(period / 2) + " blocks or so";
+  out = std::move(envelope);
+}
+
 }  // namespace
 
 ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool optical) {
@@ -1739,15 +1776,10 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     out.non_rotational = options.non_rotational;
     return out;
   }
-  if (curve.size() > kMaxDetailPoints) {
-    ZoneAnalysis out = DetectZonesReduced(curve, options, optical);
-    out.non_rotational = options.non_rotational;
-    return out;
-  }
-  Found found = FindZones(curve, options, optical);
-  Summarise(curve, found.smooth, found.out);
-  found.out.non_rotational = options.non_rotational;
-  return std::move(found.out);
+  ZoneAnalysis out = DetectPoints(curve, options, optical);
+  ZonesOfEnvelope(curve, options, optical, out);
+  out.non_rotational = options.non_rotational;
+  return out;
 }
 
 void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,

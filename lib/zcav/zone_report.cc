@@ -129,6 +129,11 @@ std::string TextureText(const ZoneAnalysis& a) {
         << " % of the blocks (texture, such as an SSD's garbage collection: not zones, left out "
            "of the zone statistics)\n";
   }
+  if (t.banded) {
+    out << "bands: neighbouring bands differ by " << Fixed(100 * t.band_amplitude_rel, 1)
+        << " % (median), a fast and a slow band every " << Fixed(t.band_period_blocks, 0)
+        << " blocks (multi-head or serpentine layout): texture; the zones follow their envelope\n";
+  }
   if (t.burst_count > 0) {
     out << "bursts: " << t.burst_count << ", " << Fixed(100 * t.burst_share, 1)
         << " % of the blocks read faster than around them (a cache answering now and then: not "
@@ -364,8 +369,12 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
                   {"dip_period_blocks", Finite(t.dip_period_blocks)},
                   {"dip_depth_rel", Finite(t.dip_depth_rel)},
                   {"dip_share", Finite(t.dip_share)},
+                  {"banded", t.banded},
+                  {"band_amplitude_rel", Finite(t.band_amplitude_rel)},
+                  {"band_period_blocks", Finite(t.band_period_blocks)},
                   {"bursts", t.burst_count},
-                  {"burst_share", Finite(t.burst_share)}};
+                  {"burst_share", Finite(t.burst_share)},
+                  {"resolution_blocks", a.resolution_blocks}};
   Json steps = Json::array();
   for (const Step& st : a.steps) {
     steps.push_back({{"zone", st.zone + 1},
