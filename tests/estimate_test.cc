@@ -65,6 +65,29 @@ TEST_CASE("A read error stops the start rate and keeps what was timed before it"
   CHECK(at_start.mb_per_s == 0);
 }
 
+TEST_CASE("With reads in flight the start rate stops at the first failing read", "[estimate]") {
+  StartRateOptions queued;
+  queued.queue_depth = 4;  // a simulated device's queue takes one at a time
+  const StartRate r = Measure("sim:hdd?bad=5M+1M&noise=0", queued);
+  REQUIRE(r.error);
+  CHECK(r.error_offset_bytes == 5 * kMiB);
+  CHECK(r.bytes == 4 * kMiB);
+  CHECK(r.mb_per_s == Approx(60).epsilon(0.001));
+  CHECK(Measure("sim:ssd?noise=0", queued).bytes == 256 * kMiB);
+}
+
+TEST_CASE("The block estimate reads at most 1/16 of a small range", "[estimate]") {
+  DeviceInfo small;
+  small.path = "small";
+  small.size_bytes = 192 * kMiB;
+  small.read_engine = "io_uring";
+  small.default_queue_depth = 4;
+  const StartRateOptions o = BlockEstimateOptions(PlanSweep(small, {}));
+  CHECK(o.max_bytes == 12 * kMiB);
+  CHECK(o.max_time == kBlockEstimateTime);
+  CHECK(o.queue_depth * o.chunk_bytes <= 4 * kMiB);
+}
+
 TEST_CASE("A stop request ends the start rate before the next chunk", "[estimate]") {
   std::atomic<bool> stop{true};
   const StartRate r = Measure("sim:hdd", {}, &stop);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "testutil.h"
 #include "zcav/aligned_buffer.h"
 #include "zcav/clock.h"
+#include "zcav/data_reader.h"
+#include "zcav/estimate.h"
 #include "zcav/error.h"
 #include "zcav/posix_device.h"
 #include "zcav/read_throttle.h"
@@ -24,6 +27,7 @@
 #include "zcav/sweep.h"
 #include "zcav/units.h"
 #include "zcav/uring_queue.h"
+#include "zcav/writers.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;
@@ -50,6 +54,10 @@ class BatchingDevice final : public zcav::Device {
   }
 
   std::uint32_t max_in_flight = 0;
+  // The offsets of the reads of each batch (one Wait), and of every read
+  // submitted, in order.
+  std::vector<std::vector<std::uint64_t>> batches;
+  std::vector<std::uint64_t> submitted;
 
  private:
   class Queue final : public zcav::ReadQueue {
@@ -60,13 +68,16 @@ class BatchingDevice final : public zcav::Device {
     std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
     void Submit(std::uint32_t slot, std::uint64_t offset, std::uint64_t length) noexcept override {
       queued_.push_back({slot, offset, length});
+      device_.submitted.push_back(offset);
       device_.max_in_flight =
           std::max(device_.max_in_flight, static_cast<std::uint32_t>(queued_.size()));
     }
     std::size_t Wait(std::span<Completion> out) noexcept override {
       std::vector<Completion> done;
+      device_.batches.emplace_back();
       for (const Read& r : queued_) {
         done.push_back({r.slot, device_.inner_.ReadAt(r.offset, buffer_.span(r.length))});
+        device_.batches.back().push_back(r.offset);
       }
       queued_.clear();
       std::reverse(done.begin(), done.end());
@@ -141,6 +152,9 @@ TEST_CASE("Reads in flight together give the curve of reads one at a time", "[sw
       if (std::abs(a - b) / a > 0.001) ++differ;
     }
     CHECK(differ <= 3 * static_cast<int>((depth + 3) / 4 + 1));  // 3 zone boundaries
+    // Up to a block in flight (depth 3, 4): drained per block, each block's
+    // rate exactly its own.
+    if (depth <= 4) CHECK(differ == 0);
     // Samples in block order, each once.
     for (std::size_t i = 0; i < many.sink.samples.size(); ++i) {
       CHECK(many.sink.samples[i].block_index == i);
@@ -312,7 +326,7 @@ TEST_CASE("The default chunk is the device's preferred read where it divides the
           "[sweep][queue]") {
   zcav::DeviceInfo dev = FourGiBDeepQueue();
   zcav::SweepOptions o;
-  CHECK(zcav::PlanSweep(dev, o).block_bytes == 4 * kMiB);  // 4 GiB / 1000, whole MiB
+  CHECK(zcav::PlanSweep(dev, o).block_bytes == 64 * kMiB);  // the 16 x 4 MiB in flight
   CHECK(zcav::PlanSweep(dev, o).chunk_bytes == 4 * kMiB);
   const auto chunk_for = [&](std::uint64_t block_bytes) {
     o.block_bytes = block_bytes;
@@ -339,19 +353,252 @@ TEST_CASE("Blocks much smaller than the bytes in flight come with a note on thei
     }
     return std::string();
   };
-  zcav::SweepOptions o;  // 4 MiB blocks, 16 x 4 MiB in flight
+  zcav::SweepOptions o;  // the default: 64 MiB blocks, drained
+  CHECK(scatter_note(o).empty());
+  o.block_bytes = 4 * kMiB;  // forced: 16 x 4 MiB in flight over 4 MiB blocks
   CHECK(scatter_note(o) ==
         "16 reads of 4 MiB in flight (64 MiB) span 16 blocks of 4 MiB: a device that completes "
         "reads in bursts blurs the per-block rates over up to 64 MiB (the average is exact); "
         "--block-size 64M or more, or --queue-depth 1, for a sharp curve");
-  o.block_bytes = 32 * kMiB;  // two blocks in flight: no note
+  o.block_bytes = 32 * kMiB;  // two blocks in flight: blurred over two
+  CHECK_THAT(scatter_note(o), Catch::StartsWith("16 reads of 4 MiB in flight (64 MiB) span 2 "));
+  o.block_bytes = 64 * kMiB;  // one block in flight: drained, no note
   CHECK(scatter_note(o).empty());
-  o.block_bytes = 0;
+  o.block_bytes = 4 * kMiB;
   o.queue_depth = 1;
   CHECK(scatter_note(o).empty());
   o.queue_depth = 0;
   dev.read_engine = "sim";  // one read at a time
   CHECK(scatter_note(o).empty());
+}
+
+namespace {
+// A device of `size_bytes` read through io_uring in the given default shape.
+zcav::DeviceInfo QueuedDevice(std::uint64_t size_bytes, std::uint32_t depth,
+                              std::uint64_t chunk_bytes) {
+  zcav::DeviceInfo dev;
+  dev.path = "/dev/x";
+  dev.size_bytes = size_bytes;
+  dev.read_engine = "io_uring";
+  dev.default_queue_depth = depth;
+  dev.default_chunk_bytes = chunk_bytes;
+  return dev;
+}
+}  // namespace
+
+TEST_CASE("The default shape never puts more than one block in flight", "[sweep][queue]") {
+  // The classes of DefaultReadShape (2 x 1 MiB rotational, 16 x 4 MiB NVMe,
+  // 2 x 4 MiB virtio, 8 x 1 MiB loop, 4 x 1 MiB unknown), on devices from a
+  // 16 MiB stick to 20 TiB, rate known or not, full and quick.
+  const std::pair<std::uint32_t, std::uint64_t> shapes[] = {
+      {2, kMiB}, {16, 4 * kMiB}, {2, 4 * kMiB}, {8, kMiB}, {4, kMiB}, {1, kMiB}};
+  for (const auto& [depth, chunk] : shapes) {
+    for (std::uint64_t size : {16 * kMiB, 192 * kMiB, 384 * kMiB, 4096 * kMiB, 2 * zcav::kTiB,
+                               20 * zcav::kTiB}) {
+      for (double rate : {0.0, 36.0, 40.0, 3500.0, 10000.0}) {
+        for (bool quick : {false, true}) {
+          CAPTURE(depth, chunk, size, rate, quick);
+          zcav::SweepOptions o;
+          o.expected_mb_per_s = rate;
+          o.quick = quick;
+          const zcav::SweepPlan plan = zcav::PlanSweep(QueuedDevice(size, depth, chunk), o);
+          const zcav::BlockTiming timing = zcav::BlockTimingOf(plan);
+          CHECK(timing.drained_per_block);
+          CHECK(timing.bytes_in_flight <= plan.block_bytes);
+          CHECK(timing.blur_blocks() == 0);
+          CHECK(plan.block_bytes % plan.chunk_bytes == 0);
+          // Never fewer than kMinDefaultBlocks points; ~1000 where the
+          // blocks are long enough at that count.
+          CHECK(plan.block_count >= zcav::kMinDefaultBlocks);
+          CHECK(plan.block_count <= 1250);
+          for (const std::string& n : plan.notes) CHECK(n.find("blurs") == std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("The default block gets 100 ms of reading at the expected rate, within 64-1000 blocks",
+          "[sweep][queue]") {
+  const auto plan = [](std::uint64_t size, double rate, std::uint32_t depth = 2,
+                       std::uint64_t chunk = kMiB) {
+    zcav::SweepOptions o;
+    o.expected_mb_per_s = rate;
+    return zcav::PlanSweep(QueuedDevice(size, depth, chunk), o);
+  };
+  // 4 GiB at 200 MB/s: 20 MB a block (19 whole MiB), not 4 MiB.
+  CHECK(plan(4096 * kMiB, 200).block_bytes == 19 * kMiB);
+  CHECK(plan(4096 * kMiB, 0).block_bytes == 4 * kMiB);  // rate not known: by size
+  // A virtio file of 4 GiB at 3.5 GB/s: 350 MB would be 11 blocks; 64 of 64 MiB.
+  CHECK(plan(4096 * kMiB, 3500, 2, 4 * kMiB).block_bytes == 64 * kMiB);
+  CHECK(plan(4096 * kMiB, 3500, 2, 4 * kMiB).block_count == 64);
+  // A 4 TB disk at 200 MB/s: 1000 blocks of 4 GB are long enough already.
+  CHECK(plan(4000 * zcav::kGiB, 200).block_count >= 1000);
+  // The flat 36 MB/s FUSE fixture (192 MiB, 4 x 1 MiB): 3.6 MB is past the
+  // 64-block cap of 3 MiB, so 3 MiB blocks and 3 reads in flight.
+  const zcav::SweepPlan fuse = plan(192 * kMiB, 36, 4, kMiB);
+  CHECK(fuse.block_bytes == 3 * kMiB);
+  CHECK(fuse.queue_depth == 3);
+  CHECK(fuse.block_count == 64);
+  // Explained in a note.
+  REQUIRE_FALSE(fuse.notes.empty());
+  CHECK_THAT(fuse.notes.back(), Catch::StartsWith("default block size 3 MiB (64 blocks, about 87 ms "
+                                                  "each at the start's 36.0 MB/s)"));
+  // A simulated device (one read at a time, no rate): 1000 points as ever.
+  const auto sim = zcav::ParseSimSpec("sim:ssd?size=3M");
+  CHECK(zcav::PlanSweep(sim.info, {}).block_count >= 1000);
+  zcav::SweepOptions bad;
+  bad.expected_mb_per_s = -1;
+  CHECK_THROWS_AS(zcav::PlanSweep(sim.info, bad), zcav::Error);
+}
+
+TEST_CASE("A forced shape with more than a block in flight is blurred over that many blocks",
+          "[sweep][queue]") {
+  const zcav::DeviceInfo loop = QueuedDevice(384 * kMiB, 8, kMiB);  // 8 x 1 MiB
+  zcav::SweepOptions o;
+  o.block_bytes = kMiB;  // zcav sweep -b 1
+  zcav::SweepPlan plan = zcav::PlanSweep(loop, o);
+  CHECK(plan.queue_depth == 8);  // the user's block keeps the device's depth
+  zcav::BlockTiming t = zcav::BlockTimingOf(plan);
+  CHECK_FALSE(t.drained_per_block);
+  CHECK(t.bytes_in_flight == 8 * kMiB);
+  CHECK(t.blocks_spanned == 8);
+  CHECK(t.blur_blocks() == 8);
+  o.block_bytes = 0;
+  o.queue_depth = 64;  // --queue-depth 64 over the default blocks
+  plan = zcav::PlanSweep(loop, o);
+  t = zcav::BlockTimingOf(plan);
+  CHECK(t.blur_blocks() == Approx(64.0 * kMiB / static_cast<double>(plan.block_bytes)));
+  o.queue_depth = 0;
+  o.chunk_bytes = 256 * 1024;  // --chunk-size 256K: 8 x 256 KiB, inside the block
+  t = zcav::BlockTimingOf(zcav::PlanSweep(loop, o));
+  CHECK(t.drained_per_block);
+  CHECK(t.blur_blocks() == 0);
+  // A recorded plan of a simulated sweep: one read at a time.
+  zcav::SweepPlan one;
+  one.block_bytes = 2 * kMiB;
+  one.chunk_bytes = kMiB;
+  one.queue_depth = 1;
+  CHECK(zcav::BlockTimingOf(one).drained_per_block);
+  CHECK(zcav::BlockTimingOf(one).blocks_spanned == 0.5);
+}
+
+TEST_CASE("On a device that completes in bursts, each default block is timed on its own",
+          "[sweep][queue]") {
+  // 8 zones of different rates, no noise: a block's rate is exact only if
+  // its time is its own. BatchingDevice completes everything queued in one
+  // batch, as a FUSE server or a virtual disk's host may.
+  const std::string spec = "sim:hdd?size=256M&noise=0&zones=8";
+  const zcav::SimModel model = zcav::ParseSimSpec(spec);
+  zcav::SweepOptions defaults;
+  defaults.warmup = false;  // the warm-up read would move the simulated head off block 0
+  QueuedRun run(spec, defaults);
+  REQUIRE(run.result.status == zcav::SweepStatus::kComplete);
+  const zcav::SweepPlan& plan = run.run.plan;
+  CHECK(zcav::BlockTimingOf(plan).drained_per_block);
+  // No batch holds reads of two blocks...
+  for (const auto& batch : run.device.batches) {
+    REQUIRE_FALSE(batch.empty());
+    const std::uint64_t block = (batch.front() - plan.start_bytes) / plan.block_bytes;
+    for (std::uint64_t offset : batch) CHECK((offset - plan.start_bytes) / plan.block_bytes == block);
+  }
+  // ...and every block reads at its zone's rate (a block's reads all in
+  // one zone), however the zones change.
+  REQUIRE(run.sink.blocks.size() == plan.block_count);
+  for (const auto& b : run.sink.blocks) {
+    const double expected = zcav::ExpectedMbPerS(model, b.offset_bytes, b.length_bytes);
+    CAPTURE(b.offset_bytes, b.mb_per_s, expected);
+    CHECK(b.mb_per_s == Approx(expected).epsilon(1e-6));
+  }
+  // The same device with a forced blurring shape: batches span blocks.
+  zcav::SweepOptions forced;
+  forced.block_bytes = kMiB;  // 4 x 1 MiB in flight over 1 MiB blocks
+  QueuedRun blurred(spec, forced);
+  CHECK(zcav::BlockTimingOf(blurred.run.plan).blur_blocks() == 4);
+  bool spans = false;
+  for (const auto& batch : blurred.device.batches) {
+    spans = spans || batch.front() / kMiB != batch.back() / kMiB;
+  }
+  CHECK(spans);
+}
+
+TEST_CASE("The block estimate reads the start at the sweep's depth, briefly", "[sweep][queue][estimate]") {
+  zcav::VirtualClock clock;
+  auto sim = zcav::MakeSimulatedDevice(zcav::ParseSimSpec("sim:ssd?size=4G&noise=0"), clock);
+  BatchingDevice device(*sim);  // io_uring-like, 4 x 1 MiB by default
+  const zcav::SweepPlan plan = zcav::PlanSweep(device.info(), {});
+  const zcav::StartRateOptions e = zcav::BlockEstimateOptions(plan);
+  CHECK(e.queue_depth == plan.queue_depth);
+  CHECK(e.chunk_bytes == plan.chunk_bytes);
+  CHECK(e.max_bytes == 256 * kMiB);
+  CHECK(e.max_time == zcav::kBlockEstimateTime);
+  const zcav::StartRate rate = zcav::MeasureStartRate(device, clock, e);
+  CHECK(rate.mb_per_s == Approx(530).epsilon(0.001));
+  CHECK(device.max_in_flight == 4);  // the queue was used, full
+  CHECK(rate.time <= zcav::kBlockEstimateTime + std::chrono::milliseconds(10));
+  // WithStartRate sets it for a default block, and only then.
+  zcav::SweepOptions o;
+  CHECK(zcav::WithStartRate(device, clock, o).expected_mb_per_s == Approx(530).epsilon(0.001));
+  o.block_bytes = kMiB;
+  CHECK(zcav::WithStartRate(device, clock, o).expected_mb_per_s == 0);
+  o.block_bytes = 0;
+  const auto reads_before = device.submitted.size();
+  CHECK(zcav::WithStartRate(*sim, clock, o).expected_mb_per_s == 0);  // simulated: not measured
+  CHECK(device.submitted.size() == reads_before);
+}
+
+TEST_CASE("How sharp the blocks are is written to the raw and JSON files and read back",
+          "[sweep][queue][data_reader]") {
+  zcav::RunInfo run;
+  run.device = QueuedDevice(384 * kMiB, 8, kMiB);
+  run.version = "test";
+  zcav::SweepOptions o;
+  o.block_bytes = kMiB;
+  o.end_bytes = 4 * kMiB;
+  run.plan = zcav::PlanSweep(run.device, o);  // 8 x 1 MiB in flight over 1 MiB blocks
+  const auto written = [&](zcav::OutputFormat format) {
+    std::ostringstream out;
+    const auto writer = zcav::MakeWriter(format, out, false);
+    writer->OnStart(run);
+    for (std::uint64_t i = 0; i < 4; ++i) {
+      zcav::BlockResult b;
+      b.index = i;
+      b.offset_bytes = i * kMiB;
+      b.length_bytes = kMiB;
+      b.passes = 1;
+      b.mb_per_s = b.mean_mb_per_s = b.min_mb_per_s = b.max_mb_per_s = 40;
+      writer->OnBlock(b);
+    }
+    zcav::SweepResult result;
+    writer->OnFinish(result);
+    return out.str();
+  };
+  const auto blur = [](const std::string& text) {
+    std::istringstream in(text);
+    return zcav::ParseProfile(in, "x").blur_blocks;
+  };
+  const std::string raw = written(zcav::OutputFormat::kRaw);
+  CHECK_THAT(raw, Catch::Contains("# timing: bytes_in_flight=8388608 blocks_spanned=8 "
+                                  "drained_per_block=no blur_blocks=8\n"));
+  CHECK(blur(raw) == 8);
+  const std::string json = written(zcav::OutputFormat::kJson);
+  CHECK_THAT(json, Catch::Contains("\"timing\":{\"bytes_in_flight\":8388608,\"blocks_spanned\":8.0,"
+                                   "\"drained_per_block\":false,\"blur_blocks\":8.0}"));
+  CHECK(blur(json) == 8);
+  // Files written before the timing was recorded: unknown, taken as sharp.
+  std::string old_raw = raw;
+  old_raw.erase(old_raw.find("# timing:"), old_raw.find('\n', old_raw.find("# timing:")) + 1 -
+                                               old_raw.find("# timing:"));
+  CHECK(blur(old_raw) == 0);
+  std::string old_json = json;
+  const std::size_t t = old_json.find(",\"timing\":");
+  old_json.erase(t, old_json.find('}', t) + 1 - t);
+  CHECK(blur(old_json) == 0);
+  // A damaged value is named.
+  std::string bad = raw;
+  bad.replace(bad.find("blur_blocks=8"), 13, "blur_blocks=x");
+  std::istringstream in(bad);
+  CHECK_THROWS_WITH(zcav::ParseProfile(in, "x"), Catch::Contains("blur_blocks 'x'"));
 }
 
 TEST_CASE("The io_uring queue reads a real file in any order, as pread does", "[queue][real]") {

@@ -1,6 +1,7 @@
 // FillSysfsInfo against fake sysfs trees laid out like the kernel's: relative
 // symlinks under dev/block and class/, attributes with trailing padding.
 #include "zcav/sysfs_info.h"
+#include "zcav/device.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -205,3 +206,30 @@ TEST_CASE("An unknown device or a missing sysfs leaves the fields empty without 
 
 }  // namespace
 }  // namespace zcav
+
+TEST_CASE("A device is known not to rotate by its flag, NVMe, virtio or RAM under it; a loop by its file's disk only",
+          "[sysfs]") {
+  zcav::DeviceInfo disk;
+  CHECK_FALSE(zcav::KnownNotToRotate(disk));  // unknown
+  disk.rotational = true;
+  CHECK_FALSE(zcav::KnownNotToRotate(disk));
+  disk.rotational = false;
+  CHECK(zcav::KnownNotToRotate(disk));
+  zcav::DeviceInfo virtio;
+  virtio.transport = "virtio";
+  virtio.rotational = true;  // what virtio-blk reports by default
+  CHECK(zcav::KnownNotToRotate(virtio));
+  zcav::DeviceInfo file;
+  file.transport = "file";
+  file.storage_transport = "virtio";
+  CHECK(zcav::KnownNotToRotate(file));
+  file.storage_transport = "ata";
+  file.storage_rotational = true;
+  CHECK_FALSE(zcav::KnownNotToRotate(file));
+  zcav::DeviceInfo loop;
+  loop.transport = "loop";
+  loop.rotational = false;  // a loop device's own flag
+  CHECK_FALSE(zcav::KnownNotToRotate(loop));
+  loop.storage_transport = "ram";
+  CHECK(zcav::KnownNotToRotate(loop));
+}

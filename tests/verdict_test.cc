@@ -299,6 +299,7 @@ TEST_CASE("A falling curve on a device that does not rotate gets no platter verd
 TEST_CASE("A falling curve read once with correlated noise asks for a second pass", "[verdict]") {
   auto a = Analysis(zcav::CurveType::kZoned, SixteenZones());
   a.texture.variance_inflation = 12;
+  a.texture.correlated = true;
   const auto once = zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::Transport{}));
   CHECK(once.kind == zcav::VerdictKind::kUndetermined);
   CHECK(Has(once.reason, "--passes 2"));
@@ -315,6 +316,7 @@ TEST_CASE("A falling curve read once with correlated noise asks for a second pas
   // A clean staircase read once still is the media's.
   a.steps.clear();
   a.texture.variance_inflation = 1;
+  a.texture.correlated = false;
   CHECK(zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::Transport{})).kind ==
         zcav::VerdictKind::kMediaLimited);
 }

@@ -181,6 +181,7 @@ TEST_CASE("The zone table describes texture and time-dependent steps instead of 
   a.texture.jitter_p95_rel = 1.03;
   a.texture.lag1_autocorrelation = 0.8;
   a.texture.variance_inflation = 45;
+  a.texture.correlated = true;
   a.texture.dip_count = 12;
   a.texture.dip_depth_rel = 0.35;
   a.texture.dip_period_blocks = 80;

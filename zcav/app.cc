@@ -24,6 +24,7 @@
 #include "zcav/burst.h"
 #include "zcav/clock.h"
 #include "zcav/device.h"
+#include "zcav/estimate.h"
 #include "zcav/error.h"
 #include "zcav/progress.h"
 #include "zcav/sample_sink.h"
@@ -32,11 +33,27 @@
 #include "zcav/plot.h"
 #include "zcav/report.h"
 #include "zcav/resume.h"
+#include "zcav/step_origin.h"
 #include "zcav/transport.h"
 #include "zcav/zone_report.h"
 #include "zcav/version.h"
 
 namespace zcav {
+namespace {
+
+// A resumed sweep reads in the shape its partial run recorded, where the
+// command line leaves it open (the default block follows a rate estimate,
+// which differs from run to run).
+void KeepRecordedShape(const Profile& partial, SweepOptions& options) {
+  if (!partial.plan) return;
+  if (options.block_bytes == 0) options.block_bytes = partial.plan->block_bytes;
+  if (options.chunk_bytes == 0) options.chunk_bytes = partial.plan->chunk_bytes;
+  if (options.queue_depth == 0 && partial.plan->engine == "io_uring") {
+    options.queue_depth = partial.plan->queue_depth;
+  }
+}
+
+}  // namespace
 
 int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested) {
@@ -51,7 +68,17 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
                                                  : static_cast<Clock&>(steady_clock);
   RunInfo run;
   run.device = device->info();
-  run.plan = PlanSweep(run.device, options.sweep);
+  // The default block size follows a short estimate of the start's rate
+  // (WithStartRate); a resumed sweep keeps the shape its partial run had.
+  std::optional<Profile> partial;
+  SweepOptions sweep_options = options.sweep;
+  if (!options.resume_file.empty()) {
+    partial = ReadProfile(options.resume_file);
+    KeepRecordedShape(*partial, sweep_options);
+  } else {
+    sweep_options = WithStartRate(*device, clock, sweep_options, &stop_requested);
+  }
+  run.plan = PlanSweep(run.device, sweep_options);
   run.version = ZCAV_VERSION;
   run.command_line = options.command_line;
   run.start_time_utc = UtcNow();
@@ -75,7 +102,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   // anything is written or read).
   std::optional<ResumePoint> resume;
   if (!options.resume_file.empty()) {
-    resume = PrepareResume(ReadProfile(options.resume_file), run.plan, run.device);
+    resume = PrepareResume(*partial, run.plan, run.device);
     if (!options.quiet) {
       err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
           << " samples kept, going on at pass " << resume->pass + 1 << ", block "
@@ -103,7 +130,12 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   const Media media = options.media_given ? options.media : GuessMedia(options.device);
   const Transport transport =
       options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
-  ZoneDetectingSink zones(tee, options.zones, media, transport);
+  // With 2+ passes, steps that follow the time, not the position, are merged
+  // away before the writers see the zones (step_origin.h).
+  PassCurveSink origins(tee);
+  ZoneOptions zone_options = options.zones;
+  zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
+  ZoneDetectingSink zones(origins, zone_options, media, transport);
   SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
   const SweepResult result =
       RunSweep(*device, run, clock, sink, &stop_requested, resume ? &*resume : nullptr);
@@ -113,7 +145,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     std::remove(options.resume_file.c_str());
   }
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
-    err << FormatZoneTable(zones.analysis(), zones.context());
+    err << FormatZoneTable(origins.analysis(), origins.context());
   }
 
   if (!options.plot_dir.empty() && !curve.points.empty()) {
@@ -135,7 +167,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     p.unreadable = result.unreadable;
     p.slow_regions = result.slow_regions;
     input.media = media;
-    input.zones = options.detect_zones ? zones.analysis() : ZoneAnalysis{};
+    input.zones = options.detect_zones ? origins.analysis() : ZoneAnalysis{};
     input.label = !options.labels.empty() ? options.labels.front()
                   : !p.device_model.empty() ? DefaultPlotLabel(p)
                                             : options.device;
@@ -161,7 +193,10 @@ int RunZonesCommand(const CliOptions& options, std::ostream& out) {
     context.device_bytes = profile.device_bytes;
     context.media = options.media_given ? options.media : GuessMedia(profile.device_path);
     context.notes = profile.notes;
-    ZoneAnalysis analysis = DetectZones(profile.points, options.zones, context.media != Media::kNone);
+    ZoneOptions zone_options = options.zones;
+    zone_options.blur_blocks = profile.blur_blocks;
+    zone_options.non_rotational = zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
+    ZoneAnalysis analysis = DetectZones(profile.points, zone_options, context.media != Media::kNone);
     // The link: --bus, else what the file recorded (zcav's own outputs).
     if (!options.bus.empty()) {
       context.transport = TransportFromName(options.bus);

@@ -93,7 +93,9 @@ po::options_description SweepOptionsDescription() {
       ("format", po::value<std::string>()->value_name("FMT"),
        "raw (classic zcav layout, default), csv or json")
       ("block-size", po::value<std::string>()->value_name("SIZE"),
-       "bytes per measured block (default: about 1000 blocks over the range)")
+       "bytes per measured block (default: about 1000 blocks over the range, but each at "
+       "least the bytes in flight and 100 ms at the start's rate, with at least 64 blocks: "
+       "every block timed on its own)")
       ("chunk-size", po::value<std::string>()->value_name("SIZE"),
        "bytes per read call (default: 1M; for SSD/NVMe/virtual disks the largest read the "
        "device takes whole, up to 4M, where it divides the block; the block size if smaller)")
@@ -595,7 +597,8 @@ void ParseProfileCommand(const std::vector<std::string>& args, CliOptions& out) 
       ("full", "read every block, however long it takes")
       ("quick", "read an evenly spaced tenth of the surface, however short a full sweep is")
       (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
-       "block size [and chunk size] in MiB, as for zcav sweep (default: about 1000 blocks)")
+       "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
+       "--block-size)")
       (",c", po::value<std::string>()->value_name("N"), "passes of the sweep (default 1)")
       ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
        "the plot and report title (default: the device model, or the device name)")

@@ -49,6 +49,7 @@
 #include "zcav/progress.h"
 #include "zcav/report.h"
 #include "zcav/sample_sink.h"
+#include "zcav/step_origin.h"
 #include "zcav/sweep.h"
 #include "zcav/transport.h"
 #include "zcav/units.h"
@@ -209,8 +210,8 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
   full_options.quick = false;
   SweepOptions quick_options = options.sweep;
   quick_options.quick = true;
-  const SweepPlan full_plan = PlanSweep(info, full_options);
-  const SweepPlan quick_plan = PlanSweep(info, quick_options);
+  SweepPlan full_plan = PlanSweep(info, full_options);
+  SweepPlan quick_plan = PlanSweep(info, quick_options);
   AccessOptions access_options = options.access;
   if (RoundUp(access_options.read_bytes, info.sector_bytes) > info.size_bytes) {
     throw Error(options.device + " (" + FormatBytes(info.size_bytes) +
@@ -255,6 +256,7 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     StartRateOptions estimate_options;
     estimate_options.start_bytes = full_plan.start_bytes;
     estimate_options.chunk_bytes = full_plan.chunk_bytes;
+    estimate_options.queue_depth = full_plan.queue_depth;  // the rate the sweep will see
     estimate = MeasureStartRate(*device, clock, estimate_options, &stop);
     full_seconds = EstimateSweepSeconds(full_plan, estimate->mb_per_s);
     quick = full_seconds > kQuickAboveSeconds;
@@ -274,6 +276,18 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     } else {
       quick_reason = "full: about " + Duration(full_seconds) + " (" + basis + ")";
     }
+  }
+  // The default block size follows the start's rate (PlanSweep): the
+  // estimate above, or a short one (WithStartRate) with --full or --quick.
+  if (options.sweep.block_bytes == 0 && info.read_engine != "sim") {
+    const double rate =
+        !estimate ? WithStartRate(*device, clock, options.sweep, &stop).expected_mb_per_s
+        : estimate->error || estimate->interrupted ? 0
+                                                   : estimate->mb_per_s;
+    full_options.expected_mb_per_s = rate;
+    quick_options.expected_mb_per_s = rate;
+    full_plan = PlanSweep(info, full_options);
+    quick_plan = PlanSweep(info, quick_options);
   }
   const SweepPlan& plan = quick ? quick_plan : full_plan;
   if (!options.quiet) {
@@ -317,12 +331,17 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     sinks.push_back(progress.get());
   }
   TeeSink tee(sinks);
-  ZoneDetectingSink zones(tee, options.zones, media, transport, burst_mb_per_s);
+  // With 2+ passes, steps that follow the time, not the position, are merged
+  // away before the writers see the zones (step_origin.h).
+  PassCurveSink origins(tee, burst_mb_per_s);
+  ZoneOptions zone_options = options.zones;
+  zone_options.blur_blocks = BlockTimingOf(plan).blur_blocks();
+  ZoneDetectingSink zones(origins, zone_options, media, transport, burst_mb_per_s);
   const SweepResult sweep = RunSweep(*device, run, clock, zones, &stop);
   raw_file.Commit();
-  const ZoneAnalysis& analysis = zones.analysis();
-  const Verdict verdict = zones.context().verdict ? *zones.context().verdict
-                                                  : VerdictFor(analysis, transport, burst_mb_per_s);
+  const ZoneAnalysis& analysis = origins.analysis();
+  const Verdict verdict = origins.context().verdict ? *origins.context().verdict
+                                                    : VerdictFor(analysis, transport, burst_mb_per_s);
 
   // --- The overall status: the first read error, else an interrupt.
   std::string status = "complete";
@@ -437,7 +456,7 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
   json_file.Commit();
 
   // --- zones.txt, the plots, the reports.
-  ZoneReportContext context = zones.context();
+  ZoneReportContext context = origins.context();
   context.transport = transport;
   context.verdict = verdict;
   WriteFileAtomically(in_dir("zones.txt"),

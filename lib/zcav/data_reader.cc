@@ -57,6 +57,9 @@ using Json = nlohmann::json;
 constexpr double kMaxOffsetBytes = 9.2e18;
 // Classic block sizes are an int of MiB; anything beyond 2^31 MiB is garbage.
 constexpr double kMaxBlockMib = 2147483647.0;
+// A recorded blur above this is damage, not a read shape (256 reads in
+// flight of 2^20 blocks' worth would be absurd).
+constexpr double kMaxBlurBlocks = 1e9;
 
 // A classic 1.9x offset is printf("%.2f") of a float: within half a
 // hundredth of a GiB of the true position, plus float rounding (2^-24 relative).
@@ -870,6 +873,20 @@ void ParseZcavRaw(Input& in, Profile& profile) {
         profile.device_model = KnownText(line.substr(8));
       } else if (StartsWith(line, "# transport:")) {
         profile.transport = KnownText(line.substr(12));
+      } else if (StartsWith(line, "# rotational:")) {
+        const std::string_view r = Trim(line.substr(13));
+        if (r == "yes" || r == "no") profile.rotational = r == "yes";
+      } else if (StartsWith(line, "# storage:")) {
+        // "# storage: TRANSPORT, rotational yes|no|unknown"
+        const std::string_view text = Trim(line.substr(10));
+        const std::size_t comma = text.find(',');
+        profile.storage_transport = std::string(Trim(text.substr(0, comma)));
+        if (comma != std::string_view::npos) {
+          const std::string_view r = Trim(text.substr(comma + 1));
+          if (r == "rotational yes" || r == "rotational no") {
+            profile.storage_rotational = r == "rotational yes";
+          }
+        }
       } else if (StartsWith(line, "# link:")) {
         profile.link = KnownText(line.substr(7));
       } else if (StartsWith(line, "# summary:")) {
@@ -908,6 +925,17 @@ void ParseZcavRaw(Input& in, Profile& profile) {
           if (key == "queue_depth") plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
         }
         has_options = true;
+      } else if (StartsWith(line, "# timing:")) {
+        for (std::string_view word : Words(line.substr(9))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos || word.substr(0, eq) != "blur_blocks") continue;
+          const std::optional<double> v = ToDouble(word.substr(eq + 1));
+          if (!v || !std::isfinite(*v) || *v < 0 || *v > kMaxBlurBlocks) {
+            in.Fail(n, "blur_blocks " + Quote(word.substr(eq + 1)) +
+                           " is not a number of blocks (0 or more)");
+          }
+          profile.blur_blocks = *v;
+        }
       } else if (StartsWith(line, "# sample: ")) {
         Sample x;
         for (std::string_view word : Words(line.substr(10))) {
@@ -1298,6 +1326,14 @@ void ParseZcavJson(Input& in, Profile& profile) {
     profile.device_model = device_text("model");
     profile.transport = device_text("transport");
     profile.link = device_text("link");
+    profile.storage_transport = device_text("storage_transport");
+    auto device_flag = [&](const char* name) -> std::optional<bool> {
+      const auto it = dev->find(name);
+      return it != dev->end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
+                                                  : std::nullopt;
+    };
+    profile.rotational = device_flag("rotational");
+    profile.storage_rotational = device_flag("storage_rotational");
   }
   if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
     auto number = [&](const char* name) -> std::optional<double> {
@@ -1339,6 +1375,13 @@ void ParseZcavJson(Input& in, Profile& profile) {
       plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
     }
     profile.plan = plan;
+    // Files before "timing" was recorded: unknown, taken as sharp (0).
+    if (const auto t = opt->find("timing"); t != opt->end() && t->is_object()) {
+      if (const auto b = t->find("blur_blocks"); b != t->end() && b->is_number()) {
+        const double v = b->get<double>();
+        if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
+      }
+    }
   }
   if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
     profile.status = st->get<std::string>();
@@ -1470,6 +1513,17 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
       break;
   }
   return profile;
+}
+
+DeviceInfo RecordedDevice(const Profile& profile) {
+  DeviceInfo info;
+  info.path = profile.device_path;
+  info.size_bytes = profile.device_bytes;
+  info.transport = profile.transport;
+  info.rotational = profile.rotational;
+  info.storage_transport = profile.storage_transport;
+  info.storage_rotational = profile.storage_rotational;
+  return info;
 }
 
 Profile ReadProfile(const std::string& path) {

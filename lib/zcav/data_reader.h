@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/device.h"
 #include "zcav/sample.h"
 #include "zcav/zone_detector.h"
 
@@ -35,6 +36,12 @@ struct Profile {
   std::string device_vendor;
   std::string device_model;
   std::string transport;           // e.g. "usb", "ata", "sim"
+  // The device's sysfs rotational flag, and what the reads reached under a
+  // file or a loop device (DeviceInfo::storage_transport and
+  // storage_rotational), when the file recorded them.
+  std::optional<bool> rotational;
+  std::string storage_transport;
+  std::optional<bool> storage_rotational;
   std::string link;                // e.g. "USB 480 Mb/s"
   std::optional<double> avg_mb_per_s;   // bytes read / read time
   std::optional<double> cpu_percent;    // process user+sys as % of wall
@@ -55,6 +62,11 @@ struct Profile {
   // sample of a multi-pass sweep ("# sample:" lines / "samples"), what
   // --resume continues from.
   std::optional<SweepPlan> plan;
+  // How many blocks one block's time may be smeared over (the sweep's
+  // BlockTiming::blur_blocks, from "# timing:" / options.timing): what the
+  // zone detector takes as ZoneOptions::blur_blocks. 0 = each block timed on
+  // its own, or not recorded (files before zcav recorded it, CSV, classic).
+  double blur_blocks = 0;
   std::string status;
   std::vector<Sample> samples;
   // What a user should know about the import, e.g. "12 '++++' rates
@@ -84,6 +96,10 @@ struct Profile {
 // its gigabytes of text. Files whose blocks repeat (several passes printed,
 // runs concatenated) keep every row until they are merged.
 Profile ReadProfile(const std::string& path);
+
+// The device facts a profile recorded, as a DeviceInfo (path, size,
+// transport, rotational flags; the rest default): for KnownNotToRotate.
+DeviceInfo RecordedDevice(const Profile& profile);
 // The same from a stream; one that cannot seek (a pipe) is copied into
 // memory first (detection reads the start twice).
 Profile ParseProfile(std::istream& in, const std::string& source);

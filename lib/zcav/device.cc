@@ -53,8 +53,10 @@ bool KnownNotToRotate(const DeviceInfo& info) {
     return rotational == std::optional<bool>(false) || transport == "nvme" ||
            transport == "virtio" || transport == "ram";
   };
-  return solid(info.transport, info.rotational) ||
-         solid(info.storage_transport, info.storage_rotational);
+  // A loop device's own flag says nothing of its file's disk: only the
+  // storage under it counts.
+  const bool own = info.transport != "loop" && solid(info.transport, info.rotational);
+  return own || solid(info.storage_transport, info.storage_rotational);
 }
 
 std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,

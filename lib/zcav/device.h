@@ -68,7 +68,8 @@ struct DeviceInfo {
 // True when the device, or the disk under a file or a loop device's file, is
 // known not to rotate: sysfs says so, or it is NVMe, a virtual disk
 // (virtio: the host decides what a position means) or RAM. A rotational or
-// unknown device gives false.
+// unknown device gives false. A loop device is judged by the storage under
+// its file alone (its own sysfs flag says nothing about that).
 bool KnownNotToRotate(const DeviceInfo& info);
 
 // Reads kept in flight together: the sweep's way to keep a fast device busy.

@@ -18,6 +18,7 @@
 #include "zcav/clock.h"
 #include "zcav/device.h"
 #include "zcav/sample.h"
+#include "zcav/sweep.h"
 #include "zcav/units.h"
 
 namespace zcav {
@@ -32,6 +33,10 @@ struct StartRateOptions {
   std::chrono::nanoseconds max_time = std::chrono::seconds(2);
   // Bytes per read call, rounded up to the sector. Default: 1 MiB.
   std::uint64_t chunk_bytes = kMiB;
+  // Reads kept in flight (Device::OpenReadQueue), so that a device that is
+  // fast only with several reads in flight is timed at the rate the sweep
+  // will see; 1 = one ReadAt at a time. Default: 1.
+  std::uint32_t queue_depth = 1;
 };
 
 struct StartRate {
@@ -45,13 +50,32 @@ struct StartRate {
 
 // Reads one untimed chunk at options.start_bytes (spin-up, first seek), then
 // times sequential chunks after it until max_bytes or max_time is reached or
-// the device ends, into one aligned buffer; the last chunk is cut to the
-// device's end. Stops at the first read error (error set, what was timed
-// before it kept) and, after the current chunk, when *stop becomes true.
+// the device ends, into one aligned buffer (with a queue_depth above 1: that
+// many reads in flight through the device's read queue, the time running to
+// the last completion); the last chunk is cut to the device's end. Stops at
+// the first read error (error set, what was timed before it kept) and, after
+// the current chunk, when *stop becomes true.
 // Never throws for I/O; throws std::bad_alloc if the buffer cannot be
-// allocated and Error(kBadInput) for a zero chunk or max_bytes or a start at
-// or beyond the device's end.
+// allocated, Error when a read queue cannot be set up, and Error(kBadInput)
+// for a zero chunk or max_bytes or a start at or beyond the device's end.
 StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions& options,
+                           const std::atomic<bool>* stop = nullptr);
+
+// The start-rate estimate that chooses a sweep's default block size
+// (SweepOptions::expected_mb_per_s, PlanSweep): at `plan`'s start, with its
+// reads in flight (queue depth and chunk), at most 256 MiB or 1/16 of the
+// range and kBlockEstimateTime. Pure.
+inline constexpr std::chrono::milliseconds kBlockEstimateTime{250};
+StartRateOptions BlockEstimateOptions(const SweepPlan& plan);
+
+// `options` with expected_mb_per_s measured on `device` (BlockEstimateOptions
+// of the plan the options give without it), for the default block size.
+// Unchanged, with nothing read, when the block size is given, for a write
+// sweep, and for a simulated device (engine "sim": its noise is per block by
+// construction, and its plans stay the same for every run). A failed or
+// interrupted estimate leaves the rate 0 (the block then follows the size).
+// Throws as PlanSweep (bad options) and MeasureStartRate.
+SweepOptions WithStartRate(Device& device, Clock& clock, SweepOptions options,
                            const std::atomic<bool>* stop = nullptr);
 
 // Bytes a sweep of `plan` reads in one pass (its blocks, the last one maybe

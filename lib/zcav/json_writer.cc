@@ -2,7 +2,8 @@
 //
 //   {"format":"zcav","version":..,"units":..,"command":..,"started":..,
 //   "device":{..},
-//   "options":{..},
+//   "options":{..},           <- with "timing":{"bytes_in_flight","blocks_spanned",
+//                                "drained_per_block","blur_blocks"} (sweep.h BlockTiming)
 //   "blocks":[
 //   {..},                      <- one line per block, written as it arrives
 //   {..}
@@ -28,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "zcav/error.h"
+#include "zcav/sweep.h"
 #include "zcav/writers.h"
 #include "zcav/zone_report.h"
 
@@ -66,6 +68,10 @@ Json DeviceJson(const DeviceInfo& dev) {
   j["model"] = StringOrNull(dev.model);
   j["rotational"] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
   j["transport"] = StringOrNull(dev.transport);
+  if (!dev.storage_transport.empty()) {
+    j["storage_transport"] = dev.storage_transport;
+    j["storage_rotational"] = dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
+  }
   j["link"] = StringOrNull(dev.link);
   j["direct_io"] = dev.direct_io;
   j["notes"] = Json::array();
@@ -85,6 +91,15 @@ Json OptionsJson(const SweepPlan& plan) {
   j["warmup"] = plan.warmup;
   j["engine"] = plan.engine;            // io_uring, pread, sim or pwrite
   j["queue_depth"] = plan.queue_depth;  // chunks in flight at once
+  // How sharp the per-block figures are (sweep.h BlockTimingOf): readers
+  // give blur_blocks to the zone detector (ZoneOptions::blur_blocks).
+  const BlockTiming timing = BlockTimingOf(plan);
+  Json t;
+  t["bytes_in_flight"] = timing.bytes_in_flight;
+  t["blocks_spanned"] = timing.blocks_spanned;
+  t["drained_per_block"] = timing.drained_per_block;
+  t["blur_blocks"] = timing.blur_blocks();
+  j["timing"] = t;
   if (plan.write) j["mode"] = "write";  // absent: a read sweep
   j["block_count"] = plan.block_count;
   j["notes"] = Json::array();

@@ -1142,7 +1142,12 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
   PlotInput input;
   input.profile = ReadProfile(path);
   input.media = media_given ? media : GuessMedia(input.profile.device_path);
-  input.zones = DetectZones(input.profile.points, options, input.media != Media::kNone);
+  // What the file recorded: how blurred its blocks are, whether the device rotates.
+  ZoneOptions recorded = options;
+  if (recorded.blur_blocks <= 0) recorded.blur_blocks = input.profile.blur_blocks;
+  recorded.non_rotational =
+      recorded.non_rotational || KnownNotToRotate(RecordedDevice(input.profile));
+  input.zones = DetectZones(input.profile.points, recorded, input.media != Media::kNone);
   input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
   input.access = input.profile.access_samples;
   return input;

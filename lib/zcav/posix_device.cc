@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -235,8 +237,9 @@ void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_byte
 // system (major 0, as FUSE, tmpfs or NFS: the unknown class; a file on tmpfs
 // is read from RAM, where few reads in flight do best). A loop device's
 // requests stay no larger than its own maximum.
-ReadShape ShapeFor(const struct stat& st, const DeviceInfo& info) {
+ReadShape ShapeFor(const struct stat& st, DeviceInfo& info) {
   dev_t under_dev = st.st_dev;  // a file's file system
+  std::string under_path = info.path;
   if (S_ISBLK(st.st_mode)) {
     struct stat backing {};
     if (info.transport != "loop" || info.backing_file.empty() ||
@@ -244,9 +247,19 @@ ReadShape ShapeFor(const struct stat& st, const DeviceInfo& info) {
       return DefaultReadShape(major(st.st_rdev), info);
     }
     under_dev = backing.st_dev;
+    under_path = info.backing_file;
   }
   DeviceInfo under;
   if (major(under_dev) != 0) FillSysfsInfo(major(under_dev), minor(under_dev), under);
+  // What the reads finally reach (device.h: KnownNotToRotate).
+  struct statfs fs {};
+  if (major(under_dev) == 0 && ::statfs(under_path.c_str(), &fs) == 0 &&
+      (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)) {
+    info.storage_transport = "ram";
+  } else {
+    info.storage_transport = under.transport;
+    info.storage_rotational = under.rotational;
+  }
   if (S_ISBLK(st.st_mode) && info.max_request_bytes != 0 &&
       (under.max_request_bytes == 0 || info.max_request_bytes < under.max_request_bytes)) {
     under.max_request_bytes = info.max_request_bytes;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "zcav/error.h"
+#include "zcav/sweep.h"
 #include "zcav/units.h"
 #include "zcav/writers.h"
 #include "zcav/zone_report.h"
@@ -52,6 +53,17 @@ std::string StatusField(const std::string& status) {
   return field;
 }
 
+// At most 3 decimals, without trailing zeros: "0", "2", "0.125".
+std::string Short(double value) {
+  std::string text = FormatFixed(value, 3);
+  while (text.find('.') != std::string::npos && (text.back() == '0' || text.back() == '.')) {
+    const bool dot = text.back() == '.';
+    text.pop_back();
+    if (dot) break;
+  }
+  return text;
+}
+
 double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
 
 class RawWriter final : public SampleSink {
@@ -83,6 +95,10 @@ class RawWriter final : public SampleSink {
     h += "# model: " + KnownOr(dev.model) + "\n";
     h += "# rotational: " + (dev.rotational ? YesNo(*dev.rotational) : "unknown") + "\n";
     h += "# transport: " + KnownOr(dev.transport) + "\n";
+    if (!dev.storage_transport.empty()) {
+      h += "# storage: " + dev.storage_transport + ", rotational " +
+           (dev.storage_rotational ? YesNo(*dev.storage_rotational) : "unknown") + "\n";
+    }
     h += "# link: " + KnownOr(dev.link) + "\n";
     h += std::string("# direct_io: ") +
          (dev.direct_io ? "yes" : "no (buffered reads; page cache dropped before each pass)") +
@@ -101,6 +117,13 @@ class RawWriter final : public SampleSink {
          " quick=" + YesNo(plan.quick) + " warmup=" + YesNo(plan.warmup) +
          " blocks=" + std::to_string(plan.block_count) + " engine=" + plan.engine +
          " queue_depth=" + std::to_string(plan.queue_depth) + "\n";
+    // How sharp the per-block figures are (sweep.h BlockTimingOf); zcav's
+    // reader takes blur_blocks for the zone detector.
+    const BlockTiming timing = BlockTimingOf(plan);
+    h += "# timing: bytes_in_flight=" + std::to_string(timing.bytes_in_flight) +
+         " blocks_spanned=" + Short(timing.blocks_spanned) +
+         " drained_per_block=" + YesNo(timing.drained_per_block) +
+         " blur_blocks=" + Short(timing.blur_blocks()) + "\n";
     h += "# started: " + KnownOr(run.start_time_utc) + "\n";
     h += "# command: " + KnownOr(run.command_line) + "\n";
     // The two classic zcav header lines, kept verbatim in shape.

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -345,7 +346,61 @@ void ChooseEngine(const DeviceInfo& device, const SweepOptions& options, SweepPl
   plan.queue_depth = asked != 0 ? asked : std::max<std::uint32_t>(1, device.default_queue_depth);
 }
 
+std::string FormatFixed1(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", v);
+  return text;
+}
+
+// The device's preferred read, a power of two of at least 1 MiB.
+std::uint64_t PreferredChunk(const DeviceInfo& device) {
+  return std::bit_floor(std::max(device.default_chunk_bytes, kDefaultChunkBytes));
+}
+
+// The default block size of `plan` over `range` bytes (engine, depth and any
+// given chunk already set). The largest of:
+//  - range / kDefaultBlocks: about 1000 points, enough for a 700 MB CD and a
+//    20 TB disk alike (the figure classic zcav users know);
+//  - the bytes in flight (depth x chunk, with more than one read in flight):
+//    the queue is drained per block (BlockTimingOf), so a block's time is
+//    its own, never shared with the next block's reads;
+//  - kTargetBlockTime at options.expected_mb_per_s: a block read in a few ms
+//    is timed to the jitter of its few reads and of the host (a FUSE server,
+//    a virtual disk's host, a blkio throttle's slices), not to the media;
+// but never more than range / kMinDefaultBlocks, so that a small or very
+// fast device still gives a curve (the depth then gives way: PlanSweep).
+// In quick mode each of these counts slots (every kQuickSkip-th is read).
+// Rounded down to whole chunks (the device's preferred read, or the given
+// chunk) or, below that, to whole MiB or sectors.
+std::uint64_t DefaultBlockBytes(const DeviceInfo& device, const SweepOptions& options,
+                                const SweepPlan& plan, std::uint64_t range) {
+  const std::uint64_t per = options.quick ? kQuickSkip : 1;
+  const std::uint64_t chunk = plan.chunk_bytes != 0 ? plan.chunk_bytes : PreferredChunk(device);
+  std::uint64_t block = range / (kDefaultBlocks * per);
+  if (plan.queue_depth > 1) block = std::max(block, std::uint64_t{plan.queue_depth} * chunk);
+  if (options.expected_mb_per_s > 0) {
+    const double seconds = std::chrono::duration<double>(kTargetBlockTime).count();
+    const double bytes = options.expected_mb_per_s * kMB * seconds;
+    block = std::max(block, static_cast<std::uint64_t>(std::min(bytes, static_cast<double>(range))));
+  }
+  block = std::min(block, range / (kMinDefaultBlocks * per));
+  const std::uint32_t sector = device.sector_bytes;
+  const std::uint64_t step = block >= chunk ? chunk : block >= kMiB ? kMiB : sector;
+  block = std::max<std::uint64_t>(sector, RoundDown(block, step));
+  return std::min(block, range);  // range is a whole number of sectors
+}
+
 }  // namespace
+
+BlockTiming BlockTimingOf(const SweepPlan& plan) {
+  BlockTiming t;
+  t.bytes_in_flight = std::uint64_t{std::max<std::uint32_t>(1, plan.queue_depth)} * plan.chunk_bytes;
+  t.blocks_spanned = plan.block_bytes > 0 ? static_cast<double>(t.bytes_in_flight) /
+                                                static_cast<double>(plan.block_bytes)
+                                          : 0;
+  t.drained_per_block = t.bytes_in_flight <= plan.block_bytes;
+  return t;
+}
 
 SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   SweepPlan plan;
@@ -381,6 +436,20 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   if (options.chunk_bytes != 0) {
     plan.chunk_bytes = RoundToSector(options.chunk_bytes, sector, "chunk size", plan.notes);
   }
+  plan.passes = options.passes;
+  plan.skip = options.quick ? kQuickSkip : options.skip;
+  plan.quick = options.quick;
+  plan.warmup = options.warmup;
+  if (!(options.slow_factor == 0 || options.slow_factor > 1) || !std::isfinite(options.slow_factor)) {
+    throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)");
+  }
+  if (!(options.expected_mb_per_s >= 0) || !std::isfinite(options.expected_mb_per_s)) {
+    throw Error("invalid expected rate: must be 0 (not known) or above");
+  }
+  plan.stop_on_error = options.stop_on_error;
+  plan.write = options.write;
+  plan.slow_factor = options.slow_factor;
+  ChooseEngine(device, options, plan);
   if (options.block_bytes != 0) {
     plan.block_bytes = RoundToSector(options.block_bytes, sector, "block size", plan.notes);
     if (plan.block_bytes > range) {
@@ -388,21 +457,29 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
                   (range == size ? "the device (" : "the range (") + FormatBytes(range) + ")");
     }
   } else {
-    const std::uint64_t slots = kDefaultBlocks * (options.quick ? kQuickSkip : 1);
-    const std::uint64_t step = plan.chunk_bytes != 0 ? plan.chunk_bytes : kDefaultChunkBytes;
-    // Rounded down to whole chunks (or sectors), so there are at least
-    // `slots` blocks and at most ~25 % more (a 4.7 GB DVD: 4 MiB blocks, 1121).
-    std::uint64_t block = range / slots;
-    block = block >= step ? RoundDown(block, step) : std::max<std::uint64_t>(sector, RoundDown(block, sector));
-    plan.block_bytes = std::min(block, range);  // range is a whole number of sectors
+    plan.block_bytes = DefaultBlockBytes(device, options, plan, range);
+    const std::uint64_t per = options.quick ? kQuickSkip : 1;
+    const std::uint64_t blocks = (range + plan.block_bytes - 1) / plan.block_bytes / per;
+    if (blocks < kDefaultBlocks * 9 / 10) {
+      const std::string each =
+          options.expected_mb_per_s > 0
+              ? ", about " +
+                    std::to_string(std::llround(static_cast<double>(plan.block_bytes) /
+                                                (options.expected_mb_per_s * 1e3))) +
+                    " ms each at the start's " + FormatFixed1(options.expected_mb_per_s) + " MB/s"
+              : "";
+      plan.notes.push_back("default block size " + Binary(plan.block_bytes) + " (" +
+                           std::to_string(blocks) + " blocks" + each +
+                           "): each block is timed on its own, the reads in flight drained at "
+                           "its end; --block-size for more, shorter blocks");
+    }
   }
   if (plan.chunk_bytes == 0) {
     // The device's preferred read if it divides the block (so no block ends
     // in a short read), else the largest power of two below it that does;
     // blocks of at least 1 MiB are whole MiB, so 1 MiB always does.
     plan.chunk_bytes = std::min(kDefaultChunkBytes, plan.block_bytes);
-    for (std::uint64_t c = std::bit_floor(std::max(device.default_chunk_bytes, kDefaultChunkBytes));
-         c > kDefaultChunkBytes; c /= 2) {
+    for (std::uint64_t c = PreferredChunk(device); c > kDefaultChunkBytes; c /= 2) {
       if (plan.block_bytes % c == 0) {
         plan.chunk_bytes = c;
         break;
@@ -413,30 +490,33 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     throw Error("chunk size " + FormatBytes(plan.chunk_bytes) + " is larger than the block size " +
                 FormatBytes(plan.block_bytes));
   }
-  plan.passes = options.passes;
-  plan.skip = options.quick ? kQuickSkip : options.skip;
-  plan.quick = options.quick;
-  plan.warmup = options.warmup;
-  if (!(options.slow_factor == 0 || options.slow_factor > 1) || !std::isfinite(options.slow_factor)) {
-    throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)");
+  // A default block is never smaller than the default bytes in flight
+  // (DefaultBlockBytes), except on a range too small for kMinDefaultBlocks
+  // such blocks: there the default depth gives way, so that the default shape
+  // always drains per block.
+  if (options.block_bytes == 0 && options.queue_depth == 0 &&
+      std::uint64_t{plan.queue_depth} * plan.chunk_bytes > plan.block_bytes) {
+    plan.queue_depth = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, plan.block_bytes / plan.chunk_bytes));
   }
-  plan.stop_on_error = options.stop_on_error;
-  plan.write = options.write;
-  plan.slow_factor = options.slow_factor;
-  ChooseEngine(device, options, plan);
   // Completions of reads in flight can come in bursts (a virtual disk's
-  // host, FUSE, a controller's cache): a burst's time is shared by its
-  // bytes, so a block's rate is only as fine as the bytes completed
-  // together, up to the bytes in flight (the average stays exact). Seen: on
-  // a virtio disk at 64 MiB in flight, 4 MiB blocks spread 0.3x-1.6x of their
-  // median (1st-99th percentile), 64 MiB blocks 0.8x-1.2x; on the zoned FUSE
-  // fixture at 64 reads of 1 MiB, zone edges blurred over 13 blocks of 4 MiB.
-  const std::uint64_t in_flight = std::uint64_t{plan.queue_depth} * plan.chunk_bytes;
-  if (!plan.write && plan.queue_depth > 1 && in_flight > 2 * plan.block_bytes) {
+  // host, FUSE, a controller's cache, a blkio throttle's time slices): when
+  // more than a block is in flight the queue is not drained per block
+  // (BlockTimingOf), a burst's time is shared by its bytes, and a block's
+  // rate is only as fine as the bytes completed together, up to the bytes in
+  // flight (the average stays exact). Seen: on a virtio disk at 64 MiB in
+  // flight, 4 MiB blocks spread 0.3x-1.6x of their median (1st-99th
+  // percentile), 64 MiB blocks 0.8x-1.2x; on the zoned FUSE fixture at 64
+  // reads of 1 MiB, zone edges blurred over 13 blocks of 4 MiB; on a loop
+  // behind a 40 MB/s blkio throttle, 8 reads of 1 MiB in 1 MiB blocks read
+  // 9.7-3519 MB/s.
+  const BlockTiming timing = BlockTimingOf(plan);
+  if (!plan.write && !timing.drained_per_block) {
+    const std::uint64_t in_flight = timing.bytes_in_flight;
     plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " + Binary(plan.chunk_bytes) +
                          " in flight (" + Binary(in_flight) + ") span " +
-                         std::to_string(in_flight / plan.block_bytes) + " blocks of " +
-                         Binary(plan.block_bytes) +
+                         std::to_string((in_flight + plan.block_bytes - 1) / plan.block_bytes) +
+                         " blocks of " + Binary(plan.block_bytes) +
                          ": a device that completes reads in bursts blurs the per-block rates "
                          "over up to " + Binary(in_flight) + " (the average is exact); --block-size " +
                          std::to_string((in_flight + kMiB - 1) / kMiB) +
@@ -615,16 +695,19 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     for (std::uint64_t i = 0; i < start_block; ++i) emit_block(i, passes);
   }
 
-  // The read pipeline. Chunks are submitted in offset order, across block
-  // boundaries, while a slot is free; completions come back in any order,
-  // in batches (reads the queue reports finished together). Time is
-  // attributed per batch: the interval since the previous batch (or since
-  // the earliest submission in the batch, when the device was idle) is
+  // The read pipeline. Chunks are submitted in offset order while a slot is
+  // free; completions come back in any order, in batches (reads the queue
+  // reports finished together). When the bytes in flight fit in a block
+  // (timing.drained_per_block), a block's chunks are only submitted once the
+  // block before it is finished, and its time is its first submission to
+  // its last completion: exact whatever the device's bursts. Otherwise
+  // (a forced shape) chunks are submitted across block boundaries and time
+  // is attributed per batch: the interval since the previous batch (or
+  // since the earliest submission in the batch, when the device was idle) is
   // shared among the batch's chunks by their bytes, and a block's time is
   // the sum of its chunks' shares: consecutive blocks' times add up to the
-  // pass's busy time, and at queue depth 1 a block's time is exactly first
-  // submission to last completion. Blocks are finished (timed, reported) in
-  // order once all their chunks are in. A failed chunk stops submission
+  // pass's busy time. Blocks are finished (timed, reported) in order once
+  // all their chunks are in. A failed chunk stops submission
   // until the queue has drained; it is then retried and mapped
   // (recover_chunk), its time going to its block. Everything is sized once:
   // nothing is allocated per chunk.
@@ -639,9 +722,11 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
   struct BlockInFlight {
     std::uint64_t chunks_left = 0;
     Nanos first_submit{0};
-    Nanos busy{0};  // the shares of its chunks
+    Nanos busy{0};       // the shares of its chunks
+    Nanos last_done{0};  // its last chunk's completion
     bool clean = true;
   };
+  const bool drain = BlockTimingOf(plan).drained_per_block;
   const std::uint32_t depth = queue->depth();
   // Unfinished blocks at most: a slow front block holds back the others.
   const std::uint64_t window = depth + 2;
@@ -676,27 +761,29 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
         const std::uint64_t offset = plan.BlockOffset(block);
         const std::uint64_t length = plan.BlockLength(block);
         if (b.clean) {
-          rates[block * passes + pass] = static_cast<float>(MbPerS(length, b.busy));
+          const Nanos elapsed = drain ? b.last_done - b.first_submit : b.busy;
+          rates[block * passes + pass] = static_cast<float>(MbPerS(length, elapsed));
           summary.bytes += length;
-          summary.read_time += b.busy;
-          sink.OnSample({pass, block, offset, length, b.busy, b.first_submit});
+          summary.read_time += elapsed;
+          sink.OnSample({pass, block, offset, length, elapsed, b.first_submit});
         }
         if (pass + 1 == passes) emit_block(block, passes);
         ++block;
       }
     };
-    // A chunk read (or recovered) cleanly in `share`, found in an interval
-    // of `wait` (the floor of the slow test applies to the wait).
-    const auto chunk_done = [&](const ChunkInFlight& c, Nanos share, Nanos wait) {
+    // A chunk read (or recovered) cleanly in `share`, found at `at` in an
+    // interval of `wait` (the floor of the slow test applies to the wait).
+    const auto chunk_done = [&](const ChunkInFlight& c, Nanos share, Nanos wait, Nanos at) {
       BlockInFlight& b = blocks[c.block % window];
       --b.chunks_left;
       b.busy += share;
+      b.last_done = std::max(b.last_done, at);
       report_slow(slow.Add(c.offset_bytes, c.length_bytes, share, wait, pass));
     };
 
     for (;;) {
       while (!halt && failures.empty() && in_flight < depth && next_block < plan.block_count &&
-             next_block < block + window - 1) {
+             next_block < block + window - 1 && (!drain || next_block == block)) {
         if (stopping()) {
           result.status = SweepStatus::kInterrupted;
           halt = true;
@@ -707,7 +794,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
         const Nanos now = clock.Now();
         if (next_pos == offset) {
           blocks[next_block % window] = {(end - offset + plan.chunk_bytes - 1) / plan.chunk_bytes,
-                                         now, Nanos{0}, true};
+                                         now, Nanos{0}, now, true};
         }
         const std::uint64_t n = std::min(plan.chunk_bytes, end - next_pos);
         const std::uint32_t slot = free_slots.back();
@@ -734,9 +821,10 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
           // Its failed read's time was its share of that batch.
           BlockInFlight& b = blocks[f.block % window];
           if (chunk_clean) {
-            chunk_done(f, t - t0, t - t0);
+            chunk_done(f, t - t0, t - t0, t);
           } else {
             --b.chunks_left;
+            b.last_done = std::max(b.last_done, t);
             b.clean = false;
             report_slow(slow.Close());
           }
@@ -772,7 +860,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
             static_cast<double>(wait.count()) * static_cast<double>(chunk.length_bytes) /
             static_cast<double>(batch_bytes))};
         if (!done.error) {
-          chunk_done(chunk, share, wait);
+          chunk_done(chunk, share, wait, t);
           continue;
         }
         // Handled once the queue is empty, lowest offset first: a device
@@ -780,6 +868,7 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
         chunk.error = done.error;
         failures.push_back(chunk);
         blocks[chunk.block % window].busy += share;
+        blocks[chunk.block % window].last_done = t;
       }
       finish_blocks();
     }

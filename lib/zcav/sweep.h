@@ -2,19 +2,22 @@
 // and times every block.
 //
 // Each block is read in chunks through the device's ReadQueue (device.h):
-// with io_uring, up to queue_depth chunks are in flight at once, and the
-// queue is kept full across block boundaries so a fast device never idles
-// between blocks; one at a time otherwise. A block's time runs from its
-// first chunk's submission (or, when the previous block was still being
-// read then, from the moment that block finished) to its last chunk's
-// completion, on the Clock (monotonic for real devices, virtual for
-// simulated ones): consecutive blocks' times add up to the pass's reading
-// time, and at queue depth 1 it is simply first submission to last
-// completion. Passes are pass-major, like classic zcav: the whole range,
-// then again.
+// with io_uring, up to queue_depth chunks are in flight at once; one at a
+// time otherwise. When the bytes in flight fit in a block (every default
+// shape: see PlanSweep), the queue is drained at each block boundary: a
+// block's time is its own first submission to its own last completion, on
+// the Clock (monotonic for real devices, virtual for simulated ones), and
+// no other block's completions can move it. When a forced shape puts more
+// than a block in flight, the queue is kept full across block boundaries
+// and completions that arrive together share the time since the previous
+// ones by their bytes: block times still add up to the pass's reading time,
+// but a device that completes in bursts blurs them over up to
+// BlockTimingOf(plan).blocks_spanned blocks. Passes are pass-major, like
+// classic zcav: the whole range, then again.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -35,9 +38,18 @@ enum class ReadEngineChoice {
 };
 
 struct SweepOptions {
-  // Block size in bytes. 0 = about 1000 blocks over the range (rounded to the
-  // chunk size above 1 MiB, to the sector below). Default: 0.
+  // Block size in bytes. 0 = chosen so that every block is timed on its own
+  // and long enough to be timed (see PlanSweep): about 1000 blocks over the
+  // range, but at least the bytes in flight and, when expected_mb_per_s is
+  // known, at least kTargetBlockTime of reading, with at least
+  // kMinDefaultBlocks blocks (rounded to the chunk size above 1 MiB, to the
+  // sector below). Default: 0.
   std::uint64_t block_bytes = 0;
+  // The device's read rate at the start of the range, MB/s (10^6 B/s), from
+  // MeasureStartRate (estimate.h) at the planned read shape; used only for
+  // the default block size. 0 = not known (the block follows the size).
+  // Default: 0.
+  double expected_mb_per_s = 0;
   // Bytes per read call. 0 = the device's preferred read
   // (DeviceInfo::default_chunk_bytes: 1 MiB, up to 4 MiB for fast devices)
   // if it divides the block, else the largest power of two of at least
@@ -80,11 +92,42 @@ struct SweepOptions {
 };
 
 inline constexpr std::uint32_t kMaxQueueDepth = 256;
+// The default block size gives each block at least this much reading time at
+// the expected rate, so that its rate is the device's, not the jitter of a
+// few reads (see PlanSweep)...
+inline constexpr std::chrono::milliseconds kTargetBlockTime{100};
+// ...unless that leaves fewer than this many blocks: a curve needs points.
+inline constexpr std::uint64_t kMinDefaultBlocks = 64;
+
+// How sharp a plan's per-block times are (recorded in the outputs, and
+// the zone detector's ZoneOptions::blur_blocks).
+struct BlockTiming {
+  // Bytes that can be in flight at once: queue_depth x chunk_bytes.
+  std::uint64_t bytes_in_flight = 0;
+  // bytes_in_flight / block_bytes: how many blocks' reads can be in flight
+  // together (below 1: part of one block).
+  double blocks_spanned = 0;
+  // True when the queue is drained at every block boundary (the bytes in
+  // flight fit in a block): each block's time is its own first submission to
+  // its own last completion. False: the queue stays full across boundaries
+  // and blocks share the time of completions that arrive together.
+  bool drained_per_block = true;
+  // What ZoneOptions::blur_blocks should be: blocks_spanned when the
+  // blocks are not drained, else 0 (each block timed on its own).
+  double blur_blocks() const { return drained_per_block ? 0 : blocks_spanned; }
+};
+// The timing of `plan` (a planned or a recorded one). Pure.
+BlockTiming BlockTimingOf(const SweepPlan& plan);
 
 // Resolves `options` against `device`: default block and chunk sizes,
 // rounding to the sector size (with notes), range checks, the read engine
 // and queue depth (plan.engine "io_uring", "pread", "sim" or, writing,
 // "pwrite"; a depth the engine cannot give is noted and set to 1).
+// The default shape (no block size or queue depth given) is always drained
+// per block (BlockTimingOf): the default block holds at least the default
+// bytes in flight, and where the range is too small for kMinDefaultBlocks
+// such blocks the default depth is lowered to fit. A shape the user forces
+// with more bytes in flight than a block gets a note on its blur.
 // Throws Error(kBadInput): range beyond the end of the device or reversed or
 // empty, block larger than the range, chunk larger than the block, zero
 // passes or skip, skip with quick, queue depth 0 or above kMaxQueueDepth,

@@ -47,8 +47,8 @@
 //    curve is undetermined, its steps a cache, the host or the device's
 //    management. And only when the steps are positions: two or more passes
 //    put every step at the same place (StepOrigin::kPosition), or one pass
-//    gave a clean staircase (noise not correlated: variance inflation <= 1.5,
-//    the detector's own threshold); otherwise undetermined, asking for a
+//    gave a clean staircase (noise not shown to be correlated: Texture::
+//    correlated, the detector's judgement); otherwise undetermined, asking for a
 //    second pass.
 // 3. flat (flat, flat-dips; tiered judged by its last tier, the device's own
 //    rate behind its cache):
@@ -83,8 +83,6 @@ constexpr double kBurstHigh = 1.3;
 constexpr double kFalls = 1.2;
 constexpr double kFlatEnough = 1.1;
 constexpr double kCappedTolerance = 0.985;
-// The detector's threshold for correlated noise (zone_detector.cc, 1b.).
-constexpr double kCorrelatedNoise = 1.5;
 
 std::string Num(double value, int decimals = 1) {
   char buf[64];
@@ -135,7 +133,7 @@ bool PositionBacked(const ZoneAnalysis& z) {
     return s.origin == StepOrigin::kUnknown;
   });
   if (!one_pass) return PassesAgree(z);
-  return z.texture.variance_inflation <= kCorrelatedNoise;
+  return !z.texture.correlated;
 }
 
 Verdict BusCapped(const ZoneAnalysis& z, const VerdictInputs& in, double ceiling) {

@@ -120,6 +120,10 @@
 //          between drooping zones. (With many blocks and little noise the
 //          pieces of a droop are significant steps for a. to c., and only
 //          this test sees that the curve is continuous.)
+//       e. or, on a device known not to rotate, by less than the jitter a
+//          person sees (3 robust sigmas around the local level, >= 5 %) and
+//          by less than twice c.'s evidence: no platter makes small steps
+//          there ("would it survive twice the noise?").
 //     The sensitivity multiplies the relative thresholds (0.5 %, 1.5 %) and,
 //     by its square root, the standard-error ones (b., d.); c. gets it
 //     through beta.
@@ -141,7 +145,8 @@
 //       min(x, knee) (CAV up to the drive's top speed, then flat), two
 //       changes, the knee searched over 1024 positions. The smooth fit also
 //       wins when >= 8 zones have a median step < 2 % (a smooth curve cut in
-//       pieces, whatever its exact shape). Otherwise zclv (rising steps).
+//       pieces, whatever its exact shape). Otherwise zclv (rising steps) on
+//       optical media, other elsewhere.
 //     - >= 70 % falling, last < first: zoned, unless clipped: the first zone
 //       is the fastest, covers >= 15 % of the curve, >= 2 zones follow, and a
 //       length-weighted least-squares line rate^2 = a + b x through the later
@@ -222,8 +227,10 @@ constexpr std::size_t kMinCorrelationPoints = 20;
 constexpr double kMaxPhi = 0.98;
 constexpr double kWinsorSigmas = 3.0;
 constexpr double kCorrelationStdErrors = 2.0;
+constexpr double kSignificantStdErrors = 3.0;
 constexpr double kMaxExcursionFraction = 0.05;
 constexpr double kRunSigmas = 5.0;
+constexpr double kVisibleSigmas = 3.0;
 constexpr double kMinExcursionRel = 0.05;
 constexpr std::size_t kMaxShortRun = 64;
 constexpr std::size_t kMinShortRun = 8;
@@ -280,8 +287,10 @@ double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::siz
 // the variance inflation of a long mean over the white-noise sigma that the
 // lag-1 differences give.
 struct Correlation {
-  double phi = 0;
+  double phi = 0;        // what the noise may be: the estimate plus 2 standard errors
   double inflation = 1;  // (1 + phi) / (1 - phi)^2, >= 1
+  double measured = 0;   // the estimate itself
+  bool significant = false;  // the estimate clears 3 standard errors: the noise IS correlated
 };
 
 // The lag-1 autocorrelation of the residuals of `x` from the lines of the
@@ -333,8 +342,10 @@ Correlation EstimateCorrelation(const std::vector<double>& x, const std::vector<
   // What the noise may be, not just what it looks like: the estimate plus
   // two standard errors (a short curve cannot rule out a wander that would
   // fake its steps).
-  const double phi = num / den + kCorrelationStdErrors / std::sqrt(static_cast<double>(pairs));
-  c.phi = std::clamp(phi, 0.0, kMaxPhi);
+  const double standard_error = 1 / std::sqrt(static_cast<double>(pairs));
+  c.measured = num / den;
+  c.significant = c.measured > kSignificantStdErrors * standard_error;
+  c.phi = std::clamp(c.measured + kCorrelationStdErrors * standard_error, 0.0, kMaxPhi);
   c.inflation = (1 + c.phi) / ((1 - c.phi) * (1 - c.phi));
   return c;
 }
@@ -643,6 +654,9 @@ struct MergeContext {
   double sigma;  // of the log rates
   double sensitivity;
   double beta;
+  // e. (devices known not to rotate): a step under this relative size,
+  // inside the jitter a person sees, needs twice the usual evidence; 0 = off.
+  double visible_rel = 0;
 };
 
 // The shortest zone, in points: the given length, or a share of the curve.
@@ -667,6 +681,10 @@ double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
   const double z = std::fabs(ma - mb) / se_factor;                   // standard errors
   if (rel < kMergeRelLow * ctx.sensitivity) return rel;              // a.
   if (z < kMergeStdErrors * std::sqrt(ctx.sensitivity)) return rel;  // b.
+  if (rel < ctx.visible_rel * ctx.sensitivity &&
+      z < 2 * (std::sqrt(ctx.beta) + kSmallStepMargin)) {  // e.
+    return rel;
+  }
   if (rel >= kMergeRelHigh * ctx.sensitivity) return -1;
   if (z < std::sqrt(ctx.beta) + kSmallStepMargin) return rel;  // c.
   if (na >= kMinLineFitBlocks && nb >= kMinLineFitBlocks) {    // d.
@@ -1152,6 +1170,14 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     }
   }
 
+  // e. of 4.: on a device that does not rotate, steps inside the jitter band
+  // (3 robust sigmas of the curve around its local level, at least 5 %) are
+  // texture unless the evidence is twice the usual: no platter makes small
+  // steps there, and its jitter (a host, a controller) is rarely white.
+  const double visible_rel =
+      options.non_rotational ? std::max(kMinExcursionRel, kVisibleSigmas * std::max(run_scale, sigma))
+                             : 0.0;
+
   // 3. and 4. Segment the normalised curve, merge.
   const double beta =
       kPenaltyPerLogN * std::log(std::max<double>(static_cast<double>(n), 2.0)) * sensitivity;
@@ -1168,7 +1194,7 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
       sums.sj[i + 1] = sums.sj[i] + static_cast<double>(i) * z;
       sum_z2 += z * z;
     }
-    return MergeSegments({sums, noise, sensitivity, beta}, Fpop(sums.s, beta, min_len));
+    return MergeSegments({sums, noise, sensitivity, beta, visible_rel}, Fpop(sums.s, beta, min_len));
   };
   std::vector<std::size_t> ends = segment(sigma);
   // Dense staircases (zones of a few blocks) put steps into a good share of
@@ -1212,6 +1238,7 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
   double seg_sigma = sigma;  // the unit of the final segmentation (and of `sums`)
   for (int round = 0; round < kCorrelationRounds; ++round) {
     const Correlation next = EstimateCorrelation(y, ends);
+    if (round == 0) corr.measured = next.measured;
     if (!(next.inflation > kCorrelatedInflation) ||
         !(next.inflation > kCorrelationGrowth * corr.inflation)) {
       break;
@@ -1220,8 +1247,9 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     seg_sigma = sigma * std::sqrt(corr.inflation);
     ends = segment(seg_sigma);
   }
-  out.texture.lag1_autocorrelation = corr.phi;
+  out.texture.lag1_autocorrelation = corr.measured;
   out.texture.variance_inflation = corr.inflation;
+  out.texture.correlated = corr.significant && corr.inflation > kCorrelatedInflation;
 
   // The texture's figures.
   if (!excursions.empty()) {
@@ -1322,7 +1350,9 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
              zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
     out.type = CurveType::kTiered;
   } else if (rising && !out.alternating) {
-    if (!smooth_wins()) out.type = CurveType::kZclv;
+    // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
+    // its cache, a host) they are no known shape.
+    if (!smooth_wins()) out.type = optical ? CurveType::kZclv : CurveType::kOther;
   } else if (falling || (out.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
     out.type = CurveType::kZoned;
     if (!out.alternating) {

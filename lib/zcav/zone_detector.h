@@ -188,10 +188,16 @@ struct Texture {
   double jitter_p5_rel = 1;
   double jitter_p95_rel = 1;
   // Lag-1 autocorrelation of the noise (robust, -1..1) and how much the
-  // correlation inflates the variance of a mean over many blocks (long-run
-  // variance / variance of independent noise; 1 = independent).
+  // correlation may inflate the variance of a mean over many blocks
+  // (long-run variance / variance of independent noise, from the estimate
+  // plus 2 standard errors: what the segmentation allows for; 1 =
+  // independent).
   double lag1_autocorrelation = 0;
   double variance_inflation = 1;
+  // The noise is shown to be correlated (its lag-1 autocorrelation clears 3
+  // standard errors and inflates a long mean's variance by more than 1.5):
+  // one pass then cannot tell a wander from a step of the media.
+  bool correlated = false;
   // Recurring short dips below the level they interrupt (SSD garbage
   // collection, host hiccups): how many, the median spacing between their
   // starts (blocks; 0 when fewer than 3 dips), the median depth (fraction

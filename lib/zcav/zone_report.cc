@@ -17,8 +17,6 @@ namespace {
 // many (the CSV and JSON list them all).
 constexpr std::size_t kTableHead = 12;
 constexpr std::size_t kTableTail = 4;
-// The detector's threshold for correlated noise (zone_detector.cc, 1b.).
-constexpr double kCorrelatedNoise = 1.5;
 
 using Json = nlohmann::ordered_json;
 
@@ -114,7 +112,7 @@ std::string TextureText(const ZoneAnalysis& a) {
   if (t.jitter_p5_rel < 1 || t.jitter_p95_rel > 1) {
     out << "jitter: 90 % of the blocks within " << Fixed(100 * (t.jitter_p5_rel - 1), 1) << " % .. +"
         << Fixed(100 * (t.jitter_p95_rel - 1), 1) << " % of their zone's median";
-    if (t.variance_inflation > kCorrelatedNoise) {
+    if (t.correlated) {
       out << "; correlated (lag-1 " << Fixed(t.lag1_autocorrelation, 2)
           << "): a mean over many blocks wanders " << Fixed(std::sqrt(t.variance_inflation), 1)
           << "x as far as independent noise would, and steps are judged against that";
@@ -362,6 +360,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   s["min_zone_blocks"] = a.min_zone_blocks;
   const Texture& t = a.texture;
   s["texture"] = {{"jitter_p5_rel", Finite(t.jitter_p5_rel)},
+                  {"correlated", t.correlated},
                   {"jitter_p95_rel", Finite(t.jitter_p95_rel)},
                   {"lag1_autocorrelation", Finite(t.lag1_autocorrelation)},
                   {"variance_inflation", Finite(t.variance_inflation)},
@@ -435,6 +434,9 @@ Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
 }
 
 void ZoneDetectingSink::OnStart(const RunInfo& run) {
+  // A device known not to rotate never has a platter's zones (tiered, not
+  // zoned; no platter verdict).
+  options_.non_rotational = options_.non_rotational || KnownNotToRotate(run.device);
   context_.source = run.device.path;
   context_.device_bytes = run.device.size_bytes;
   context_.media = media_;

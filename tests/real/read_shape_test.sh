@@ -9,7 +9,12 @@
 #   loop's largest request (queue/max_sectors_kb) and at most the file's;
 #   for a virtual disk (virtio, loop) both hold 8 MiB in flight, for any
 #   other class the loop keeps the file's depth;
-# - every chunk is a power of two of 1 to 4 MiB that divides the block.
+# - every chunk is a power of two of 1 to 4 MiB that divides the block;
+# - with default options (block size from the start's rate), the reads in
+#   flight fit in one block and the queue is drained per block
+#   (options.timing: drained_per_block, blur_blocks 0), with at least 64
+#   blocks; a block size that leaves more than a block in flight (-b 1 on
+#   the loop) is recorded as blurred over that many blocks, with the note.
 #
 # Usage: bash read_shape_test.sh /path/to/zcav
 # Exit: 0 pass, 1 fail, 77 skip (not root, no loop devices, no /dev/shm).
@@ -59,6 +64,16 @@ shape() {  # TARGET NAME: a sweep of TARGET in 16 MiB blocks (default shape) int
 shape "$WORK/disk.img" file
 shape "$LOOP_DISK" loop-disk
 shape "$LOOP_RAM" loop-ram
+sweep() {  # TARGET NAME ARGS...: a sweep of TARGET with ARGS into $WORK/NAME.json
+  local target=$1 name=$2
+  shift 2
+  run_and_wait "$ZCAV" sweep "$target" "$@" --quiet --format json -o "$WORK/$name.json" ||
+    fail "zcav sweep $target $* exited with $?"
+}
+sweep "$WORK/disk.img" file-default
+sweep "$LOOP_DISK" loop-default
+sweep "$LOOP_RAM" ram-default
+sweep "$LOOP_DISK" loop-b1 -b 1
 
 python3 - "$WORK" "$LOOP_DISK" <<'EOF'
 import json, os, sys
@@ -93,7 +108,38 @@ if virtual:  # 8 MiB in flight on both
         errors.append(f"loop over a file on a virtual disk: {lqd} x {lchunk} in flight, expected 8 MiB")
 elif lqd != fqd:
     errors.append(f"loop over the file: depth {lqd}, the file's is {fqd}")
+# The default shape: every block timed on its own.
+for n in ("file-default", "loop-default", "ram-default"):
+    d = json.load(open(f"{work}/{n}.json"))
+    o = d["options"]
+    t = o.get("timing")
+    if not isinstance(t, dict):
+        errors.append(f"{n}: no options.timing (how sharp the blocks are is not recorded)")
+        continue
+    rates = sorted(b["mb_per_s"] for b in d["blocks"])
+    print(f"{n}: {o['queue_depth']} x {o['chunk_bytes'] // 1024} KiB in flight, "
+          f"{o['block_bytes'] / MiB:g} MiB blocks ({o['block_count']}), timing {t}, "
+          f"blocks {rates[0]:.0f}..{rates[-1]:.0f} MB/s")
+    if t.get("drained_per_block") is not True or t.get("blur_blocks") != 0:
+        errors.append(f"{n}: default shape not drained per block: {t}")
+    if o["queue_depth"] * o["chunk_bytes"] > o["block_bytes"]:
+        errors.append(f"{n}: {o['queue_depth']} x {o['chunk_bytes']} in flight over "
+                      f"{o['block_bytes']}-byte blocks")
+    if o["block_count"] < 64:
+        errors.append(f"{n}: {o['block_count']} blocks, fewer than 64")
+    if any("blurs the per-block rates" in note for note in o["notes"]):
+        errors.append(f"{n}: a blur note on the default shape")
+# A forced block size with more than a block in flight: blurred, and said so.
+d = json.load(open(f"{work}/loop-b1.json"))
+o, t = d["options"], d["options"].get("timing") or {}
+spanned = o["queue_depth"] * o["chunk_bytes"] / o["block_bytes"]
+print(f"loop -b 1: {o['queue_depth']} x {o['chunk_bytes'] // 1024} KiB in flight, timing {t}")
+if spanned > 1:
+    if t.get("drained_per_block") is not False or abs(t.get("blur_blocks", 0) - spanned) > 1e-9:
+        errors.append(f"loop -b 1: {spanned:g} blocks in flight, timing {t}")
+    if not any("blurs the per-block rates" in note for note in o["notes"]):
+        errors.append(f"loop -b 1: no blur note ({o['notes']})")
 if errors:
     sys.exit("\n".join("FAIL: " + e for e in errors))
-print("PASS: read shapes follow the disk under the file")
+print("PASS: read shapes follow the disk under the file; default blocks are drained")
 EOF
