@@ -133,6 +133,9 @@
 //     set aside as in 2b., when all of them together are at most 25 % of the
 //     curve (alternating bands are not dips), and the curve is segmented
 //     again. This runs on the white-noise segmentation, before 1b.
+// 4c. After 1b., an excursion left (a segment as in 4b. but too shallow to
+//     be texture: a host's hiccup) is merged with its neighbours: a zone is a
+//     level the curve stays at, not one it comes back from.
 //  5. Classification (x = position in [0, 1], K = zones after merging):
 //     - K = 1: flat (clv when optical; flat-dips with dips), unless a smooth
 //       fit beats one level (a short CAV curve left whole by 1b.).
@@ -1246,6 +1249,14 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     corr = next;
     seg_sigma = sigma * std::sqrt(corr.inflation);
     ends = segment(seg_sigma);
+  }
+  // 4c. What is left of short excursions the curve comes back from (a host's
+  // hiccup of a few blocks, too shallow for texture) is no zone either: the
+  // segments either side and the excursion become one.
+  for (const Excursion& x : FindExcursions(sums, seg_sigma, ends, n)) {
+    ends.erase(std::remove_if(ends.begin(), ends.end(),
+                              [&x](std::size_t e) { return e == x.begin || e == x.end; }),
+               ends.end());
   }
   out.texture.lag1_autocorrelation = corr.measured;
   out.texture.variance_inflation = corr.inflation;
