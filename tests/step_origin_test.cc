@@ -237,3 +237,24 @@ TEST_CASE("PassCurveSink passes on zones with the time steps merged away", "[ste
   CHECK(writers.verdict);
   CHECK(origins.analysis().zones.size() == 1);
 }
+
+TEST_CASE("One odd pass among five leaves a step at its position; two make it follow the time",
+          "[step_origin]") {
+  const std::uint64_t seed = 7;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  zcav::ZoneAnalysis analysis;
+  analysis.zones = {{0, 400, 0, 400'000'000, 100, 100, 0, 0, 0},
+                    {400, 1000, 400'000'000, 1'000'000'000, 80, 80, 0, 0, 0}};
+  std::vector<zcav::Curve> passes;
+  for (int p = 0; p < 4; ++p) passes.push_back(NoisyStep(1000, 400, 100, 80, 0.01, 0, rng));
+  passes.push_back(NoisyStep(1000, 400, 80, 80, 0.01, 0, rng));  // no step at all
+  const std::vector<zcav::Step> one_odd = zcav::ClassifySteps(analysis, passes);
+  REQUIRE(one_odd.size() == 1);
+  CHECK(one_odd[0].origin == zcav::StepOrigin::kPosition);
+  CHECK(one_odd[0].pass_offsets_bytes[4] == -1);
+  passes[3] = NoisyStep(1000, 400, 80, 80, 0.01, 0, rng);
+  const std::vector<zcav::Step> two_odd = zcav::ClassifySteps(analysis, passes);
+  REQUIRE(two_odd.size() == 1);
+  CHECK(two_odd[0].origin == zcav::StepOrigin::kTime);
+}

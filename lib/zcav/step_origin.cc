@@ -244,9 +244,13 @@ std::vector<Step> ClassifySteps(const ZoneAnalysis& analysis, const std::vector<
       voters += seen.votes ? 1 : 0;
       agree += seen.votes && seen.agrees ? 1 : 0;
     }
-    step.origin = voters < 2          ? StepOrigin::kUnknown
-                  : agree == voters   ? StepOrigin::kPosition
-                                      : StepOrigin::kTime;
+    // One odd pass among three or more is a hiccup of that pass, not a step
+    // that follows the time: that takes more than a third of the passes
+    // (with two, either).
+    const std::size_t disagree = voters - agree;
+    step.origin = voters < 2                 ? StepOrigin::kUnknown
+                  : disagree > voters / 3 ? StepOrigin::kTime
+                                             : StepOrigin::kPosition;
     steps.push_back(std::move(step));
   }
   return steps;

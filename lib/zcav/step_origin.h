@@ -43,8 +43,11 @@ inline constexpr std::size_t kStepToleranceBlocks = 3;
 // max(kStepToleranceBlocks, 1 % of the curve's blocks).
 //
 // Result: one Step per step of `analysis` (Step::zone = k), with
-//   kPosition  every pass (at least 2) shows the step there;
-//   kTime      some pass has no such step, or has it elsewhere;
+//   kPosition  the passes (at least 2) show the step there, all of them or
+//              all but at most a third (one odd pass among 3 to 5 is that
+//              pass's hiccup);
+//   kTime      more than a third of the passes (of two, either) have no such
+//              step, or have it elsewhere;
 //   kUnknown   fewer than 2 passes have data on both sides of the step.
 // pass_offsets_bytes holds, per pass, the offset of the first block after
 // the pass's edge when it changes the same way by roughly the same amount

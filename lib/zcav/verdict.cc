@@ -117,20 +117,26 @@ bool FitLine(const std::vector<double>& x, const std::vector<double>& y, double&
   return true;
 }
 
-// Every step was seen at the same position in two or more passes.
+// The steps still between zones (a step that followed the time was merged
+// away and is only recorded) were each seen at the same position in two or
+// more passes.
 bool PassesAgree(const ZoneAnalysis& z) {
-  return !z.steps.empty() && std::all_of(z.steps.begin(), z.steps.end(), [](const Step& s) {
-    return s.origin == StepOrigin::kPosition;
-  });
+  bool any = false;
+  for (const Step& s : z.steps) {
+    if (s.origin == StepOrigin::kTime) continue;
+    if (s.origin != StepOrigin::kPosition) return false;
+    any = true;
+  }
+  return any;
 }
 
 // The steps can be read as positions on a platter: the passes agree, or
-// (one pass) the curve is a clean staircase, its noise not correlated (a
-// host's or a cache's wander fakes steps that one pass cannot tell from
-// zones).
+// (one pass) the curve is a clean staircase, its noise not shown to be
+// correlated (a host's or a cache's wander fakes steps that one pass cannot
+// tell from zones).
 bool PositionBacked(const ZoneAnalysis& z) {
-  const bool one_pass = std::all_of(z.steps.begin(), z.steps.end(), [](const Step& s) {
-    return s.origin == StepOrigin::kUnknown;
+  const bool one_pass = std::none_of(z.steps.begin(), z.steps.end(), [](const Step& s) {
+    return s.origin == StepOrigin::kPosition;
   });
   if (!one_pass) return PassesAgree(z);
   return !z.texture.correlated;

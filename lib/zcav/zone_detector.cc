@@ -763,6 +763,32 @@ struct Excursion {
   double level = 0;  // the neighbours' level, in the units of `sums` times `unit`
 };
 
+// The segment ends inside "hiccups" (see 4c. above): two neighbouring
+// segments, each at most 5 % of the curve and together at most half as long
+// as either of their outer neighbours, one below and one above the level the
+// outer neighbours share (within max(1.5 %, 30 % of the larger excursion)).
+// Returns the three cuts of each (its start, middle and end) for removal.
+std::vector<std::size_t> HiccupCuts(const PrefixSums& sums, double unit,
+                                    const std::vector<std::size_t>& ends, std::size_t n) {
+  std::vector<std::size_t> cuts;
+  const std::size_t max_len =
+      std::max<std::size_t>(1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+  for (std::size_t k = 1; k + 2 < ends.size(); ++k) {
+    const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], m = ends[k], e = ends[k + 1],
+                      e1 = ends[k + 2];
+    if (m - b > max_len || e - m > max_len || 2 * (e - b) > b - b0 || 2 * (e - b) > e1 - e) continue;
+    const double left = sums.Mean(b0, b) * unit, right = sums.Mean(e, e1) * unit;
+    const double first = sums.Mean(b, m) * unit, second = sums.Mean(m, e) * unit;
+    const double level = (left + right) / 2;
+    if (!((first - level) * (second - level) < 0)) continue;  // one below, one above
+    const double size = std::max(std::fabs(first - level), std::fabs(second - level));
+    if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * size)) continue;
+    cuts.insert(cuts.end(), {b, m, e});
+    ++k;  // the next pair starts after this one
+  }
+  return cuts;
+}
+
 // Runs of 3 to `max_len` blocks off the level around them that the curve
 // comes back from (see 2b. above): too short to be segmented as zones, too
 // long to be outliers. The level is a median of chunk medians over about
@@ -1257,6 +1283,11 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
     ends.erase(std::remove_if(ends.begin(), ends.end(),
                               [&x](std::size_t e) { return e == x.begin || e == x.end; }),
                ends.end());
+  }
+  // The same for a hiccup and its payback: two short segments, one below and
+  // one above the level their longer neighbours share.
+  for (const std::size_t cut : HiccupCuts(sums, seg_sigma, ends, n)) {
+    ends.erase(std::remove(ends.begin(), ends.end(), cut), ends.end());
   }
   out.texture.lag1_autocorrelation = corr.measured;
   out.texture.variance_inflation = corr.inflation;
