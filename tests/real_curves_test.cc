@@ -61,6 +61,12 @@ Reading ReadLikeZonesCommand(const std::string& name, const std::string& bus = "
   options.blur_blocks = p.blur_blocks;
   options.non_rotational = zcav::KnownNotToRotate(zcav::RecordedDevice(p));
   r.analysis = zcav::DetectZones(p.points, options, r.context.media != zcav::Media::kNone);
+  if (p.plan && p.plan->passes >= 2 && !p.samples.empty() && r.analysis.zones.size() >= 2) {
+    zcav::ApplyStepOrigins(
+        p.points,
+        zcav::ClassifySteps(r.analysis, zcav::PassCurvesFromSamples(*p.plan, p.samples)),
+        r.analysis);
+  }
   if (!bus.empty()) {
     r.context.transport = zcav::TransportFromName(bus);
   } else if (!p.transport.empty() || !p.link.empty()) {
@@ -284,13 +290,12 @@ TEST_CASE("The 4-zone FUSE device read twice has its 3 steps at the same positio
 
 // ---- Readings the current detector gets wrong (reported to the lead) ----
 
-TEST_CASE("mayfail: the flat FUSE device at --queue-depth 1 -b 200K is one flat zone at 36 MB/s",
-          "[real_curves][!mayfail]") {
-  // zcav zones says: curve zoned, "7 zones alternating between levels
-  // (per-head zoning)", and the verdict "Flat at 44.5 MB/s": two host
-  // hiccups (a few slow 200 KiB blocks, then fast ones as the fixture's
-  // read-ahead credit pays the delay back, at 31 % and 72 %) are taken for
-  // 5-block zones, and the fastest of them sets the verdict's level.
+TEST_CASE("The flat FUSE device at --queue-depth 1 -b 200K is one flat zone at 36 MB/s",
+          "[real_curves]") {
+  // Two host hiccups (a few slow 200 KiB blocks, then fast ones as the
+  // fixture's read-ahead credit pays the delay back, at 31 % and 72 %) were
+  // once taken for 5-block zones ("7 zones alternating", verdict "Flat at
+  // 44.5 MB/s"); a hiccup and its payback are one excursion (4c.).
   const Reading r = ReadLikeZonesCommand("fuse-flat-36mb-jitter-qd1-b200k.json");
   SHOW_READING(r);
   CHECK(r.analysis.zones.size() == 1);
@@ -312,14 +317,13 @@ TEST_CASE("mayfail: the throttled loop device's level is the 40 MB/s it delivere
   CHECK(r.analysis.zones[0].mb_per_s == Approx(40).epsilon(0.05));
 }
 
-TEST_CASE("mayfail: zcav zones of a two-pass file does not say it was read once",
-          "[real_curves][!mayfail]") {
-  // The JSON records both passes' samples, and `zcav sweep` said "steps: 3
-  // at the same position in every pass (the media's)"; `zcav zones` of the
-  // same file never classifies the steps and prints "steps: read once, so
-  // whether they follow the position or the time cannot be told".
+TEST_CASE("zcav zones of a two-pass file checks its steps in both passes, as the sweep did",
+          "[real_curves]") {
+  // The JSON records both passes' samples; `zcav sweep` said "steps: 3 at
+  // the same position in every pass (the media's)", and so must `zcav zones`.
   const Reading r = ReadLikeZonesCommand("fuse-4zones-jitter-passes2.json");
   SHOW_READING(r);
   REQUIRE(r.profile.passes == 2);
   CHECK(r.table.find("read once") == std::string::npos);
+  CHECK(r.table.find("steps: 3 at the same position in every pass") != std::string::npos);
 }

@@ -197,6 +197,13 @@ int RunZonesCommand(const CliOptions& options, std::ostream& out) {
     zone_options.blur_blocks = profile.blur_blocks;
     zone_options.non_rotational = zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
     ZoneAnalysis analysis = DetectZones(profile.points, zone_options, context.media != Media::kNone);
+    // A saved multi-pass sweep keeps its samples: position or time, as the
+    // sweep itself told (step_origin.h).
+    if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&
+        analysis.zones.size() >= 2) {
+      const std::vector<Curve> passes = PassCurvesFromSamples(*profile.plan, profile.samples);
+      ApplyStepOrigins(Curve(profile.points), ClassifySteps(analysis, passes), analysis);
+    }
     // The link: --bus, else what the file recorded (zcav's own outputs).
     if (!options.bus.empty()) {
       context.transport = TransportFromName(options.bus);

@@ -267,6 +267,24 @@ void ApplyStepOrigins(const Curve& median, std::vector<Step> steps, ZoneAnalysis
   if (!time_zones.empty()) MergeZonesAt(median, time_zones, analysis);
 }
 
+std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vector<Sample>& samples) {
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> by_pass(plan.passes);
+  for (const Sample& x : samples) {
+    if (x.pass >= plan.passes || x.block_index >= plan.block_count || x.elapsed.count() <= 0) continue;
+    const double seconds = static_cast<double>(x.elapsed.count()) * 1e-9;
+    by_pass[x.pass].emplace_back(
+        x.block_index, static_cast<double>(plan.BlockLength(x.block_index)) / seconds / 1e6);
+  }
+  std::vector<Curve> curves(plan.passes);
+  for (std::uint32_t p = 0; p < plan.passes; ++p) {
+    std::sort(by_pass[p].begin(), by_pass[p].end());
+    for (const auto& [block, rate] : by_pass[p]) {
+      curves[p].push_back({plan.BlockOffset(block), plan.BlockLength(block), rate, 0, 0});
+    }
+  }
+  return curves;
+}
+
 bool HasTimeSteps(const ZoneAnalysis& analysis) {
   return std::any_of(analysis.steps.begin(), analysis.steps.end(),
                      [](const Step& s) { return s.origin == StepOrigin::kTime; });

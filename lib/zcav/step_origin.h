@@ -68,6 +68,13 @@ std::vector<Step> ClassifySteps(const ZoneAnalysis& analysis, const std::vector<
 // `steps` from ClassifySteps(analysis, ...) before any merge.
 void ApplyStepOrigins(const Curve& median, std::vector<Step> steps, ZoneAnalysis& analysis);
 
+// One curve per pass of `plan` from a sweep's timed samples (as a saved
+// multi-pass result records them: pass, block index, elapsed time), each
+// over the blocks that pass read, in position order; rates are the block's
+// length over its elapsed time (MB/s). Samples of other passes or blocks,
+// or with no time, are ignored.
+std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vector<Sample>& samples);
+
 // Whether `analysis` records a step that followed the elapsed time (one of
 // analysis.steps has origin kTime).
 bool HasTimeSteps(const ZoneAnalysis& analysis);
