@@ -7,8 +7,6 @@
 // start (275 zones on the virtio file, 69 on the throttled loop device at
 // -b 1M, 4-24 on the flat FUSE device) fails them.
 //
-// Readings the current detector gets wrong are in the TEST_CASEs tagged
-// "[!mayfail]" (named for what they expect), not weakened here.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -209,8 +207,7 @@ TEST_CASE("A loop device behind a 40 MB/s read throttle is one flat zone, bus-li
     CHECK(r.profile.blur_blocks == 0);
     REQUIRE(r.analysis.zones.size() == 1);
     CHECK(r.analysis.type == CurveType::kFlat);
-    // The device delivered 39.9 MB/s; the level is the blocks' median (see
-    // the [!mayfail] case below for how far it sits from 40).
+    // The device delivered 39.9 MB/s (see the case below for the level).
     CHECK(r.analysis.zones[0].mb_per_s == Approx(40).epsilon(0.15));
     CHECK(r.analysis.non_rotational);
     REQUIRE(r.context.verdict.has_value());
@@ -288,7 +285,6 @@ TEST_CASE("The 4-zone FUSE device read twice has its 3 steps at the same positio
   }
 }
 
-// ---- Readings the current detector gets wrong (reported to the lead) ----
 
 TEST_CASE("The flat FUSE device at --queue-depth 1 -b 200K is one flat zone at 36 MB/s",
           "[real_curves]") {
@@ -305,12 +301,12 @@ TEST_CASE("The flat FUSE device at --queue-depth 1 -b 200K is one flat zone at 3
   CHECK(r.analysis.zones[r.analysis.fastest_zone].mb_per_s == Approx(36).epsilon(0.05));
 }
 
-TEST_CASE("mayfail: the throttled loop device's level is the 40 MB/s it delivered",
-          "[real_curves][!mayfail]") {
-  // The sweep delivered 39.93 MB/s (bytes over time); the zone's level is
-  // the median of the per-block rates, 34.25 MB/s (-14 %): blk-throttle
-  // works in time slices, so most 6 MiB blocks read a little slow and a few
-  // read at up to 75 MB/s. The b1m recording (grouped blocks) gets 40.3.
+TEST_CASE("The throttled loop device's level is the 40 MB/s it delivered", "[real_curves]") {
+  // The sweep delivered 39.93 MB/s (bytes over time); the median of the
+  // per-block rates is 34.25 MB/s (-14 %): blk-throttle works in time
+  // slices, so the 6 MiB blocks alternate between about 30 and 60 MB/s. Such
+  // blocks are grouped (their bytes over their time) before the zones are
+  // found, and the zone reads the rate the device delivered.
   const Reading r = ReadLikeZonesCommand("throttle-40mb-loop.json", "usb2");
   SHOW_READING(r);
   REQUIRE(r.analysis.zones.size() == 1);
