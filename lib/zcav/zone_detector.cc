@@ -1764,7 +1764,9 @@ double PointScatter(const Curve& curve) {
 std::size_t Resolution(const Curve& curve, const ZoneOptions& options) {
   std::size_t k = options.blur_blocks > 1 ? static_cast<std::size_t>(std::ceil(options.blur_blocks)) : 1;
   const std::size_t n = curve.size();
-  if (n / k < kMinResolvedPoints) return std::max<std::size_t>(1, n / kMinResolvedPoints);
+  // Too few groups to find zones on: the blocks as they are, unless they
+  // scatter like timing noise (below).
+  if (n / k < kMinResolvedPoints) k = 1;
   if (PointScatter(k > 1 ? GroupPoints(curve, k) : curve) <= kResolutionSigma) return k;
   while (n / (2 * k) >= kMinResolvedPoints) {
     k *= 2;
