@@ -1278,6 +1278,16 @@ check "-b and -c mean block size in MiB and passes, as for zcav sweep" 0 \
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweep"]; assert s["block_bytes"]==100*2**20 and s["passes"]==2 and s["blocks"]==21, s' \
   bc/profile.json || problem "-b 100 -c 2 not applied"
 
+check "zcav profile reads a device swept in seconds over 3 passes, and says why" 0 \
+  "$ZCAV" profile 'sim:hdd?size=500M' -o three
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["profile"]; assert d["sweep"]["passes"]==3 and p["passes"]==3 and "under 20 s" in p["passes_why"], p' \
+  three/profile.json || problem "a short device was not read over 3 passes"
+expect_grep "note: 3 passes: one takes about" "$ERR"
+expect_grep '\[3 passes\]' three/summary.txt
+check "-c 1 keeps a short device at one pass" 0 "$ZCAV" profile 'sim:hdd?size=500M' -c 1 -q -o one
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["sweep"]["passes"]==1 and d["profile"]["passes_why"]=="-c", d["profile"]' \
+  one/profile.json || problem "-c 1 did not keep one pass"
+
 check "zcav profile with no DEVICE profiles sim:hdd into ./zcav-profile-sim-hdd" 0 "$ZCAV" profile -q
 expect_profile_files zcav-profile-sim-hdd sim-hdd
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["device"]["path"]=="sim:hdd"' \

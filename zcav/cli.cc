@@ -599,7 +599,8 @@ void ParseProfileCommand(const std::vector<std::string>& args, CliOptions& out) 
       (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
        "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
        "--block-size)")
-      (",c", po::value<std::string>()->value_name("N"), "passes of the sweep (default 1)")
+      (",c", po::value<std::string>()->value_name("N"),
+       "passes of the sweep (default 1; 3 when a full pass takes under 20 s)")
       ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
        "the plot and report title (default: the device model, or the device name)")
       ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
@@ -653,7 +654,10 @@ void ParseProfileCommand(const std::vector<std::string>& args, CliOptions& out) 
       if (out.sweep.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
     }
   }
-  if (vm.count("-c")) out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
+  if (vm.count("-c")) {
+    out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
+    out.passes_given = true;
+  }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
     if (out.labels.size() > 1) throw Error("zcav profile takes one --label");

@@ -59,6 +59,9 @@ struct CliOptions {
   // quiet as for sweep. kAuto: quick when a full sweep would take over 1 h.
   enum class ProfileMode { kAuto, kFull, kQuick };
   ProfileMode profile_mode = ProfileMode::kAuto;  // --full, --quick. Default: kAuto
+  // profile -c N given; otherwise a device read in full in a few seconds is
+  // read over 3 passes (see profile.cc). Default: false
+  bool passes_given = false;
   // zcav zones: the saved results to analyse and the table format.
   std::vector<std::string> files;
   std::string zones_format = "text";  // text, csv or json. Default: text

@@ -64,6 +64,10 @@ namespace fs = std::filesystem;
 
 // A full sweep estimated above this is read quick (unless --full).
 constexpr double kQuickAboveSeconds = 3600;
+// A full pass estimated at or below this is read kShortDevicePasses times
+// (unless -c N).
+constexpr double kShortPassSeconds = 20;
+constexpr std::uint32_t kShortDevicePasses = 3;
 
 // "512 KiB", "8 MiB", "1.50 GiB": sizes in a sentence.
 std::string ShortBytes(std::uint64_t bytes) {
@@ -289,6 +293,22 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     full_plan = PlanSweep(info, full_options);
     quick_plan = PlanSweep(info, quick_options);
   }
+  // A device read in full within kShortPassSeconds gets kShortDevicePasses
+  // passes unless -c says otherwise: a sweep of a few seconds is a few dozen
+  // blocks, and one slowdown of the machine (another process's I/O, a
+  // host's flush) over a handful of them reads as a zone of its own. The
+  // blocks' medians keep a slowdown of one pass out, and steps that move
+  // between passes are merged away (step_origin.h).
+  std::string passes_reason;
+  if (!options.passes_given && !quick && estimate && estimate->mb_per_s > 0 &&
+      full_seconds <= kShortPassSeconds) {
+    full_options.passes = kShortDevicePasses;
+    full_plan = PlanSweep(info, full_options);
+    passes_reason = std::to_string(kShortDevicePasses) + " passes: one takes about " +
+                    Duration(full_seconds) + ", under " + Duration(kShortPassSeconds) +
+                    " (the median of each block keeps a passing slowdown out of the zones)";
+    full_seconds *= kShortDevicePasses;
+  }
   const SweepPlan& plan = quick ? quick_plan : full_plan;
   if (!options.quiet) {
     err << "zcav: profiling " << info.path << ": burst rate, access time, then a "
@@ -296,6 +316,7 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
         << (full_seconds > 0 && !quick ? " (about " + Duration(full_seconds) + ")" : "")
         << "; results into " << dir << "/\n";
     for (const auto& n : plan.notes) err << "zcav: note: " << n << "\n";
+    if (!passes_reason.empty()) err << "zcav: note: " << passes_reason << "\n";
   }
 
   // 2. Burst, 3. access.
@@ -441,6 +462,10 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
   doc["profile"] = {{"quick", quick},
                     {"why", quick_reason},
                     {"quick_above_seconds", kQuickAboveSeconds},
+                    {"passes", plan.passes},
+                    {"passes_why", passes_reason.empty()
+                                       ? std::string(options.passes_given ? "-c" : "default")
+                                       : passes_reason},
                     {"estimate", estimate_json}};
   doc["status"] = status;
   doc["partial"] = partial;
