@@ -112,7 +112,7 @@ if [[ $(id -u) -eq 0 && -e /dev/loop-control ]] && command -v losetup >/dev/null
     --rate "$MB_PER_S" --tolerance "$TOLERANCE" --passes "$PASSES" --ranges "$EIO_RANGES"
   detach_loop "$LOOP" && LOOP=""
 else
-  echo "note: loop-device part not run (needs root, losetup and /dev/loop-control)"
+  skip_part "the loop-device part" "needs root, losetup and /dev/loop-control"
 fi
 
 # b. A slow region.

@@ -243,6 +243,6 @@ if [[ $(id -u) -eq 0 && -e /dev/loop-control ]] && command -v losetup >/dev/null
   measure_dd "$LOOP" > "$WORK/loop.dd"
   check "$WORK/loop.json" "$WORK/loop.dd" block "$LOOP (losetup -r over $IMAGE)"
 else
-  echo "note: loop-device part not run (needs root, losetup and /dev/loop-control)"
+  skip_part "the loop-device part" "needs root, losetup and /dev/loop-control"
 fi
 echo "PASS (${SECONDS} s)"

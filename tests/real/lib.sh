@@ -2,11 +2,26 @@
 # Shared helpers of the real-I/O test scripts; sourced, not run:
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # Exit codes of the scripts: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE).
+#
+# ZCAV_REQUIRE_ALL=1 (set by .ci/run) turns every skip, whole or partial,
+# into a failure that names what did not run: CI must run every real-I/O
+# test, a developer without root may still run the rest.
 
-# skip REASON: the machine lacks something the test needs (root, a driver).
-skip() { echo "SKIP: $*"; exit 77; }
 # fail REASON: the test ran and found a defect, or cannot run where it must.
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# skip REASON: the machine lacks something the test needs (root, a driver).
+skip() {
+  [[ ${ZCAV_REQUIRE_ALL:-0} != 1 ]] ||
+    fail "not run, and ZCAV_REQUIRE_ALL=1 requires it: $*"
+  echo "SKIP: $*"
+  exit 77
+}
+# skip_part NAME REASON: a part of the test cannot run here (the rest did).
+skip_part() {
+  [[ ${ZCAV_REQUIRE_ALL:-0} != 1 ]] ||
+    fail "$1 not run, and ZCAV_REQUIRE_ALL=1 requires it: $2"
+  echo "note: $1 not run: $2"
+}
 
 # require_zcav PATH: python3 (to read zcav's JSON) and an executable zcav.
 require_zcav() {
