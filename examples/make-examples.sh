@@ -3,9 +3,15 @@
 # run in OUTDIR, then a check that every expected file is there and not empty.
 #
 # Usage: bash examples/make-examples.sh /path/to/zcav [OUTDIR]
-#   OUTDIR defaults to this script's directory (examples/). Simulated devices
-#   only (no disk is read); fixed seeds, so the curves are the same each time
-#   (only the "started:" time in the data headers changes).
+#   OUTDIR defaults to this script's directory (examples/), where everything
+#   but README.md and the two scripts is removed first, so that a file zcav no
+#   longer writes does not linger. Any other OUTDIR must be new, empty, or an
+#   earlier output of this script (it holds a .made-by-make-examples marker);
+#   it is emptied first.
+# Simulated devices only (no disk is read), on a virtual clock, with fixed
+# seeds: the outputs are the same each time but for the "started:" time in
+# the data headers. check-examples.sh DIR FRESH compares a run with the
+# committed examples (ctest: examples_committed).
 # Without gnuplot the data, .gp scripts and reports are still written and the
 # images are not checked. Exits 1 if a command fails or a file is missing.
 set -eu
@@ -15,9 +21,22 @@ if [[ $# -lt 1 || ! -x $1 ]]; then
   exit 2
 fi
 ZCAV_BIN=$(realpath "$1")
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd -P)
 OUT=${2:-$HERE}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd -P)
+MARKER=.made-by-make-examples
+if [[ $OUT == "$HERE" ]]; then
+  find "$OUT" -mindepth 1 -maxdepth 1 ! -name README.md ! -name make-examples.sh \
+    ! -name check-examples.sh -exec rm -rf {} +
+elif [[ -e $OUT/$MARKER || -z $(ls -A "$OUT") ]]; then
+  find "$OUT" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+  : >"$OUT/$MARKER"
+else
+  echo "make-examples.sh: $OUT is not empty and was not written by make-examples.sh:" \
+       "give a new or empty directory" >&2
+  exit 2
+fi
 cd "$OUT"
 # The commands below call plain `zcav`, as the README shows them (and as the
 # data headers record them).

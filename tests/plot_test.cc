@@ -364,7 +364,7 @@ constexpr std::uintmax_t kNonBlankPngBytes = 16'000;
 TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with its titles",
           "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render tests skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   for (const Case& c : AllCases()) {
@@ -410,7 +410,7 @@ TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with it
 TEST_CASE("The falloff SVG shows the band, the zones, the outliers and the X-speed axis",
           "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   const std::string hdd = RenderSvg(PlotKind::kFalloff, {Hdd()});
@@ -426,7 +426,7 @@ TEST_CASE("The falloff SVG shows the band, the zones, the outliers and the X-spe
 
 TEST_CASE("The written script renders on its own with plain gnuplot", "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   test::TempDir dir;
@@ -441,7 +441,7 @@ TEST_CASE("The written script renders on its own with plain gnuplot", "[plot]") 
 
 TEST_CASE("A failed render leaves no image and says what gnuplot said", "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   test::TempDir dir;
@@ -583,7 +583,7 @@ TEST_CASE("A comparison shades each input's unreadable ranges in % of its device
 
 TEST_CASE("Unreadable ranges and slow regions render with their legend", "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   const std::string falloff = RenderSvg(PlotKind::kFalloff, {Failing()});
@@ -880,7 +880,7 @@ TEST_CASE("A comparison's y axis is not set by one input's off-scale blocks, whi
 
 TEST_CASE("Off-scale blocks, dips and the jitter band render with their legend", "[plot]") {
   if (!GnuplotAvailable()) {
-    WARN("gnuplot with pngcairo and svg is not installed: render test skipped");
+    test::NotRunHere("gnuplot with pngcairo and svg is not installed");
     return;
   }
   PlotInput in = Jittery(14, {20, 90, 150});

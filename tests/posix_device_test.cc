@@ -3,7 +3,9 @@
 // (direct_io=false and a note), and every other behaviour stays the same.
 #include "zcav/posix_device.h"
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -167,17 +169,53 @@ TEST_CASE("Bad paths are refused with a message naming the problem", "[posix_dev
   }
 }
 
-TEST_CASE("An unreadable file is refused with a permission hint", "[posix_device]") {
-  if (::geteuid() == 0) {
-    WARN("running as root: permissions are not enforced, nothing to test");
-    return;
+// OpenError(path) as the unprivileged user `nobody` (uid/gid 65534), in a
+// child process (root ignores file permissions): the message, or "" when the
+// open did not throw. Only for a test running as root.
+std::string OpenErrorAsNobody(const std::string& path) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // no Catch macros here: report through the pipe
+    ::close(fds[0]);
+    std::string message = "cannot drop to uid 65534";
+    if (::setgroups(0, nullptr) == 0 && ::setgid(65534) == 0 && ::setuid(65534) == 0) {
+      try {
+        OpenPosixDevice(path);
+        message.clear();
+      } catch (const Error& e) {
+        message = e.what();
+      }
+    }
+    const ssize_t n = ::write(fds[1], message.data(), message.size());
+    ::_exit(n == static_cast<ssize_t>(message.size()) ? 0 : 1);
   }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  ::close(fds[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  return message;
+}
+
+TEST_CASE("An unreadable file is refused with a permission hint", "[posix_device]") {
   test::TempDir dir;
   const auto path = dir.path() / "secret.bin";
   test::WriteFile(path, Pattern(8 * kKiB));
   REQUIRE(::chmod(path.c_str(), 0) == 0);
-  CHECK(OpenError(path.string()) ==
-        "open " + path.string() + ": Permission denied (run as root or make the file readable)");
+  const std::string want =
+      "open " + path.string() + ": Permission denied (run as root or make the file readable)";
+  if (::geteuid() != 0) {
+    CHECK(OpenError(path.string()) == want);
+  } else {
+    // Root reads a mode-000 file: try it as nobody, who must reach the file.
+    REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
+    CHECK(OpenErrorAsNobody(path.string()) == want);
+  }
 }
 
 TEST_CASE("Reading beyond the end of a file that shrank returns ENXIO, not a crash",

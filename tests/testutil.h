@@ -49,6 +49,11 @@ class TempDir {
 std::string ReadFile(const std::filesystem::path& path);
 void WriteFile(const std::filesystem::path& path, const std::string& contents);
 
+// For a test that cannot run on this machine (no io_uring, no gnuplot): a
+// WARN naming `reason`, after which the test returns; under
+// ZCAV_REQUIRE_ALL=1 (CI, which must run everything) a FAIL instead.
+void NotRunHere(const std::string& reason);
+
 // Path of a file under tests/data.
 std::filesystem::path DataPath(const std::string& name);
 

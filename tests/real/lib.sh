@@ -125,7 +125,7 @@ FIXTURE_LOGS=()   # their stderr
 # fusermount3, and root or a setuid fusermount3); fails if the fixture binary
 # is missing. Sets FUSERMOUNT.
 require_fuse() {
-  [[ -e /dev/fuse ]] || skip "no /dev/fuse (FUSE not available)"
+  [[ -c /dev/fuse ]] || skip "no /dev/fuse character device (FUSE not available)"
   FUSERMOUNT=$(command -v fusermount3) || skip "no fusermount3 (install fuse3)"
   [[ $(id -u) -eq 0 || (-r /dev/fuse && -w /dev/fuse && -u $FUSERMOUNT) ]] ||
     skip "needs root, or read-write /dev/fuse and a setuid $FUSERMOUNT, to mount FUSE"

@@ -5,7 +5,9 @@
 # the trailing partial block, run at no less than a third of dd iflag=direct's
 # rate, and have block times that add up to its reading time,
 # with the default engine (io_uring, several reads in flight) and with
-# --engine pread (one read at a time).
+# --engine pread (one read at a time). Then zcav's clock against the
+# script's (clock_check). Under ZCAV_REQUIRE_ALL=1 the default engine must
+# be io_uring (no pread fallback).
 #
 # Usage: bash odirect_file_test.sh /path/to/zcav
 # Exit: 0 pass, 1 fail. Needs no root and never skips: a machine without a
@@ -58,7 +60,7 @@ run_and_check() {
   [[ $ZCAV_RC -eq 0 ]] || fail "zcav sweep $FILE $* exited with $ZCAV_RC"
   [[ -s $out ]] || fail "zcav wrote no output to $out"
   python3 - "$out" "$SIZE_BYTES" "$BLOCK_MIB" "$PASSES" "$DD_FACTOR" "$DD_LINE" "$engine" <<'EOF'
-import json, re, sys
+import json, os, re, sys
 
 path, size, block_mib, passes, factor, dd_line, engine = sys.argv[1:]
 size, block, passes, factor = int(size), int(block_mib) << 20, int(passes), float(factor)
@@ -76,7 +78,11 @@ if dev.get("size_bytes") != size:
 opts = doc["options"]
 if engine == "io_uring" and opts.get("engine") == "pread" and any(
         "io_uring unavailable" in n for n in dev.get("notes", [])):
-    print(f"note: io_uring unavailable here ({dev['notes']}): read with pread")
+    if os.environ.get("ZCAV_REQUIRE_ALL") == "1":
+        errors.append(f"io_uring unavailable ({dev['notes']}): the default engine was not "
+                      f"tested, and ZCAV_REQUIRE_ALL=1 requires it")
+    else:
+        print(f"note: io_uring unavailable here ({dev['notes']}): read with pread")
 elif opts.get("engine") != engine:
     errors.append(f"options.engine is {opts.get('engine')!r}, expected {engine!r}")
 if engine == "pread" and opts.get("queue_depth") != 1:
@@ -148,4 +154,44 @@ DD_LINE=$(LC_ALL=C dd if="$FILE" of=/dev/null bs="${BLOCK_MIB}M" iflag=direct 2>
 # pread one chunk at a time: both must fetch every pass from storage.
 run_and_check io_uring
 run_and_check pread --engine pread
+
+# zcav's clock against this script's: enough passes for a sweep of about a
+# second or more (at three times dd's rate), timed from outside the process. The
+# sweep's wall_seconds lies inside the process's lifetime (at most it, a
+# few ms of start-up less: 0.99 of it measured on an idle machine), and its
+# average cannot be below the bytes it read over that lifetime. A clock
+# running 1.5x fast or slow fails one side or the other.
+clock_check() {
+  local passes out=$WORK/out-clock.json t0 t1
+  passes=$(python3 -c 'import math, re, sys
+m = re.match(r"(\d+) bytes .* copied, ([0-9.]+) s", sys.argv[1])
+rate = int(m.group(1)) / float(m.group(2))            # B/s
+print(min(80, max(3, math.ceil(3 * rate / int(sys.argv[2])))))' "$DD_LINE" "$SIZE_BYTES") ||
+    fail "cannot parse dd's output: $DD_LINE"
+  t0=$(date +%s.%N)
+  run_and_wait "$ZCAV" sweep "$FILE" --block-size "${BLOCK_MIB}M" --passes "$passes" \
+    --format json -o "$out" --quiet || fail "zcav sweep $FILE --passes $passes failed"
+  t1=$(date +%s.%N)
+  python3 - "$out" "$t0" "$t1" "$passes" <<'EOF'
+import json, sys
+path, t0, t1, passes = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+s = json.load(open(path))["summary"]
+outside = t1 - t0
+wall, avg, read_bytes = s["wall_seconds"], s["avg_mb_per_s"], s["bytes_read"]
+print(f"clock: {passes} passes, zcav's sweep {wall:.3f} s of the process's {outside:.3f} s "
+      f"(this script's clock, ratio {wall / outside:.3f}); average {avg:.1f} MB/s, "
+      f"bytes over the process's time {read_bytes / outside / 1e6:.1f} MB/s")
+errors = []
+if not 0.8 * outside <= wall <= outside + 0.005:
+    errors.append(f"zcav's sweep took {wall:.3f} s by its clock, {outside:.3f} s by this "
+                  f"script's for the whole process: not between 0.8 and 1 of it")
+if avg < read_bytes / outside / 1e6:
+    errors.append(f"zcav's average {avg:.1f} MB/s is below the {read_bytes} bytes it read over "
+                  f"the process's {outside:.3f} s")
+for e in errors:
+    print("FAIL:", e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+EOF
+}
+clock_check
 
