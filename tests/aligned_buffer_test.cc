@@ -1,4 +1,4 @@
-#include "zcav/aligned_buffer.h"
+#include "zcav/base/aligned_buffer.h"
 
 #include <catch2/catch.hpp>
 

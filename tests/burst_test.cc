@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "zcav/burst.h"
-#include "zcav/clock.h"
-#include "zcav/error.h"
-#include "zcav/sim_device.h"
-#include "zcav/units.h"
+#include "zcav/measure/burst.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/base/units.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // Regenerate the golden dumps after an intended change with
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[data_reader]'
 // and review the diff before committing.
-#include "zcav/data_reader.h"
+#include "zcav/io/data_reader.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"
-#include "zcav/clock.h"
-#include "zcav/device.h"
-#include "zcav/sweep.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/device.h"
+#include "zcav/measure/sweep.h"
 #include <cerrno>
 
 namespace zcav {

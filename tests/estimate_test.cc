@@ -1,17 +1,17 @@
 // Tests of the sweep-duration estimate: the start rate on simulated devices
 // (virtual clock) and the plan arithmetic.
-#include "zcav/estimate.h"
+#include "zcav/measure/estimate.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
 
-#include "zcav/clock.h"
-#include "zcav/error.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

@@ -18,9 +18,9 @@
 
 #include "testutil.h"
 #include "writer_fixture.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"
 
 namespace zcav {
 namespace {

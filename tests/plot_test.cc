@@ -5,7 +5,7 @@
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[plot]'
 // The render tests need gnuplot with the pngcairo and svg terminals (CI
 // installs gnuplot-nox); without it they WARN and pass.
-#include "zcav/plot.h"
+#include "zcav/io/plot.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"  // FormatFixed
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"  // FormatFixed
 
 namespace zcav {
 namespace {

@@ -1,7 +1,7 @@
 // PosixDevice on temporary regular files. The temp directory may be on a file
 // system that refuses O_DIRECT (older tmpfs): then the device must say so
 // (direct_io=false and a note), and every other behaviour stays the same.
-#include "zcav/posix_device.h"
+#include "zcav/device/posix/posix_device.h"
 
 #include <grp.h>
 #include <sys/stat.h>
@@ -16,9 +16,9 @@
 #include <system_error>
 
 #include "testutil.h"
-#include "zcav/aligned_buffer.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

@@ -1,11 +1,11 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "zcav/clock.h"
-#include "zcav/progress.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
+#include "zcav/base/clock.h"
+#include "zcav/measure/progress.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
 
 namespace {
 

@@ -19,14 +19,14 @@
 #include "testutil.h"
 #include "writer_fixture.h"
 #include <nlohmann/json.hpp>
-#include "zcav/clock.h"
-#include "zcav/device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"
 
 namespace zcav {
 namespace {

@@ -16,18 +16,18 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/aligned_buffer.h"
-#include "zcav/clock.h"
-#include "zcav/data_reader.h"
-#include "zcav/estimate.h"
-#include "zcav/error.h"
-#include "zcav/posix_device.h"
-#include "zcav/read_throttle.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
-#include "zcav/uring_queue.h"
-#include "zcav/writers.h"
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/clock.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/base/error.h"
+#include "zcav/device/posix/posix_device.h"
+#include "zcav/device/posix/read_throttle.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
+#include "zcav/device/posix/uring_queue.h"
+#include "zcav/io/writers.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "zcav/data_reader.h"
-#include "zcav/device.h"
-#include "zcav/step_origin.h"
-#include "zcav/transport.h"
-#include "zcav/verdict.h"
-#include "zcav/zone_detector.h"
-#include "zcav/zone_report.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/device/device.h"
+#include "zcav/analysis/step_origin.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/verdict.h"
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/io/zone_report.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Reports: the Markdown table, the self-contained HTML page, escaping, and
 // WriteReport's files. The pure tests use hand-built runs and a fake SVG; the
 // WriteReport tests need gnuplot for the images and check the rest without.
-#include "zcav/report.h"
+#include "zcav/io/report.h"
 
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/error.h"
+#include "zcav/base/error.h"
 
 namespace zcav {
 namespace {

@@ -5,14 +5,14 @@
 #include <string>
 
 #include "testutil.h"
-#include "zcav/clock.h"
-#include "zcav/data_reader.h"
-#include "zcav/error.h"
-#include "zcav/resume.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
-#include "zcav/writers.h"
+#include "zcav/base/clock.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/base/error.h"
+#include "zcav/measure/resume.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;

@@ -3,11 +3,11 @@
 #include <random>
 #include <vector>
 
-#include "zcav/aligned_buffer.h"
-#include "zcav/clock.h"
-#include "zcav/error.h"
-#include "zcav/sim_device.h"
-#include "zcav/units.h"
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/base/units.h"
 
 using namespace std::chrono_literals;
 

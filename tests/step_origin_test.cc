@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/clock.h"
-#include "zcav/sim_device.h"
-#include "zcav/step_origin.h"
-#include "zcav/sweep.h"
-#include "zcav/zone_detector.h"
-#include "zcav/zone_report.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/analysis/step_origin.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/io/zone_report.h"
 
 namespace {
 

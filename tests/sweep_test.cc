@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/clock.h"
-#include "zcav/error.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;

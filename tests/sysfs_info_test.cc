@@ -1,7 +1,7 @@
 // FillSysfsInfo against fake sysfs trees laid out like the kernel's: relative
 // symlinks under dev/block and class/, attributes with trailing padding.
-#include "zcav/sysfs_info.h"
-#include "zcav/device.h"
+#include "zcav/device/posix/sysfs_info.h"
+#include "zcav/device/device.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

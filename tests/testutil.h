@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "zcav/sample_sink.h"
+#include "zcav/measure/sample_sink.h"
 
 namespace zcav::test {
 

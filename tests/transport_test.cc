@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "zcav/device.h"
-#include "zcav/error.h"
-#include "zcav/transport.h"
+#include "zcav/device/device.h"
+#include "zcav/base/error.h"
+#include "zcav/analysis/transport.h"
 
 namespace {
 

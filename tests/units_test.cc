@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "zcav/clock.h"
-#include "zcav/error.h"
-#include "zcav/units.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
 
 using zcav::ParseSize;
 

@@ -4,13 +4,13 @@
 #include <utility>
 #include <vector>
 
-#include "zcav/clock.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/transport.h"
-#include "zcav/verdict.h"
-#include "zcav/zone_detector.h"
-#include "zcav/zone_report.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/verdict.h"
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/io/zone_report.h"
 
 namespace {
 

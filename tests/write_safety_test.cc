@@ -2,7 +2,7 @@
 // and sysfs trees; the write pattern; a write sweep on a simulated device;
 // the file a write test creates (posix_device.h). Real block devices are
 // tested in tests/real/write_test.sh.
-#include "zcav/write_safety.h"
+#include "zcav/device/posix/write_safety.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/aligned_buffer.h"
-#include "zcav/clock.h"
-#include "zcav/device.h"
-#include "zcav/error.h"
-#include "zcav/posix_device.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/device.h"
+#include "zcav/base/error.h"
+#include "zcav/device/posix/posix_device.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

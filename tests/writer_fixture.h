@@ -9,8 +9,8 @@
 #include <system_error>
 #include <vector>
 
-#include "zcav/sample_sink.h"
-#include "zcav/units.h"
+#include "zcav/measure/sample_sink.h"
+#include "zcav/base/units.h"
 
 namespace zcav::test {
 

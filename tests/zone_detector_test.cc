@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "zcav/zone_detector.h"
+#include "zcav/analysis/zone_detector.h"
 
 namespace {
 

@@ -3,11 +3,11 @@
 #include <sstream>
 
 #include "testutil.h"
-#include "zcav/clock.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/units.h"
-#include "zcav/zone_report.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/base/units.h"
+#include "zcav/io/zone_report.h"
 
 namespace {
 

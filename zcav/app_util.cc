@@ -6,7 +6,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "zcav/units.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 

@@ -19,10 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "zcav/device.h"
-#include "zcav/error.h"
-#include "zcav/plot.h"
-#include "zcav/sample_sink.h"
+#include "zcav/device/device.h"
+#include "zcav/base/error.h"
+#include "zcav/io/plot.h"
+#include "zcav/measure/sample_sink.h"
 
 namespace zcav {
 

@@ -3,8 +3,8 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
-#include "zcav/error.h"
-#include "zcav/units.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

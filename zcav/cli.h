@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "zcav/plot.h"
-#include "zcav/access.h"
-#include "zcav/burst.h"
-#include "zcav/sweep.h"
-#include "zcav/writers.h"
-#include "zcav/zone_detector.h"
-#include "zcav/zone_report.h"
+#include "zcav/io/plot.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/io/writers.h"
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/io/zone_report.h"
 
 namespace zcav {
 

@@ -7,7 +7,7 @@
 
 #include "app.h"
 #include "cli.h"
-#include "zcav/error.h"
+#include "zcav/base/error.h"
 #include "zcav/version.h"
 
 namespace {

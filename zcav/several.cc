@@ -1,5 +1,5 @@
 // zcav sweep DEV1 DEV2 ...: several devices read at the same time, one
-// thread each (lib/zcav/concurrent.h), optionally each alone first.
+// thread each (lib/zcav/measure/concurrent.h), optionally each alone first.
 //
 // Files (with -o DIR): DIR/NAME.EXT per device (the format's usual
 // extension: .dat, .csv, .json), DIR/NAME.alone.EXT with --alone-and-together,
@@ -20,17 +20,17 @@
 
 #include "app.h"
 #include "app_util.h"
-#include "zcav/clock.h"
-#include "zcav/concurrent.h"
-#include "zcav/device.h"
-#include "zcav/error.h"
-#include "zcav/sim_device.h"
-#include "zcav/sweep.h"
-#include "zcav/transport.h"
-#include "zcav/units.h"
+#include "zcav/base/clock.h"
+#include "zcav/measure/concurrent.h"
+#include "zcav/device/device.h"
+#include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/base/units.h"
 #include "zcav/version.h"
-#include "zcav/writers.h"
-#include "zcav/zone_report.h"
+#include "zcav/io/writers.h"
+#include "zcav/io/zone_report.h"
 
 namespace zcav {
 namespace {

@@ -3,8 +3,8 @@
 #include <istream>
 #include <ostream>
 
-#include "zcav/error.h"
-#include "zcav/units.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 

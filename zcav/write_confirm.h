@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "zcav/device.h"
+#include "zcav/device/device.h"
 
 namespace zcav {
 

@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "zcav/zone_detector.h"
+#include "zcav/analysis/zone_detector.h"
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;

@@ -26,8 +26,8 @@
 #include <string>
 #include <string_view>
 
-#include "zcav/data_reader.h"
-#include "zcav/error.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/base/error.h"
 
 namespace zcav::fuzz {
 

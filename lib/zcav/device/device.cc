@@ -1,0 +1,105 @@
+#include "zcav/device/device.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/error.h"
+#include "zcav/device/posix/posix_device.h"
+#include "zcav/device/sim_device.h"
+
+namespace zcav {
+
+namespace {
+
+class SyncQueue final : public ReadQueue {
+ public:
+  SyncQueue(Device& device, std::uint64_t chunk_bytes, bool write)
+      : device_(device),
+        buffer_(chunk_bytes, std::max<std::size_t>(4096, device.info().sector_bytes)),
+        chunk_bytes_(chunk_bytes),
+        write_(write) {}
+
+  std::uint32_t depth() const override { return 1; }
+  std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
+  void Submit(std::uint32_t, std::uint64_t offset_bytes,
+              std::uint64_t length_bytes) noexcept override {
+    result_ = write_ ? device_.WriteAt(offset_bytes, buffer_.span(length_bytes))
+                     : device_.ReadAt(offset_bytes, buffer_.span(length_bytes));
+  }
+  std::size_t Wait(std::span<Completion> out) noexcept override {
+    out[0] = {0, result_};
+    return 1;
+  }
+
+ private:
+  Device& device_;
+  AlignedBuffer buffer_;
+  std::uint64_t chunk_bytes_;
+  bool write_;
+  std::error_code result_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReadQueue> MakeSyncQueue(Device& device, std::uint64_t chunk_bytes, bool write) {
+  return std::make_unique<SyncQueue>(device, chunk_bytes, write);
+}
+
+bool IsSimulatedName(const std::string& name) { return name.rfind("sim:", 0) == 0; }
+
+bool KnownNotToRotate(const DeviceInfo& info) {
+  const auto solid = [](const std::string& transport, std::optional<bool> rotational) {
+    return rotational == std::optional<bool>(false) || transport == "nvme" ||
+           transport == "virtio" || transport == "ram";
+  };
+  // A loop device's own flag says nothing of its file's disk: only the
+  // storage under it counts.
+  const bool own = info.transport != "loop" && solid(info.transport, info.rotational);
+  return own || solid(info.storage_transport, info.storage_rotational);
+}
+
+std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,
+                                   SimBusSet* buses) {
+  if (IsSimulatedName(name)) {
+    const SimModel model = ParseSimSpec(name);
+    std::shared_ptr<SimBus> bus;
+    if (buses != nullptr && !model.bus_name.empty()) bus = buses->Get(model.bus_name, model.bus_mb_per_s);
+    return MakeSimulatedDevice(model, virtual_clock, std::move(bus));
+  }
+  return OpenPosixDevice(name);
+}
+
+std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
+                                           std::optional<std::uint64_t> create_bytes,
+                                           VirtualClock& virtual_clock) {
+  if (IsSimulatedName(name)) {
+    if (create_bytes) {
+      throw Error("--create-size creates a new file; " + name + " is a simulated device");
+    }
+    return MakeSimulatedDevice(ParseSimSpec(name), virtual_clock);
+  }
+  return OpenPosixDeviceForWrite(name, create_bytes);
+}
+
+void FillWritePattern(std::span<std::byte> buffer) {
+  constexpr std::size_t kPiece = 512;
+  constexpr std::size_t kTagBytes = sizeof(kWritePatternTag) - 1;  // without the NUL
+  std::uint64_t state = 0x7a636176'77726974;                       // "zcavwrit": fixed seed
+  for (std::size_t at = 0; at < buffer.size(); at += kPiece) {
+    const std::size_t piece = std::min(kPiece, buffer.size() - at);
+    const std::size_t tag = std::min(kTagBytes, piece);
+    std::memcpy(buffer.data() + at, kWritePatternTag, tag);
+    for (std::size_t i = tag; i < piece; i += 8) {
+      // splitmix64: fast, and enough to defeat compression.
+      state += 0x9e3779b97f4a7c15ULL;
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      std::memcpy(buffer.data() + at + i, &z, std::min<std::size_t>(8, piece - i));
+    }
+  }
+}
+
+}  // namespace zcav

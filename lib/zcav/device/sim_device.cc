@@ -1,0 +1,658 @@
+#include "zcav/device/sim_device.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+
+namespace zcav {
+namespace {
+
+constexpr double kCdSpeed1x = 153600;   // B/s: 75 sectors of 2048 B per second
+constexpr double kDvdSpeed1x = 1385000; // B/s
+// A shared bus's rate when bus= gives none: about what Coker's two IDE disks
+// reached together on one system (~80 MB/s).
+constexpr double kDefaultBusMbPerS = 80;
+// How much slower a slow= range reads.
+constexpr double kSlowTimes = 30;
+
+// A disk of `zones` zones of equal radial width: rates fall linearly from
+// outer to inner, and a zone's share of the capacity is proportional to its
+// rate (sectors per track grow with the radius; every zone has as many
+// cylinders).
+std::vector<SimZone> LinearZones(int zones, double outer, double inner) {
+  std::vector<SimZone> out;
+  double total = 0;
+  for (int k = 0; k < zones; ++k) {
+    const double t = zones == 1 ? 0 : static_cast<double>(k) / (zones - 1);
+    const double rate = outer + (inner - outer) * t;
+    out.push_back({0, 0, rate});
+    total += rate;
+  }
+  double start = 0;
+  for (auto& z : out) {
+    z.start_frac = start;
+    start += z.mb_per_s / total;
+    z.end_frac = start;
+  }
+  out.back().end_frac = 1.0;
+  return out;
+}
+
+SimModel BaseModel(const std::string& model) {
+  SimModel m;
+  m.info.kind = "sim";
+  m.info.transport = "sim";
+  m.info.vendor = "zcav-sim";
+  m.info.direct_io = true;
+  m.info.read_engine = "sim";
+  if (model == "hdd" || model == "usb2-hdd") {
+    // A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner.
+    m.info.size_bytes = 250059350016ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = true;
+    m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
+    m.zones = LinearZones(16, 60, 30);
+    m.track_to_track_ms = 1;
+    m.full_stroke_ms = 18;
+    m.rpm = 7200;
+    // An 8 MiB buffer on a SATA 1.5 Gb/s link (150 MB/s after 8b/10b).
+    m.cache_bytes = 8 * kMiB;
+    m.interface_mb_per_s = 150;
+    if (model == "usb2-hdd") {
+      // Real USB2 bulk transfers top out around 35 MB/s of the 60 MB/s
+      // signalling rate: the outer zones are capped flat.
+      m.ceiling_mb_per_s = 35;
+      m.info.model += " behind a USB2 bridge";
+      m.info.link = "USB 480 Mb/s";
+    }
+  } else if (model == "cd") {
+    // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
+    m.info.size_bytes = 360000ULL * 2048;
+    m.info.sector_bytes = 2048;
+    m.info.rotational = true;
+    m.info.model = "simulated 40x CAV CD-ROM";
+    m.cav = true;
+    m.radius_inner_mm = 25;
+    m.radius_outer_mm = 58;
+    m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
+    m.noise = 0.01;
+    // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
+    m.track_to_track_ms = 20;
+    m.full_stroke_ms = 150;
+    m.rpm = 8500;
+    m.cache_bytes = 2 * kMiB;
+    m.interface_mb_per_s = 33;  // ATAPI UDMA-2
+  } else if (model == "dvd") {
+    // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
+    m.info.size_bytes = 2295104ULL * 2048;
+    m.info.sector_bytes = 2048;
+    m.info.rotational = true;
+    m.info.model = "simulated 16x CAV DVD-ROM";
+    m.cav = true;
+    m.radius_inner_mm = 24;
+    m.radius_outer_mm = 58;
+    m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
+    m.noise = 0.01;
+    // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
+    m.track_to_track_ms = 20;
+    m.full_stroke_ms = 150;
+    m.rpm = 9200;
+    m.cache_bytes = 2 * kMiB;
+    m.interface_mb_per_s = 33;
+  } else if (model == "ssd") {
+    m.info.size_bytes = 512110190592ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 512 GB SATA SSD";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = {{0, 1, 530}};
+    // No seek curve: a fixed 50 us to reach any page; the SATA link is
+    // 550 MB/s but there is no cache to read faster than the flash.
+    m.track_to_track_ms = 0.05;
+    m.full_stroke_ms = 0.05;
+    m.interface_mb_per_s = 550;
+  } else if (model == "nvme-throttle") {
+    // 256 GB keeps a default sweep quick (64 Ki reads of 4 MiB) and long
+    // enough (85 s cool) for the default 30 s throttle to strike mid-pass.
+    m.info.size_bytes = 256'000'000'000ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 256 GB NVMe SSD that throttles when hot";
+    m.info.link = "PCIe 3.0 x4";
+    m.info.default_chunk_bytes = 4 * kMiB;
+    m.zones = {{0, 1, 3000}};
+    m.track_to_track_ms = 0.02;
+    m.full_stroke_ms = 0.02;
+    m.throttle_after_s = 30;
+    m.throttled_mb_per_s = 1200;
+    m.cool_after_s = 60;
+  } else if (model == "ssd-dips") {
+    m.info.size_bytes = 256'000'000'000ULL;
+    m.info.sector_bytes = 512;
+    m.info.rotational = false;
+    m.info.model = "simulated 256 GB SATA SSD with an SLC cache and garbage collection";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = {{0, 0.1, 1060}, {0.1, 1, 530}};
+    m.track_to_track_ms = 0.05;
+    m.full_stroke_ms = 0.05;
+    m.dip_every_s = 20;
+    m.dip_for_s = 2;
+    m.dip_share = 0.3;
+  } else if (model == "banded-hdd") {
+    // A modern drive: 250 MB/s outer, 125 inner, serpentine bands of 4 GB
+    // alternating +-4 % (a few GB per band is what such drives show; 4 GB
+    // keeps several blocks of a default sweep in each band).
+    m.info.size_bytes = 500'000'000'000ULL;
+    m.info.sector_bytes = 4096;
+    m.info.rotational = true;
+    m.info.model = "simulated 500 GB 7200 rpm banded disk";
+    m.info.link = "SATA 6.0 Gbps";
+    m.zones = LinearZones(16, 250, 125);
+    m.track_to_track_ms = 1;
+    m.full_stroke_ms = 18;
+    m.rpm = 7200;
+    m.cache_bytes = 8 * kMiB;
+    m.interface_mb_per_s = 600;
+    m.band_bytes = 4'000'000'000ULL;
+    m.band_amplitude = 0.04;
+  } else {
+    throw Error("unknown simulated device model '" + model +
+                "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd, nvme-throttle, ssd-dips, "
+                "banded-hdd)");
+  }
+  return m;
+}
+
+double ParseNumber(const std::string& key, const std::string& value) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || !std::isfinite(v) || v < 0) {
+    throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number");
+  }
+  return v;
+}
+
+// A share given as a fraction ("0.3") or a percentage ("30%").
+double ParseFraction(const std::string& key, const std::string& value) {
+  const bool pct = !value.empty() && value.back() == '%';
+  return ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+}
+
+// ssd-dips: a cached first region, then the device's own rate.
+std::vector<SimZone> CachedZones(double cached_share, double cached_mb_per_s, double mb_per_s) {
+  if (cached_share <= 0) return {{0, 1, mb_per_s}};
+  if (cached_share >= 1) return {{0, 1, cached_mb_per_s}};
+  return {{0, cached_share, cached_mb_per_s}, {cached_share, 1, mb_per_s}};
+}
+
+std::vector<SimModel::Range> ParseRanges(const std::string& value) {
+  std::vector<SimModel::Range> out;
+  std::stringstream ss(value);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto plus = item.find('+');
+    const std::string off = item.substr(0, plus);
+    const std::uint64_t length =
+        plus == std::string::npos ? 512 : ParseSize(item.substr(plus + 1), "sim: bad= length");
+    out.push_back({ParseSize(off, "sim: bad= offset", true), length});
+  }
+  return out;
+}
+
+class SimulatedDevice final : public Device {
+ public:
+  SimulatedDevice(SimModel model, VirtualClock& clock, std::shared_ptr<SimBus> bus)
+      : model_(std::move(model)), clock_(clock), rng_(model_.seed), bus_(std::move(bus)) {
+    if (bus_) bus_member_ = bus_->Join();
+  }
+  ~SimulatedDevice() override {
+    if (bus_) bus_->Leave(bus_member_);
+  }
+
+  const DeviceInfo& info() const override { return model_.info; }
+
+  // Between passes the drive is idle: it positions for the pass's first read
+  // untimed, and its cache starts cold (as the page cache does for a
+  // PosixDevice). The gap is untimed, so it neither cools a throttling drive
+  // nor moves the dips' rhythm.
+  std::error_code PreparePass() noexcept override {
+    positioned_ = true;
+    once_end_ = twice_end_ = 0;
+    return {};
+  }
+
+  std::error_code CheckPresent() noexcept override {
+    return unplugged_ ? std::error_code(ENODEV, std::system_category()) : std::error_code();
+  }
+
+  std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
+    return Access(offset_bytes, buffer.size(), false);
+  }
+
+  // A write takes what a read of the same range would (the media rate,
+  // positioning, the bus), never hits the cache and empties it; a bad range
+  // fails it with EIO as it fails a read. Nothing is stored.
+  std::error_code WriteAt(std::uint64_t offset_bytes,
+                          std::span<const std::byte> buffer) noexcept override {
+    return Access(offset_bytes, buffer.size(), true);
+  }
+
+ private:
+  std::error_code Access(std::uint64_t offset_bytes, std::uint64_t length, bool write) noexcept {
+    if (offset_bytes + length > model_.info.size_bytes) {
+      return std::error_code(ENXIO, std::system_category());
+    }
+    if (model_.gone_at_bytes && offset_bytes + length > *model_.gone_at_bytes) unplugged_ = true;
+    if (unplugged_) return std::error_code(ENODEV, std::system_category());
+    for (const auto& bad : model_.bad) {
+      if (offset_bytes < bad.offset_bytes + bad.length_bytes &&
+          bad.offset_bytes < offset_bytes + length) {
+        // A failing sector: the drive retries for a while before giving up.
+        clock_.Advance(std::chrono::seconds(1));
+        return std::error_code(EIO, std::system_category());
+      }
+    }
+    const std::uint64_t end = offset_bytes + length;
+    const std::uint64_t cache = model_.cache_bytes;
+    const bool cache_hit = !write && end <= twice_end_;
+    double positioning = 0;  // seconds
+    double rate = 0;         // MB/s
+    if (cache_hit) {
+      rate = model_.interface_mb_per_s;
+      if (model_.ceiling_mb_per_s > 0) rate = std::min(rate, model_.ceiling_mb_per_s);
+    } else {
+      if (offset_bytes != head_bytes_ && !positioned_) {
+        const std::uint64_t distance =
+            offset_bytes > head_bytes_ ? offset_bytes - head_bytes_ : head_bytes_ - offset_bytes;
+        positioning = SeekMs(model_, distance) / 1e3;
+        if (model_.rpm > 0) positioning += uniform_(rng_) * 60 / model_.rpm;
+      }
+      rate = ExpectedMbPerS(model_, offset_bytes, length);
+    }
+    // After a hit the drive has read ahead past the cached data: a read
+    // continuing from there is sequential.
+    head_bytes_ = end;
+    positioned_ = false;
+    if (write || offset_bytes >= cache) {
+      // Reading elsewhere (or writing) evicts the start of the device.
+      once_end_ = twice_end_ = 0;
+    } else {
+      // [0, once_end_) has been read at least once, [0, twice_end_) twice,
+      // each contiguously from offset 0.
+      if (offset_bytes <= twice_end_) twice_end_ = std::max(twice_end_, std::min(end, once_end_));
+      if (offset_bytes <= once_end_) once_end_ = std::max(once_end_, std::min(end, cache));
+    }
+    double seconds = static_cast<double>(length) / (rate * kMB);
+    for (const auto& slow : model_.slow) {
+      const std::uint64_t lo = std::max(offset_bytes, slow.offset_bytes);
+      const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
+      if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
+    }
+    if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
+    if (!cache_hit) seconds = TimedSeconds(seconds, rate);
+    std::chrono::nanoseconds took =
+        model_.per_read_overhead +
+        std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
+    if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
+    clock_.Advance(took, write ? 0 : length);  // counts bytes read from storage
+    last_end_ = clock_.Now();
+    return {};
+  }
+
+  // The time effects (see the file comment): the seconds a transfer that
+  // would take `work_s` at `mb_per_s` takes with throttling and dips,
+  // advancing busy_s_ and heat_s_ by it. A rest of cool_after_s since the
+  // previous access cools the drive first.
+  double TimedSeconds(double work_s, double mb_per_s) {
+    const bool throttles = model_.throttle_after_s > 0 && model_.throttled_mb_per_s > 0;
+    const bool dips = model_.dip_every_s > 0 && model_.dip_for_s > 0;
+    if (!throttles && !dips) return work_s;
+    const auto rest = clock_.Now() - last_end_;
+    if (throttles && rest.count() > 0 && rest >= std::chrono::duration<double>(model_.cool_after_s)) {
+      heat_s_ = 0;
+    }
+    const double throttled_share = mb_per_s > 0 ? std::min(1.0, model_.throttled_mb_per_s / mb_per_s) : 1;
+    // Below this a step is lost in the rounding of busy_s_ (hours at most).
+    constexpr double kMinStepS = 1e-9;
+    double took_s = 0;
+    while (work_s > 0) {
+      // The rate share now, and how long it holds at most.
+      double share = 1;
+      double holds_s = std::numeric_limits<double>::infinity();
+      if (throttles) {
+        if (heat_s_ >= model_.throttle_after_s) {
+          share = throttled_share;
+        } else {
+          holds_s = model_.throttle_after_s - heat_s_;
+        }
+      }
+      if (dips) {
+        // The dip closes each period.
+        const double phase = std::fmod(busy_s_, model_.dip_every_s);
+        const double dip_start = model_.dip_every_s - model_.dip_for_s;
+        if (phase >= dip_start) {
+          share *= model_.dip_share;
+          holds_s = std::min(holds_s, model_.dip_every_s - phase);
+        } else {
+          holds_s = std::min(holds_s, dip_start - phase);
+        }
+      }
+      const double needs_s = work_s / share;
+      const double dt = std::min(needs_s, std::max(holds_s, kMinStepS));
+      took_s += dt;
+      busy_s_ += dt;
+      heat_s_ += dt;
+      work_s = dt < needs_s ? work_s - dt * share : 0;
+    }
+    return took_s;
+  }
+
+  SimModel model_;
+  VirtualClock& clock_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+  std::uint64_t head_bytes_ = 0;   // where the previous read ended
+  bool positioned_ = false;        // PreparePass() moved the head: the next read is free
+  std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
+  std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
+  bool unplugged_ = false;         // a read reached gone_at_bytes
+  // Time effects (see the file comment); not reset by PreparePass().
+  double busy_s_ = 0;              // virtual seconds of transfer so far
+  double heat_s_ = 0;              // of them, since the drive last rested
+  std::chrono::nanoseconds last_end_{0};  // when the previous access ended
+  std::shared_ptr<SimBus> bus_;    // shared with devices read at the same time
+  int bus_member_ = 0;
+};
+
+// The bus passes at most ceiling_mb_per_s, whatever the media could do.
+double CappedRate(const SimModel& model, double media_mb_per_s) {
+  return model.ceiling_mb_per_s > 0 ? std::min(media_mb_per_s, model.ceiling_mb_per_s)
+                                    : media_mb_per_s;
+}
+
+// Seconds to read [a, b) (bytes) over the zone table at `factor` times the
+// zone rates, capped by the bus.
+double ZoneSeconds(const SimModel& model, double a, double b, double factor) {
+  const double size = static_cast<double>(model.info.size_bytes);
+  double seconds = 0;
+  for (const auto& z : model.zones) {
+    const double lo = std::max(a, z.start_frac * size);
+    const double hi = std::min(b, z.end_frac * size);
+    if (hi > lo) seconds += (hi - lo) / (CappedRate(model, z.mb_per_s * factor) * kMB);
+  }
+  return seconds;
+}
+
+}  // namespace
+
+SimModel ParseSimSpec(const std::string& name) {
+  const std::string spec = name.substr(name.rfind("sim:", 0) == 0 ? 4 : 0);
+  const auto q = spec.find('?');
+  const std::string model_name = spec.substr(0, q);
+  SimModel m = BaseModel(model_name);
+  m.info.path = name;
+  const bool dips_model = model_name == "ssd-dips";
+  const bool throttle_model = model_name == "nvme-throttle";
+  const bool banded_model = model_name == "banded-hdd";
+  // ssd-dips: outer= is the device's own rate (after its cached region).
+  double outer = m.cav          ? m.outer_mb_per_s
+                 : dips_model   ? m.zones.back().mb_per_s
+                 : m.zones.empty() ? 0
+                                   : m.zones.front().mb_per_s;
+  double inner = m.zones.empty() ? 0 : m.zones.back().mb_per_s;
+  int zones = static_cast<int>(m.zones.size());
+  bool rezone = false;
+  double cached_share = dips_model ? m.zones.front().end_frac : 0;
+  double cached_mb_per_s = dips_model ? m.zones.front().mb_per_s : 0;
+  const bool zoned_keys = !m.cav && zones > 1 && !dips_model;
+  if (q != std::string::npos) {
+    std::stringstream ss(spec.substr(q + 1));
+    std::string item;
+    std::set<std::string> seen;
+    while (std::getline(ss, item, '&')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) {
+        throw Error("invalid sim: parameter '" + item + "': expected key=value");
+      }
+      const std::string key = item.substr(0, eq);
+      const std::string value = item.substr(eq + 1);
+      if (!seen.insert(key).second) throw Error("sim: parameter '" + key + "' given twice");
+      if (key == "size") {
+        m.info.size_bytes = RoundDown(ParseSize(value, "sim: size"), m.info.sector_bytes);
+        if (m.info.size_bytes == 0) throw Error("invalid sim: size '" + value + "': below one sector");
+      } else if (key == "seed") {
+        m.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
+      } else if (key == "noise") {
+        const bool pct = !value.empty() && value.back() == '%';
+        m.noise = ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+      } else if (key == "outer") {
+        outer = ParseNumber(key, value);
+        rezone = true;
+      } else if (key == "inner" && zoned_keys) {
+        inner = ParseNumber(key, value);
+        rezone = true;
+      } else if (key == "zones" && zoned_keys) {
+        zones = static_cast<int>(ParseCount(value, "sim: zones"));
+        rezone = true;
+      } else if (key == "ceiling") {
+        m.ceiling_mb_per_s = ParseNumber(key, value);
+      } else if (key == "bad") {
+        m.bad = ParseRanges(value);
+      } else if (key == "slow") {
+        m.slow = ParseRanges(value);
+      } else if (key == "gone") {
+        m.gone_at_bytes = ParseSize(value, "sim: gone offset", true);
+      } else if (key == "seek") {
+        m.full_stroke_ms = ParseNumber(key, value);
+        m.track_to_track_ms = std::min(m.track_to_track_ms, m.full_stroke_ms);
+        if (m.full_stroke_ms == 0) m.rpm = 0;  // no positioning time at all
+      } else if (key == "cache") {
+        m.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m.info.sector_bytes);
+      } else if (key == "bus") {
+        if (value.empty()) throw Error("invalid sim: bus name: empty");
+        m.bus_name = value;
+        if (m.bus_mb_per_s == 0) m.bus_mb_per_s = kDefaultBusMbPerS;
+      } else if (key == "busrate") {
+        m.bus_mb_per_s = ParseNumber(key, value);
+        if (m.bus_mb_per_s <= 0) throw Error("invalid sim: busrate must be above 0 MB/s");
+      } else if (key == "interface") {
+        m.interface_mb_per_s = ParseNumber(key, value);
+        if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
+      } else if (key == "throttle_after" && throttle_model) {
+        m.throttle_after_s = ParseNumber(key, value);
+      } else if (key == "throttled" && throttle_model) {
+        m.throttled_mb_per_s = ParseNumber(key, value);
+        if (m.throttled_mb_per_s <= 0) throw Error("invalid sim: throttled rate must be above 0 MB/s");
+      } else if (key == "cool_after" && throttle_model) {
+        m.cool_after_s = ParseNumber(key, value);
+      } else if (key == "cached" && dips_model) {
+        cached_share = ParseFraction(key, value);
+        if (cached_share > 1) throw Error("invalid sim: cached share '" + value + "': above 100 %");
+      } else if (key == "cached_rate" && dips_model) {
+        cached_mb_per_s = ParseNumber(key, value);
+        if (cached_mb_per_s <= 0) throw Error("invalid sim: cached_rate must be above 0 MB/s");
+      } else if (key == "dip_every" && dips_model) {
+        m.dip_every_s = ParseNumber(key, value);
+      } else if (key == "dip_for" && dips_model) {
+        m.dip_for_s = ParseNumber(key, value);
+      } else if (key == "dip" && dips_model) {
+        m.dip_share = ParseFraction(key, value);
+        if (m.dip_share <= 0 || m.dip_share > 1) {
+          throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]");
+        }
+      } else if (key == "band" && banded_model) {
+        m.band_bytes = RoundDown(ParseSize(value, "sim: band", true), m.info.sector_bytes);
+      } else if (key == "amplitude" && banded_model) {
+        m.band_amplitude = ParseFraction(key, value);
+        if (m.band_amplitude >= 1) throw Error("invalid sim: amplitude '" + value + "': must be below 100 %");
+      } else {
+        std::string known =
+            "size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate";
+        if (zoned_keys) known += ", inner, zones";
+        if (throttle_model) known += ", throttle_after, throttled, cool_after";
+        if (dips_model) known += ", cached, cached_rate, dip_every, dip_for, dip";
+        if (banded_model) known += ", band, amplitude";
+        throw Error("unknown sim: parameter '" + key + "' for model " + model_name + " (known: " +
+                    known + ")");
+      }
+    }
+  }
+  if (m.bus_mb_per_s > 0 && m.bus_name.empty()) {
+    throw Error("invalid sim: busrate without bus=NAME (name the shared bus)");
+  }
+  if (rezone) {
+    if (outer <= 0 || (!m.cav && inner <= 0)) throw Error("invalid sim: rates must be above 0 MB/s");
+    if (m.cav) {
+      m.outer_mb_per_s = outer;
+    } else if (!dips_model) {
+      m.zones = LinearZones(zones, outer, zones == 1 ? outer : inner);
+    }
+  }
+  if (dips_model) m.zones = CachedZones(cached_share, cached_mb_per_s, outer);
+  if (m.dip_every_s > 0 && m.dip_for_s >= m.dip_every_s) {
+    throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)");
+  }
+  if (!m.cav && m.zones.size() > 1 && !dips_model) {
+    // Name what was built, so plots and reports label it truthfully.
+    char text[160];
+    std::snprintf(text, sizeof text, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
+                  static_cast<double>(m.info.size_bytes) / kGB, m.zones.size(),
+                  m.zones.front().mb_per_s, m.zones.back().mb_per_s,
+                  m.ceiling_mb_per_s > 0 ? " behind a bus capped at " : "");
+    m.info.model = text;
+    if (m.ceiling_mb_per_s > 0) {
+      std::snprintf(text, sizeof text, "%.0f MB/s", m.ceiling_mb_per_s);
+      m.info.model += text;
+    }
+    if (m.band_bytes > 0 && m.band_amplitude > 0) {
+      std::snprintf(text, sizeof text, ", bands of %.3g GB +-%.3g %%",
+                    static_cast<double>(m.band_bytes) / kGB, m.band_amplitude * 100);
+      m.info.model += text;
+    }
+  }
+  return m;
+}
+
+double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+  const double size = static_cast<double>(model.info.size_bytes);
+  const double a = static_cast<double>(offset_bytes);
+  const double b = static_cast<double>(offset_bytes + length_bytes);
+  double seconds = 0;
+  if (model.cav) {
+    // CAV: rate is proportional to the radius, and the radius squared grows
+    // linearly with the position (constant linear density):
+    // rate(x) = k*sqrt(A + B*x); the time is the closed-form integral of 1/rate.
+    const double ri = model.radius_inner_mm, ro = model.radius_outer_mm;
+    const double k = model.outer_mb_per_s * kMB / ro;  // B/s per mm
+    const double A = ri * ri, B = (ro * ro - ri * ri) / size;
+    seconds = 2 / (k * B) * (std::sqrt(A + B * b) - std::sqrt(A + B * a));
+  } else if (model.band_bytes > 0) {
+    // Banding: each band's piece at its band's share of the zone rates.
+    const std::uint64_t band = model.band_bytes;
+    const std::uint64_t end = offset_bytes + length_bytes;
+    for (std::uint64_t k = offset_bytes / band; k * band < end; ++k) {
+      const std::uint64_t lo = std::max(offset_bytes, k * band);
+      const std::uint64_t hi = std::min(end, (k + 1) * band);
+      const double factor = k % 2 == 0 ? 1 + model.band_amplitude : 1 - model.band_amplitude;
+      seconds += ZoneSeconds(model, static_cast<double>(lo), static_cast<double>(hi), factor);
+    }
+  } else {
+    seconds = ZoneSeconds(model, a, b, 1);
+  }
+  if (model.cav && model.ceiling_mb_per_s > 0) {
+    seconds = std::max(seconds, (b - a) / (model.ceiling_mb_per_s * kMB));
+  }
+  return seconds > 0 ? (b - a) / seconds / kMB : 0;
+}
+
+double SeekMs(const SimModel& model, std::uint64_t distance_bytes) {
+  if (model.full_stroke_ms <= 0) return 0;
+  const double fraction =
+      std::min(1.0, static_cast<double>(distance_bytes) / static_cast<double>(model.info.size_bytes));
+  return model.track_to_track_ms +
+         (model.full_stroke_ms - model.track_to_track_ms) * std::sqrt(fraction);
+}
+
+double MeanRotationalMs(const SimModel& model) {
+  return model.rpm > 0 ? 0.5 * 60e3 / model.rpm : 0;
+}
+
+int SimBus::Join() {
+  std::lock_guard lock(mutex_);
+  members_.push_back({});
+  return static_cast<int>(members_.size()) - 1;
+}
+
+void SimBus::Leave(int member) {
+  {
+    std::lock_guard lock(mutex_);
+    members_[member].active = false;
+    members_[member].pending.reset();
+  }
+  changed_.notify_all();
+}
+
+bool SimBus::IsTurn(int member, std::chrono::nanoseconds start) const {
+  for (std::size_t j = 0; j < members_.size(); ++j) {
+    if (static_cast<int>(j) == member || !members_[j].active) continue;
+    const auto& other = members_[j].pending;
+    if (!other) return false;  // it may still issue an earlier request
+    if (*other < start || (*other == start && static_cast<int>(j) < member)) return false;
+  }
+  return true;
+}
+
+std::chrono::nanoseconds SimBus::Transfer(int member, std::chrono::nanoseconds start,
+                                          std::chrono::nanoseconds media_time,
+                                          std::uint64_t bytes) {
+  std::unique_lock lock(mutex_);
+  members_[member].pending = start;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return IsTurn(member, start); });
+  const std::chrono::nanoseconds transfer(
+      static_cast<std::int64_t>(static_cast<double>(bytes) / (mb_per_s_ * kMB) * 1e9));
+  const auto begin = std::max({start, free_at_, start + media_time - transfer});
+  free_at_ = begin + transfer;
+  const auto took = free_at_ - start;
+  members_[member].pending.reset();
+  lock.unlock();
+  changed_.notify_all();
+  return took;
+}
+
+std::shared_ptr<SimBus> SimBusSet::Get(const std::string& name, double mb_per_s) {
+  auto& bus = buses_[name];
+  if (!bus) {
+    bus = std::make_shared<SimBus>(mb_per_s);
+  } else if (bus->mb_per_s() != mb_per_s) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g and %g MB/s", bus->mb_per_s(), mb_per_s);
+    throw Error("simulated bus '" + name + "' given two rates (" + text + ")");
+  }
+  return bus;
+}
+
+std::unique_ptr<Device> MakeSimulatedDevice(const SimModel& model, VirtualClock& clock,
+                                            std::shared_ptr<SimBus> bus) {
+  if (!model.bus_name.empty() && !bus) bus = std::make_shared<SimBus>(model.bus_mb_per_s);
+  if (model.bus_name.empty()) bus.reset();
+  return std::make_unique<SimulatedDevice>(model, clock, std::move(bus));
+}
+
+}  // namespace zcav

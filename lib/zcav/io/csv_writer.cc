@@ -1,0 +1,65 @@
+// The CSV writer: one header row, one row per block, nothing else (no comment
+// lines: spreadsheets and CSV readers take the file as is). Offsets and lengths
+// are exact integers in bytes; rates are MB/s (10^6 B/s) with 6 decimals;
+// seconds with 9 decimals (the clock's nanosecond resolution). A block with
+// unreadable bytes says how many; one with no clean read at all has passes 0
+// and rates 0 (meaningless: readers skip it).
+#include <ostream>
+#include <string>
+
+#include "zcav/base/error.h"
+#include "zcav/io/writers.h"
+
+namespace zcav {
+
+namespace {
+
+class CsvWriter final : public SampleSink {
+ public:
+  explicit CsvWriter(std::ostream& out) : out_(out) {}
+
+  void OnStart(const RunInfo& run) override {
+    (void)run;
+    Write(
+        "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
+        "stddev_mb_per_s,passes,seconds,unreadable_bytes\n");
+  }
+
+  void OnBlock(const BlockResult& b) override {
+    std::string row = std::to_string(b.offset_bytes) + ',' + std::to_string(b.length_bytes);
+    for (double rate : {b.mb_per_s, b.mean_mb_per_s, b.min_mb_per_s, b.max_mb_per_s,
+                        b.stddev_mb_per_s}) {
+      row += ',' + FormatFixed(rate, 6);
+    }
+    row += ',' + std::to_string(b.passes) + ',' + FormatFixed(b.seconds, 9) + ',' +
+           std::to_string(b.unreadable_bytes) + '\n';
+    Write(row);
+  }
+
+  void OnFinish(const SweepResult& result) override {
+    (void)result;
+    out_.flush();
+    if (!out_) Fail();
+  }
+
+ private:
+  void Write(const std::string& text) {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+    if (!out_) Fail();
+  }
+
+  [[noreturn]] static void Fail() {
+    throw Error("writing the CSV data failed (disk full or output closed?)", ErrorKind::kRuntime);
+  }
+
+  std::ostream& out_;
+};
+
+}  // namespace
+
+std::unique_ptr<SampleSink> MakeCsvWriter(std::ostream& out) {
+  return std::make_unique<CsvWriter>(out);
+}
+
+}  // namespace zcav

@@ -1,0 +1,1545 @@
+// Reading saved results back: see data_reader.h for the formats.
+//
+// Every format is first turned into rows (offset, length, rate, passes behind
+// the row); rows of the same offset (a pass printed more than once, runs
+// concatenated into one file) are then reduced to their median. zcav's own
+// formats are read as a stream (line by line; JSON through the parser's
+// callback), and their rows become points as they come while the offsets
+// rise (RowReducer): a 20 M-block file never sits in memory as text or rows.
+//
+// zcav's own formats carry exact byte offsets (raw: 9 decimals of GiB, about
+// one byte). Classic zcav logs need inference, done here once:
+//   1.03  offsets are exact MiB; the block size is the step between rows;
+//         rates are KiB/s (int-truncated), "++++" rows are recomputed from
+//         their time (microseconds).
+//   1.9x  offsets are printed to 0.01 GiB (10.24 MiB), so they are only used
+//         to find the row grid: the block size comes from rate × time of the
+//         timed rows (whole MiB), the step between rows is a whole number of
+//         blocks (zcav -s), and each row's offset is index × step when every
+//         printed offset lies within its rounding of that grid. "++++" rows
+//         (a block read in under a second) are recomputed from the time
+//         column, which has 1 ms resolution.
+#include "zcav/io/data_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"  // FormatFixed
+
+namespace zcav {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Offsets beyond 2^63 bytes (8 EiB) are refused: no device is that large, and
+// index × step arithmetic stays clear of overflow.
+constexpr double kMaxOffsetBytes = 9.2e18;
+// Classic block sizes are an int of MiB; anything beyond 2^31 MiB is garbage.
+constexpr double kMaxBlockMib = 2147483647.0;
+// A recorded blur above this is damage, not a read shape (256 reads in
+// flight of 2^20 blocks' worth would be absurd).
+constexpr double kMaxBlurBlocks = 1e9;
+
+// A classic 1.9x offset is printf("%.2f") of a float: within half a
+// hundredth of a GiB of the true position, plus float rounding (2^-24 relative).
+double PrintedGibToleranceMib(double mib) { return 0.005 * 1024.0 * (1 + 1e-9) + mib * 1.2e-7; }
+
+constexpr std::size_t kQuoteMax = 80;
+
+// `text` in quotes for a message, cut to a sensible length, with control and
+// non-ASCII bytes escaped (a binary file must not garble the terminal).
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, kQuoteMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else if (c == '\t') {
+      out += ' ';
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    }
+  }
+  if (text.size() > kQuoteMax) out += "...";
+  return out + "'";
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    if (i > start) words.push_back(s.substr(start, i - start));
+  }
+  return words;
+}
+
+std::optional<double> ToDouble(std::string_view s) {
+  double value = 0;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (s.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<std::uint64_t> ToUint(std::string_view s) {
+  std::uint64_t value = 0;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (s.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::string MibText(std::uint64_t bytes) {
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+double Median(std::vector<double> values) {
+  const std::size_t n = values.size();
+  std::sort(values.begin(), values.end());
+  // Halves first: the sum of two rates near DBL_MAX is infinite.
+  return n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
+}
+
+// The file, read line by line (never held whole: a 20 M-block result is
+// gigabytes of text), and its name for messages. Detection reads the first
+// lines, then the parser reads the file again from its start: a stream that
+// cannot seek (a pipe) is first copied into memory.
+class Input {
+ public:
+  Input(std::string source, std::istream& in) : source_(std::move(source)) {
+    start_ = in.tellg();
+    if (start_ == std::streampos(-1)) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (in.bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+      copy_ = std::make_unique<std::istringstream>(text.str());
+      start_ = 0;
+    }
+    in_ = copy_ ? copy_.get() : &in;
+  }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  // The next line, trimmed and without its '\n' (the first without a UTF-8
+  // byte order mark), and its number (from 1); false at the end of the file.
+  // `line` stays valid until the next call.
+  bool Next(std::string_view& line, std::size_t& number) {
+    if (!std::getline(*in_, buffer_)) {
+      if (in_->bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+      return false;
+    }
+    std::string_view text = buffer_;
+    if (number_ == 0 && StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+    number = ++number_;
+    line = Trim(text);
+    return true;
+  }
+  // The stream from the file's start (for Next, or a parser of its own).
+  std::istream& Restart() {
+    in_->clear();
+    in_->seekg(start_);
+    if (!*in_) throw Error(source_ + ": read failed (cannot go back to its start)", ErrorKind::kRuntime);
+    number_ = 0;
+    return *in_;
+  }
+
+  [[noreturn]] void Fail(std::size_t number, const std::string& what) const {
+    throw Error(source_ + ":" + std::to_string(number) + ": " + what, ErrorKind::kBadInput);
+  }
+  [[noreturn]] void FailFile(const std::string& what) const {
+    throw Error(source_ + ": " + what, ErrorKind::kBadInput);
+  }
+
+ private:
+  std::string source_;
+  std::istream* in_ = nullptr;
+  std::unique_ptr<std::istringstream> copy_;  // a stream that cannot seek, copied
+  std::streampos start_;
+  std::string buffer_;
+  std::size_t number_ = 0;  // lines read since the start
+};
+
+// A rate (or another non-negative measurement) from a token.
+double NonNegative(const Input& in, std::size_t line, const std::string& name,
+                   std::string_view token) {
+  const std::optional<double> v = ToDouble(token);
+  if (!v || std::isnan(*v)) in.Fail(line, name + " " + Quote(token) + " is not a number");
+  if (std::isinf(*v)) in.Fail(line, name + " " + Quote(token) + " is infinite");
+  if (*v < 0) in.Fail(line, name + " " + Quote(token) + " is negative");
+  return *v;
+}
+
+// One measured block as the file gives it.
+struct Row {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  double mb_per_s = 0;
+  std::uint64_t passes = 1;  // passes behind this row
+  // Spread across the row's passes, when the file gives it; 0 = unknown.
+  double min_mb_per_s = 0;
+  double max_mb_per_s = 0;
+};
+
+// Offsets must go forward within a pass. A pass restarts after a table header
+// (StartTable) or when an offset returns to the table's first offset (classic
+// zcav run again with its output appended, or several runs concatenated).
+// Keys are exact integers in the file's own unit; `equal_allowed` for formats
+// whose printed offsets may repeat (1.9x: 0.01 GiB, blocks can be smaller).
+class PassOrder {
+ public:
+  explicit PassOrder(bool equal_allowed) : equal_allowed_(equal_allowed) {}
+
+  void StartTable() { started_ = false; }
+
+  // Returns true when the row starts a new pass. Throws for a step backwards.
+  bool Add(const Input& in, std::size_t line, std::uint64_t key, const std::string& shown) {
+    bool new_pass = false;
+    if (!started_) {
+      started_ = true;
+      first_ = key;
+      first_shown_ = shown;
+      new_pass = true;
+    } else if (key < last_ || (key == last_ && !equal_allowed_)) {
+      if (key != first_) {
+        in.Fail(
+            line,
+            "offset " + shown +
+                (key == last_ ? " appears twice in a row"
+                              : " goes backwards (the previous row is at " + last_shown_ + ")") +
+                "; a repeated pass must start again at the first offset, " + first_shown_);
+      }
+      new_pass = true;
+    }
+    last_ = key;
+    last_shown_ = shown;
+    return new_pass;
+  }
+
+ private:
+  bool equal_allowed_;
+  bool started_ = false;
+  std::uint64_t first_ = 0;
+  std::uint64_t last_ = 0;
+  std::string first_shown_;
+  std::string last_shown_;
+};
+
+// Merges rows of the same offset into one point per block (median rate,
+// passes summed) in offset order, and says so in the notes.
+void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
+  std::map<std::uint64_t, std::vector<const Row*>> by_offset;
+  for (const Row& r : rows) by_offset[r.offset_bytes].push_back(&r);
+  std::uint64_t max_passes = 0;
+  std::vector<std::uint64_t> passes_of;
+  std::size_t repeated = 0;
+  for (const auto& [offset, group] : by_offset) {
+    std::vector<double> rates;
+    std::uint64_t passes = 0;
+    std::uint64_t length = 0;
+    // The spread of a merged point covers every row's spread; rows without
+    // one count with their own rate. Unknown (0) when no row has a spread.
+    bool spread_known = false;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = 0;
+    for (const Row* r : group) {
+      rates.push_back(r->mb_per_s);
+      passes += r->passes;
+      length = std::max(length, r->length_bytes);
+      const bool has_spread = r->max_mb_per_s > 0;
+      spread_known = spread_known || has_spread;
+      lo = std::min(lo, has_spread ? r->min_mb_per_s : r->mb_per_s);
+      hi = std::max(hi, has_spread ? r->max_mb_per_s : r->mb_per_s);
+    }
+    if (group.size() > 1) ++repeated;
+    profile.points.push_back(CurvePoint{.offset_bytes = offset,
+                                        .length_bytes = length,
+                                        .mb_per_s = Median(rates),
+                                        .min_mb_per_s = spread_known ? lo : 0,
+                                        .max_mb_per_s = spread_known ? hi : 0});
+    passes_of.push_back(passes);
+    max_passes = std::max(max_passes, passes);
+  }
+  profile.passes = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(max_passes, std::numeric_limits<std::uint32_t>::max()));
+  if (repeated > 0) {
+    profile.notes.push_back(std::to_string(repeated) + " of " +
+                            std::to_string(profile.points.size()) +
+                            " blocks appear more than once (several passes or concatenated "
+                            "runs): each point is the median of its rows");
+  }
+  const auto fewer = static_cast<std::size_t>(std::count_if(
+      passes_of.begin(), passes_of.end(), [&](std::uint64_t p) { return p < max_passes; }));
+  if (fewer > 0) {
+    profile.notes.push_back(std::to_string(fewer) + " of " + std::to_string(passes_of.size()) +
+                            " blocks have fewer than " + std::to_string(max_passes) +
+                            " passes behind them (an interrupted or partial run)");
+  }
+}
+
+// Makes the points of `profile` from rows given one at a time, as ReduceRows
+// does. Rows in strictly increasing offset order (one pass: zcav's own
+// files) become points as they come, keeping nothing per row but a
+// run-length list of their pass counts; at the first row out of that order
+// the points so far turn back into rows, and every row is kept and merged by
+// ReduceRows at the end.
+class RowReducer {
+ public:
+  explicit RowReducer(Profile& profile) : profile_(profile) {}
+
+  // Rows as counted so far.
+  bool empty() const { return rows_.empty() && profile_.points.empty(); }
+
+  void Add(const Row& row) {
+    if (!merging_ && (profile_.points.empty() || row.offset_bytes > last_offset_)) {
+      // What ReduceRows makes of a block with one row.
+      const bool spread = row.max_mb_per_s > 0;
+      profile_.points.push_back(CurvePoint{.offset_bytes = row.offset_bytes,
+                                           .length_bytes = row.length_bytes,
+                                           .mb_per_s = row.mb_per_s,
+                                           .min_mb_per_s = spread ? row.min_mb_per_s : 0,
+                                           .max_mb_per_s = spread ? row.max_mb_per_s : 0});
+      if (passes_.empty() || passes_.back().second != row.passes) {
+        passes_.emplace_back(profile_.points.size() - 1, row.passes);
+      }
+      last_offset_ = row.offset_bytes;
+      return;
+    }
+    if (!merging_) {
+      merging_ = true;
+      std::size_t run = 0;
+      std::size_t i = 0;
+      for (const CurvePoint& p : profile_.points) {
+        while (run + 1 < passes_.size() && passes_[run + 1].first <= i) ++run;
+        rows_.push_back(Row{.offset_bytes = p.offset_bytes,
+                            .length_bytes = p.length_bytes,
+                            .mb_per_s = p.mb_per_s,
+                            .passes = passes_[run].second,
+                            .min_mb_per_s = p.min_mb_per_s,
+                            .max_mb_per_s = p.max_mb_per_s});
+        ++i;
+      }
+      profile_.points = Curve();
+      passes_.clear();
+    }
+    rows_.push_back(row);
+  }
+
+  // Sets profile.passes and adds ReduceRows' notes.
+  void Finish() {
+    if (merging_) {
+      ReduceRows(rows_, profile_);
+      rows_ = {};
+      return;
+    }
+    std::uint64_t max_passes = 0;
+    for (const auto& [first, passes] : passes_) max_passes = std::max(max_passes, passes);
+    std::size_t fewer = 0;
+    for (std::size_t k = 0; k < passes_.size(); ++k) {
+      const std::size_t end = k + 1 < passes_.size() ? passes_[k + 1].first : profile_.points.size();
+      if (passes_[k].second < max_passes) fewer += end - passes_[k].first;
+    }
+    profile_.passes = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(max_passes, std::numeric_limits<std::uint32_t>::max()));
+    if (fewer > 0) {
+      profile_.notes.push_back(std::to_string(fewer) + " of " +
+                               std::to_string(profile_.points.size()) + " blocks have fewer than " +
+                               std::to_string(max_passes) +
+                               " passes behind them (an interrupted or partial run)");
+    }
+  }
+
+ private:
+  Profile& profile_;
+  bool merging_ = false;
+  std::uint64_t last_offset_ = 0;
+  std::vector<std::pair<std::size_t, std::uint64_t>> passes_;  // (first point, passes)
+  std::vector<Row> rows_;                                      // when merging
+};
+
+// ---------------------------------------------------------------------------
+// Format detection.
+
+enum class Format { kZcavRaw, kZcavCsv, kZcavJson, kBonnie103, kBonnie19x };
+
+constexpr std::string_view kCsvHeaderStart = "offset_bytes,length_bytes,mb_per_s";
+
+// The classic table header: "#block K/s time" (1.03) or
+// "#block offset (GiB), MiB/s, time" (1.9x, 2.00). Empty when not one.
+std::optional<Format> ClassicHeader(std::string_view line) {
+  if (!StartsWith(line, "#block")) return std::nullopt;
+  if (line.find("K/s") != std::string_view::npos) return Format::kBonnie103;
+  if (line.find("GiB") != std::string_view::npos) return Format::kBonnie19x;
+  return std::nullopt;
+}
+
+// Reads the first lines; the next read starts at the file's start again.
+Format Detect(Input& in) {
+  std::string_view line;
+  std::size_t n = 0;
+  bool found = false;
+  while (!found && in.Next(line, n)) found = !line.empty();
+  if (!found) in.FailFile("empty file (no data)");
+  const std::string head(line);
+  std::optional<Format> format;
+  if (head.front() == '{') format = Format::kZcavJson;
+  else if (StartsWith(head, "# zcav ")) format = Format::kZcavRaw;
+  else if (StartsWith(head, kCsvHeaderStart)) format = Format::kZcavCsv;
+  // Classic logs: comment lines ("# Read ...", "# Finished loop ...",
+  // "#loops: N") until the table header.
+  for (bool more = true; !format && more; more = in.Next(line, n)) {
+    if (line.empty()) continue;
+    if (line.front() != '#') break;
+    format = ClassicHeader(line);
+  }
+  in.Restart();
+  if (!format) {
+    in.FailFile("not a zcav or classic zcav data file (first line: " + Quote(head) + ")");
+  }
+  return *format;
+}
+
+// ---------------------------------------------------------------------------
+// Classic zcav logs (bonnie++ 1.03 and 1.9x/2.00).
+
+struct ClassicRow {
+  std::size_t pass = 0;          // which pass (table or repeat) the row belongs to
+  std::uint64_t offset_mib = 0;  // 1.03: exact
+  double offset_gib = 0;         // 1.9x: as printed, rounded to 0.01 GiB
+  std::optional<double> rate;    // KiB/s (1.03) or MiB/s (1.9x); empty for "++++"
+  double seconds = 0;
+  std::uint64_t loops = 1;  // classic "#loops: N" of the row's table
+  std::size_t line = 0;     // the row's line, for messages
+};
+
+struct ClassicLog {
+  std::vector<ClassicRow> rows;
+  std::size_t pass_count = 0;
+  std::uint64_t max_loops = 1;
+};
+
+ClassicLog ReadClassicRows(Input& in, Format layout) {
+  const bool v19 = layout == Format::kBonnie19x;
+  ClassicLog log;
+  PassOrder order(/*equal_allowed=*/v19);
+  std::uint64_t pending_loops = 1;
+  std::uint64_t table_loops = 1;
+  std::string_view line;
+  std::size_t n = 0;
+  while (in.Next(line, n)) {
+    if (line.empty()) continue;
+    if (StartsWith(line, "#loops:")) {
+      std::string_view count = Trim(line.substr(7));
+      count = Trim(count.substr(0, count.find(',')));
+      const std::optional<std::uint64_t> loops = ToUint(count);
+      if (!loops || *loops == 0) {
+        in.Fail(n, "'#loops:' needs a positive whole number, got " + Quote(count));
+      }
+      pending_loops = *loops;
+      continue;
+    }
+    if (const std::optional<Format> header = ClassicHeader(line)) {
+      if (*header != layout) {
+        in.Fail(n, "a " + std::string(v19 ? "1.03" : "1.9x") + " table header in a " +
+                       (v19 ? "1.9x" : "1.03") +
+                       " log (files of different zcav versions concatenated?)");
+      }
+      table_loops = pending_loops;
+      pending_loops = 1;
+      order.StartTable();
+      continue;
+    }
+    // A data row, or a commented "++++" row ("#0.10 ++++ 0.049"); other
+    // '#' lines are comments.
+    const bool commented = line.front() == '#';
+    const std::vector<std::string_view> words = Words(commented ? line.substr(1) : line);
+    if (commented && (words.size() != 3 || words[1] != "++++")) continue;
+    if (words.size() != 3) {
+      in.Fail(n, "expected 3 numbers (offset, rate, time), got " + Quote(line));
+    }
+    ClassicRow row;
+    row.loops = table_loops;
+    row.line = n;
+    std::uint64_t key = 0;
+    std::string shown;
+    if (v19) {
+      const std::optional<double> gib = ToDouble(words[0]);
+      if (!gib || !std::isfinite(*gib) || *gib < 0) {
+        in.Fail(n, "offset " + Quote(words[0]) + " is not a non-negative number of GiB");
+      }
+      if (*gib * static_cast<double>(kGiB) > kMaxOffsetBytes) {
+        in.Fail(n, "offset " + Quote(words[0]) + " GiB is out of range");
+      }
+      row.offset_gib = *gib;
+      key = static_cast<std::uint64_t>(std::llround(*gib * 100));
+      shown = std::string(words[0]) + " GiB";
+    } else {
+      const std::optional<std::uint64_t> mib = ToUint(words[0]);
+      if (!mib) in.Fail(n, "offset " + Quote(words[0]) + " is not a whole number of MiB");
+      if (static_cast<double>(*mib) * static_cast<double>(kMiB) > kMaxOffsetBytes) {
+        in.Fail(n, "offset " + Quote(words[0]) + " MiB is out of range");
+      }
+      row.offset_mib = *mib;
+      key = *mib;
+      shown = std::string(words[0]) + " MiB";
+    }
+    if (words[1] != "++++") {
+      row.rate = NonNegative(in, n, v19 ? "rate (MiB/s)" : "rate (KiB/s)", words[1]);
+    }
+    row.seconds = NonNegative(in, n, "time (s)", words[2]);
+    if (order.Add(in, n, key, shown) && !log.rows.empty()) ++log.pass_count;
+    row.pass = log.pass_count;
+    log.max_loops = std::max(log.max_loops, row.loops);
+    log.rows.push_back(row);
+  }
+  if (log.rows.empty()) in.FailFile("no data rows (only comments and headers)");
+  ++log.pass_count;
+  return log;
+}
+
+// The rows of a classic log at `offsets_bytes` with their rates in MB/s
+// (`rate_unit_bytes`: KiB for 1.03, MiB for 1.9x), "++++" rates recomputed
+// from the time; adds the notes both layouts share. Rows whose time is 0 are
+// left out; a rate that is not a finite number of MB/s throws. REQUIRES:
+// profile.block_bytes is set.
+std::vector<Row> ClassicRates(const Input& in, const ClassicLog& log, Profile& profile,
+                              std::uint64_t rate_unit_bytes, const std::string& time_resolution,
+                              const std::vector<std::uint64_t>& offsets_bytes) {
+  std::vector<Row> rows;
+  std::size_t recomputed = 0;
+  std::size_t untimed = 0;
+  for (std::size_t i = 0; i < log.rows.size(); ++i) {
+    const ClassicRow& c = log.rows[i];
+    Row row{.offset_bytes = offsets_bytes[i],
+            .length_bytes = profile.block_bytes,
+            .mb_per_s = 0,
+            .passes = c.loops};
+    if (c.rate) {
+      row.mb_per_s = *c.rate * static_cast<double>(rate_unit_bytes) / kMB;
+    } else if (c.seconds > 0) {
+      row.mb_per_s = static_cast<double>(profile.block_bytes) / c.seconds / kMB;
+      ++recomputed;
+    } else {
+      ++untimed;
+      continue;
+    }
+    // A finite rate times its unit, or a block over a denormal time, can
+    // still overflow (fuzz_bonnie103, fuzz_bonnie19x).
+    if (!std::isfinite(row.mb_per_s)) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3g", c.seconds);
+      in.Fail(c.line, c.rate ? std::string("the rate is out of range (over 10^300 MB/s)")
+                             : std::string("'++++' time ") + seconds +
+                                   " s is too small: the rate it gives is infinite");
+    }
+    rows.push_back(row);
+  }
+  if (recomputed > 0) {
+    profile.notes.push_back(std::to_string(recomputed) +
+                            " '++++' rates recomputed from the time column and the " +
+                            MibText(profile.block_bytes) + " block size" + time_resolution);
+  }
+  if (untimed > 0) {
+    profile.notes.push_back(std::to_string(untimed) +
+                            " '++++' rows with time 0 left out (too fast to time)");
+  }
+  if (log.max_loops > 1) {
+    profile.notes.push_back(
+        "each row is classic zcav's average over its loops (the mean of the middle third of "
+        "the times), not a median");
+  }
+  return rows;
+}
+
+void FinishClassic103(const Input& in, const ClassicLog& log, Profile& profile) {
+  // The offsets are exact MiB: the step between rows is the block size.
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < log.rows.size(); ++i) {
+    const ClassicRow& a = log.rows[i - 1];
+    const ClassicRow& b = log.rows[i];
+    if (a.pass == b.pass) steps.push_back(static_cast<double>(b.offset_mib - a.offset_mib));
+  }
+  std::uint64_t block_mib = 0;
+  if (!steps.empty()) {
+    block_mib = static_cast<std::uint64_t>(std::llround(Median(steps)));
+  } else {
+    // One row per pass: rate × time is the block (KiB/s × s = KiB).
+    std::vector<double> sizes;
+    for (const ClassicRow& c : log.rows) {
+      if (c.rate) sizes.push_back(*c.rate * c.seconds / static_cast<double>(kKiB));
+    }
+    if (!sizes.empty()) {
+      const double median = std::round(Median(sizes));
+      if (median >= 1 && median <= kMaxBlockMib) block_mib = static_cast<std::uint64_t>(median);
+    }
+  }
+  if (block_mib == 0 || static_cast<double>(block_mib) > kMaxBlockMib) {
+    in.FailFile("cannot infer the block size (one offset and no usable rate × time)");
+  }
+  profile.block_bytes = block_mib * kMiB;
+  std::vector<std::uint64_t> offsets;
+  for (const ClassicRow& c : log.rows) offsets.push_back(c.offset_mib * kMiB);
+  const std::vector<Row> rows = ClassicRates(in, log, profile, kKiB, "", offsets);
+  if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
+  ReduceRows(rows, profile);
+}
+
+// The first row index of one pass when its printed offsets fit
+// (first + j) × step_mib, each within its rounding; nothing when none fits.
+// Prefers 0 (runs start at the beginning) when it fits.
+std::optional<std::uint64_t> FitPass(const std::vector<double>& gib, double step_mib) {
+  double lo = 0;
+  double hi = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < gib.size(); ++j) {
+    const double mib = gib[j] * 1024.0;
+    const double tol = PrintedGibToleranceMib(mib);
+    lo = std::max(lo, (mib - tol) / step_mib - static_cast<double>(j));
+    hi = std::min(hi, (mib + tol) / step_mib - static_cast<double>(j));
+  }
+  const double first = std::ceil(lo);
+  if (first > hi) return std::nullopt;
+  if (first == 0) return 0;
+  const double pick = std::clamp(std::round((lo + hi) / 2), first, std::floor(hi));
+  return static_cast<std::uint64_t>(pick);
+}
+
+void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) {
+  // Block size: a timed row's rate × time is its block in MiB (rate printed
+  // with 2 decimals, time with 3); classic zcav blocks are whole MiB.
+  std::vector<double> sizes;
+  for (const ClassicRow& c : log.rows) {
+    if (c.rate) sizes.push_back(*c.rate * c.seconds);
+  }
+  std::uint64_t block_mib = 0;
+  if (!sizes.empty()) {
+    const double median = std::round(Median(sizes));
+    if (median < 1 || median > kMaxBlockMib) {
+      in.FailFile("cannot infer the block size: rate × time gives " + FormatFixed(median, 0) +
+                  " MiB, not a usable block size");
+    }
+    block_mib = static_cast<std::uint64_t>(median);
+  }
+
+  // The printed offsets of each pass.
+  std::vector<std::vector<double>> passes(log.pass_count);
+  for (const ClassicRow& c : log.rows) passes[c.pass].push_back(c.offset_gib);
+  const auto longest = std::max_element(
+      passes.begin(), passes.end(), [](const std::vector<double>& a, const std::vector<double>& b) {
+        return a.size() < b.size();
+      });
+
+  // The step between rows: a whole number of blocks (zcav -s skips blocks),
+  // or when no row is timed a whole number of MiB, near the average printed
+  // step, such that every pass fits its grid.
+  std::uint64_t step_mib = 0;
+  std::vector<std::uint64_t> first_index(passes.size(), 0);
+  auto fits = [&](std::uint64_t step) {
+    if (!FitPass(*longest, static_cast<double>(step))) return false;  // fails fast
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      const std::optional<std::uint64_t> first = FitPass(passes[p], static_cast<double>(step));
+      if (!first) return false;
+      first_index[p] = *first;
+    }
+    return true;
+  };
+  const std::size_t n = longest->size();
+  if (n >= 2) {
+    const double estimate =
+        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
+    const double tol =
+        2 * PrintedGibToleranceMib(longest->back() * 1024.0) / static_cast<double>(n - 1);
+    const double unit = block_mib > 0 ? static_cast<double>(block_mib) : 1.0;
+    const double k_lo = std::max(1.0, std::ceil((estimate - tol) / unit));
+    const double k_hi = std::floor((estimate + tol) / unit);
+    // Candidates nearest the estimate first; the first that fits wins.
+    std::vector<double> candidates;
+    for (double k = k_lo; k <= k_hi && candidates.size() < 100000; ++k) {
+      candidates.push_back(k * unit);
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [&](double a, double b) {
+      return std::abs(a - estimate) < std::abs(b - estimate);
+    });
+    for (double step : candidates) {
+      if (fits(static_cast<std::uint64_t>(step))) {
+        step_mib = static_cast<std::uint64_t>(step);
+        break;
+      }
+    }
+  } else if (block_mib > 0) {
+    step_mib = fits(block_mib) ? block_mib : 0;
+  } else {
+    in.FailFile(
+        "cannot infer the block size: every row is '++++' and no pass has two rows to give the "
+        "offset step");
+  }
+  if (step_mib > 0) fits(step_mib);  // first_index for the chosen step
+
+  if (block_mib > 0) {
+    profile.notes.push_back("block size " + MibText(block_mib * kMiB) +
+                            " inferred from rate × time");
+  } else if (step_mib > 0) {
+    block_mib = step_mib;
+    profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
+                            " inferred from the offset step; positions are only known to "
+                            "0.01 GiB");
+  } else {
+    // No timed row and no grid: the average printed step, to the MiB.
+    const double estimate =
+        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
+    block_mib = static_cast<std::uint64_t>(std::max(1.0, std::round(estimate)));
+    profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
+                            " estimated from the offsets; positions are only known to 0.01 GiB");
+  }
+  profile.block_bytes = block_mib * kMiB;
+
+  std::vector<std::uint64_t> offsets;
+  if (step_mib > 0) {
+    std::vector<std::uint64_t> index_in_pass(passes.size(), 0);
+    for (const ClassicRow& c : log.rows) {
+      offsets.push_back((first_index[c.pass] + index_in_pass[c.pass]++) * step_mib * kMiB);
+    }
+    profile.notes.push_back("offsets computed as row index × " + MibText(step_mib * kMiB) +
+                            ": the file prints them rounded to 0.01 GiB");
+    if (step_mib != block_mib) {
+      profile.notes.push_back("rows are " + MibText(step_mib * kMiB) + " apart with " +
+                              MibText(block_mib * kMiB) + " blocks (classic zcav -s " +
+                              std::to_string(step_mib / block_mib) + ")");
+    }
+  } else {
+    // Rows not evenly spaced (edited, or passes of different grids): the
+    // printed positions, on the block grid when the grid is coarser than
+    // the printing.
+    const bool snap = static_cast<double>(block_mib) > 2 * PrintedGibToleranceMib(0);
+    for (const ClassicRow& c : log.rows) {
+      const double mib = c.offset_gib * 1024.0;
+      const auto unit = snap ? block_mib : 1;
+      offsets.push_back(static_cast<std::uint64_t>(std::llround(mib / static_cast<double>(unit))) *
+                        unit * kMiB);
+    }
+    profile.notes.push_back(
+        std::string("the rows are not evenly spaced: offsets are the printed values, only known "
+                    "to 0.01 GiB, rounded to ") +
+        (snap ? "the " + MibText(block_mib * kMiB) + " block grid" : "the MiB"));
+  }
+  const std::vector<Row> rows =
+      ClassicRates(in, log, profile, kMiB, " (the time has 1 ms resolution)", offsets);
+  if (rows.empty()) in.FailFile("no row has a usable rate (every row is '++++' with time 0)");
+  ReduceRows(rows, profile);
+}
+
+// ---------------------------------------------------------------------------
+// zcav raw (raw_writer.cc).
+
+// A header value; "unknown" (what the writers print for a missing fact) is empty.
+std::string KnownText(std::string_view value) {
+  value = Trim(value);
+  return value == "unknown" ? std::string() : std::string(value);
+}
+
+// "# summary: min A max B avg C MB/s (...), N bytes in S s of reading, wall W
+// s, cpu P%": the average rate and the CPU share. Unparsable values are left
+// unset (the summary is informative, not data).
+void ParseRawSummary(std::string_view text, Profile& profile) {
+  const std::vector<std::string_view> w = Words(text);
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+    if (w[i] == "avg") {
+      if (const std::optional<double> v = ToDouble(w[i + 1]); v && std::isfinite(*v) && *v >= 0) {
+        profile.avg_mb_per_s = *v;
+      }
+    } else if (w[i] == "cpu") {
+      std::string_view pct = w[i + 1];
+      if (!pct.empty() && pct.back() == '%') pct.remove_suffix(1);
+      if (const std::optional<double> v = ToDouble(pct); v && std::isfinite(*v) && *v >= 0) {
+        profile.cpu_percent = *v;
+      }
+    }
+  }
+}
+
+std::uint64_t HeaderNumber(const Input& in, std::size_t line, std::string_view name,
+                           std::string_view value) {
+  const std::optional<std::uint64_t> v = ToUint(value);
+  if (!v) in.Fail(line, std::string(name) + " " + Quote(value) + " is not a whole number");
+  return *v;
+}
+
+// "offset_bytes=X length_bytes=Y errno=E (text) pass=P [bounded]".
+UnreadableRange RawUnreadable(const Input& in, std::size_t n, std::string_view text) {
+  UnreadableRange r;
+  bool offset = false, length = false;
+  for (std::string_view word : Words(text)) {
+    const std::size_t eq = word.find('=');
+    if (word == "bounded") r.bounded_by_budget = true;
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "offset_bytes") r.offset_bytes = HeaderNumber(in, n, key, value), offset = true;
+    if (key == "length_bytes") r.length_bytes = HeaderNumber(in, n, key, value), length = true;
+    if (key == "errno") r.errno_value = static_cast<int>(HeaderNumber(in, n, key, value) & 0xffff);
+    if (key == "pass") {
+      const std::uint64_t pass = HeaderNumber(in, n, key, value);
+      r.pass = pass > 0 ? static_cast<std::uint32_t>(std::min<std::uint64_t>(pass - 1, 1u << 30)) : 0;
+    }
+  }
+  if (!offset || !length || r.length_bytes == 0) {
+    in.Fail(n, "an unreadable line needs offset_bytes and a positive length_bytes");
+  }
+  return r;
+}
+
+// "offset_bytes=X length_bytes=Y ms=M expected_ms=E pass=P".
+SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
+  SlowRegion r;
+  bool offset = false, length = false;
+  for (std::string_view word : Words(text)) {
+    const std::size_t eq = word.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "offset_bytes") r.offset_bytes = HeaderNumber(in, n, key, value), offset = true;
+    if (key == "length_bytes") r.length_bytes = HeaderNumber(in, n, key, value), length = true;
+    if (key == "ms") r.ms = NonNegative(in, n, "ms", value);
+    if (key == "expected_ms") r.expected_ms = NonNegative(in, n, "expected_ms", value);
+  }
+  if (!offset || !length || r.length_bytes == 0) {
+    in.Fail(n, "a slow line needs offset_bytes and a positive length_bytes");
+  }
+  return r;
+}
+
+void ParseZcavRaw(Input& in, Profile& profile) {
+  std::vector<UnreadableRange> final_unreadable, inline_unreadable;
+  SweepPlan plan;
+  bool has_options = false;
+  std::uint64_t block = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::string status;
+  RowReducer rows(profile);
+  PassOrder order(/*equal_allowed=*/false);
+  std::string_view line;
+  std::size_t n = 0;
+  while (in.Next(line, n)) {
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      if (StartsWith(line, "# zcav ")) {
+        order.StartTable();  // the start of a file (several may be concatenated)
+      } else if (StartsWith(line, "# size_bytes:")) {
+        profile.device_bytes = HeaderNumber(in, n, "size_bytes", Trim(line.substr(13)));
+      } else if (StartsWith(line, "# device:")) {
+        const std::string_view path = Trim(line.substr(9));
+        profile.device_path = path == "unknown" ? "" : std::string(path);
+      } else if (StartsWith(line, "# status:")) {
+        status = Trim(line.substr(9));
+      } else if (StartsWith(line, "# vendor:")) {
+        profile.device_vendor = KnownText(line.substr(9));
+      } else if (StartsWith(line, "# model:")) {
+        profile.device_model = KnownText(line.substr(8));
+      } else if (StartsWith(line, "# transport:")) {
+        profile.transport = KnownText(line.substr(12));
+      } else if (StartsWith(line, "# rotational:")) {
+        const std::string_view r = Trim(line.substr(13));
+        if (r == "yes" || r == "no") profile.rotational = r == "yes";
+      } else if (StartsWith(line, "# storage:")) {
+        // "# storage: TRANSPORT, rotational yes|no|unknown"
+        const std::string_view text = Trim(line.substr(10));
+        const std::size_t comma = text.find(',');
+        profile.storage_transport = std::string(Trim(text.substr(0, comma)));
+        if (comma != std::string_view::npos) {
+          const std::string_view r = Trim(text.substr(comma + 1));
+          if (r == "rotational yes" || r == "rotational no") {
+            profile.storage_rotational = r == "rotational yes";
+          }
+        }
+      } else if (StartsWith(line, "# link:")) {
+        profile.link = KnownText(line.substr(7));
+      } else if (StartsWith(line, "# summary:")) {
+        ParseRawSummary(line.substr(10), profile);
+      } else if (StartsWith(line, "# final unreadable: offset_bytes=")) {
+        final_unreadable.push_back(RawUnreadable(in, n, line.substr(20)));
+      } else if (StartsWith(line, "# unreadable: offset_bytes=")) {
+        inline_unreadable.push_back(RawUnreadable(in, n, line.substr(14)));
+      } else if (StartsWith(line, "# slow: offset_bytes=")) {
+        profile.slow_regions.push_back(RawSlow(in, n, line.substr(8)));
+      } else if (StartsWith(line, "# options:")) {
+        for (std::string_view word : Words(line.substr(10))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos) continue;
+          const std::string_view key = word.substr(0, eq);
+          const std::string_view value = word.substr(eq + 1);
+          if (key == "block_bytes") block = HeaderNumber(in, n, key, value);
+          if (key == "start_bytes") start = HeaderNumber(in, n, key, value);
+          if (key == "end_bytes") end = HeaderNumber(in, n, key, value);
+          if (key == "chunk_bytes") plan.chunk_bytes = HeaderNumber(in, n, key, value);
+          if (key == "passes") plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
+          if (key == "skip") plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 30));
+          if (key == "blocks") {
+            plan.block_count = HeaderNumber(in, n, key, value);
+            // One point per block: room for them all at once (within reason:
+            // a damaged count must not reserve gigabytes: 2^25 points, 256 MiB,
+            // more than a 20 TB disk in 1 MiB blocks; found by fuzz_raw).
+            if (profile.points.empty()) {
+              profile.points.reserve(static_cast<std::size_t>(
+                  std::min<std::uint64_t>(plan.block_count, std::uint64_t{1} << 25)));
+            }
+          }
+          if (key == "quick") plan.quick = value == "yes";
+          if (key == "warmup") plan.warmup = value == "yes";
+          if (key == "engine") plan.engine = std::string(value);
+          if (key == "queue_depth") plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
+        }
+        has_options = true;
+      } else if (StartsWith(line, "# timing:")) {
+        for (std::string_view word : Words(line.substr(9))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos || word.substr(0, eq) != "blur_blocks") continue;
+          const std::optional<double> v = ToDouble(word.substr(eq + 1));
+          if (!v || !std::isfinite(*v) || *v < 0 || *v > kMaxBlurBlocks) {
+            in.Fail(n, "blur_blocks " + Quote(word.substr(eq + 1)) +
+                           " is not a number of blocks (0 or more)");
+          }
+          profile.blur_blocks = *v;
+        }
+      } else if (StartsWith(line, "# sample: ")) {
+        Sample x;
+        for (std::string_view word : Words(line.substr(10))) {
+          const std::size_t eq = word.find('=');
+          if (eq == std::string_view::npos) continue;
+          const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+          const std::uint64_t v = HeaderNumber(in, n, key, value);
+          if (key == "pass") x.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 20) - (v > 0 ? 1 : 0));
+          if (key == "block") x.block_index = v;
+          if (key == "offset_bytes") x.offset_bytes = v;
+          if (key == "length_bytes") x.length_bytes = v;
+          if (key == "elapsed_ns") x.elapsed = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(v, 1ULL << 62)));
+        }
+        profile.samples.push_back(x);
+      }
+      continue;
+    }
+    const std::vector<std::string_view> w = Words(line);
+    if (w.size() != 8) {
+      in.Fail(n,
+              "expected 8 numbers (offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, "
+              "passes), got " +
+                  Quote(line));
+    }
+    const std::optional<double> gib = ToDouble(w[0]);
+    if (!gib || !std::isfinite(*gib) || *gib < 0) {
+      in.Fail(n, "offset " + Quote(w[0]) + " is not a non-negative number of GiB");
+    }
+    const double bytes = *gib * static_cast<double>(kGiB);
+    if (bytes > kMaxOffsetBytes) in.Fail(n, "offset " + Quote(w[0]) + " GiB is out of range");
+    NonNegative(in, n, "rate (MiB/s)", w[1]);
+    NonNegative(in, n, "time (s)", w[2]);
+    const double mb_per_s = NonNegative(in, n, "rate (MB/s)", w[3]);
+    const double min_mb_per_s = NonNegative(in, n, "min rate (MB/s)", w[4]);
+    const double max_mb_per_s = NonNegative(in, n, "max rate (MB/s)", w[5]);
+    NonNegative(in, n, "stddev (MB/s)", w[6]);
+    const std::optional<std::uint64_t> passes = ToUint(w[7]);
+    if (!passes || *passes == 0) {
+      in.Fail(n, "passes " + Quote(w[7]) + " is not a positive whole number");
+    }
+    // 9 decimals of GiB are about one byte: round to the block grid (or at
+    // least to 512-byte sectors) to get the exact offset back.
+    auto offset = static_cast<std::uint64_t>(std::llround(bytes));
+    const std::uint64_t sector = 512;
+    std::uint64_t snapped = (offset + sector / 2) / sector * sector;
+    if (block > 0 && offset + sector >= start) {
+      const double k =
+          std::round((bytes - static_cast<double>(start)) / static_cast<double>(block));
+      const std::uint64_t grid = start + static_cast<std::uint64_t>(std::max(0.0, k)) * block;
+      if ((grid > offset ? grid - offset : offset - grid) <= sector) snapped = grid;
+    }
+    order.Add(in, n, snapped, std::string(w[0]) + " GiB");
+    rows.Add(Row{.offset_bytes = snapped,
+                 .length_bytes = 0,
+                 .mb_per_s = mb_per_s,
+                 .passes = *passes,
+                 .min_mb_per_s = min_mb_per_s,
+                 .max_mb_per_s = max_mb_per_s});
+  }
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  rows.Finish();
+  if (has_options) {
+    plan.block_bytes = block;
+    plan.start_bytes = start;
+    plan.end_bytes = end;
+    profile.plan = plan;
+  }
+  profile.status = status;
+  // The footer's merged list when the run finished; else the ones found.
+  profile.unreadable = final_unreadable.empty() ? inline_unreadable : final_unreadable;
+  std::sort(profile.unreadable.begin(), profile.unreadable.end(),
+            [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
+
+  const Curve& points = profile.points;
+  if (block == 0 && points.size() >= 2) {
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      steps.push_back(static_cast<double>(points.offset_bytes(i) - points.offset_bytes(i - 1)));
+    }
+    block = static_cast<std::uint64_t>(Median(steps));
+    profile.notes.push_back("no options line: block size " + MibText(block) +
+                            " inferred from the offsets");
+  }
+  profile.block_bytes = block;
+  // The lengths (the file gives none): a block, up to the next block and
+  // the end of the range. The curve is copied with them.
+  const std::uint64_t limit = end > 0 ? end : profile.device_bytes;
+  Curve sized;
+  sized.reserve(points.size());
+  std::optional<CurvePoint> previous;
+  const auto add = [&](CurvePoint p, std::optional<std::uint64_t> next_offset) {
+    std::uint64_t length = block;
+    if (next_offset) length = std::min(length, *next_offset - p.offset_bytes);
+    if (limit > p.offset_bytes) length = std::min(length, limit - p.offset_bytes);
+    p.length_bytes = length;
+    sized.push_back(p);
+  };
+  for (const CurvePoint& p : points) {
+    if (previous) add(*previous, p.offset_bytes);
+    previous = p;
+  }
+  if (previous) add(*previous, std::nullopt);
+  profile.points = std::move(sized);
+  if (status.empty() || StartsWith(status, "running")) {
+    profile.notes.push_back("no final status line: the run was killed, or is still running");
+  } else if (status != "complete") {
+    profile.notes.push_back("the run's status: " + status);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// zcav CSV (csv_writer.cc).
+
+std::vector<std::string_view> SplitCommas(std::string_view line) {
+  std::vector<std::string_view> fields;
+  while (true) {
+    const std::size_t comma = line.find(',');
+    fields.push_back(Trim(line.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+  return fields;
+}
+
+void ParseZcavCsv(Input& in, Profile& profile) {
+  std::size_t header_line = 0;
+  std::string_view line;
+  std::size_t n = 0;
+  while (header_line == 0 && in.Next(line, n)) {
+    if (!line.empty()) header_line = n;
+  }
+  const std::string header(line);
+  const std::vector<std::string_view> names = SplitCommas(header);
+  auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - names.begin());
+  };
+  auto required = [&](std::string_view name) {
+    const std::optional<std::size_t> col = column(name);
+    if (!col) in.Fail(header_line, "the CSV header has no '" + std::string(name) + "' column");
+    return *col;
+  };
+  const std::size_t offset_col = required("offset_bytes");
+  const std::size_t length_col = required("length_bytes");
+  const std::size_t rate_col = required("mb_per_s");
+  const std::optional<std::size_t> passes_col = column("passes");
+  const std::optional<std::size_t> min_col = column("min_mb_per_s");
+  const std::optional<std::size_t> max_col = column("max_mb_per_s");
+  const std::optional<std::size_t> unreadable_col = column("unreadable_bytes");
+
+  RowReducer rows(profile);
+  PassOrder order(/*equal_allowed=*/false);
+  while (in.Next(line, n)) {
+    if (line.empty()) continue;
+    if (line == header) {  // concatenated files
+      order.StartTable();
+      continue;
+    }
+    const std::vector<std::string_view> f = SplitCommas(line);
+    if (f.size() != names.size()) {
+      in.Fail(n, "expected " + std::to_string(names.size()) + " comma-separated fields, got " +
+                     std::to_string(f.size()) + ": " + Quote(line));
+    }
+    const std::optional<std::uint64_t> offset = ToUint(f[offset_col]);
+    if (!offset) in.Fail(n, "offset_bytes " + Quote(f[offset_col]) + " is not a whole number");
+    const std::optional<std::uint64_t> length = ToUint(f[length_col]);
+    if (!length || *length == 0) {
+      in.Fail(n, "length_bytes " + Quote(f[length_col]) + " is not a positive whole number");
+    }
+    Row row{.offset_bytes = *offset,
+            .length_bytes = *length,
+            .mb_per_s = NonNegative(in, n, "mb_per_s", f[rate_col]),
+            .passes = 1};
+    if (passes_col && unreadable_col && f[*passes_col] == "0") {
+      // A block with no clean read: no rate. It must say what was unreadable.
+      const std::optional<std::uint64_t> bad = ToUint(f[*unreadable_col]);
+      if (!bad || *bad == 0) in.Fail(n, "passes 0 without unreadable_bytes: no rate to read");
+      continue;
+    }
+    if (passes_col) {
+      const std::optional<std::uint64_t> passes = ToUint(f[*passes_col]);
+      if (!passes || *passes == 0) {
+        in.Fail(n, "passes " + Quote(f[*passes_col]) + " is not a positive whole number");
+      }
+      row.passes = *passes;
+    }
+    if (min_col && max_col) {
+      row.min_mb_per_s = NonNegative(in, n, "min_mb_per_s", f[*min_col]);
+      row.max_mb_per_s = NonNegative(in, n, "max_mb_per_s", f[*max_col]);
+    }
+    order.Add(in, n, *offset, std::string(f[offset_col]));
+    rows.Add(row);
+  }
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  rows.Finish();
+  for (const CurvePoint& p : profile.points) {
+    profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// zcav JSON (json_writer.cc).
+
+// Where the JSON parser is in the file: the bytes it has taken, the line
+// it is on, and where the last few newlines were (a parse error names a byte
+// at most a couple of bytes back).
+struct JsonPosition {
+  std::uint64_t bytes = 0;
+  std::size_t line = 1;
+  std::array<std::uint64_t, 4> newlines{};  // byte positions of the last ones, a ring
+  std::size_t newline_count = 0;
+
+  void Take(char c) {
+    if (c == '\n') {
+      newlines[newline_count++ % newlines.size()] = bytes;
+      ++line;
+    }
+    ++bytes;
+  }
+  // The line of byte `at` (0-based), when at most a few bytes back.
+  std::size_t LineOf(std::uint64_t at) const {
+    std::size_t line_of = line;
+    for (std::size_t k = 0; k < std::min(newline_count, newlines.size()); ++k) {
+      if (newlines[k] >= at) --line_of;
+    }
+    return line_of;
+  }
+};
+
+// A char iterator over a stream that keeps a JsonPosition up to date, so the
+// parser's callback knows the line of each block object.
+class CountingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = char;
+
+  CountingIterator() = default;  // the end of the stream
+  CountingIterator(std::istream& in, JsonPosition* position) : it_(in), position_(position) {}
+  char operator*() const { return *it_; }
+  CountingIterator& operator++() {
+    position_->Take(*it_);
+    ++it_;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    CountingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  friend bool operator==(const CountingIterator& a, const CountingIterator& b) {
+    return a.it_ == b.it_;
+  }
+  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) {
+    return !(a == b);
+  }
+
+ private:
+  std::istreambuf_iterator<char> it_;
+  JsonPosition* position_ = nullptr;
+};
+
+// One object of "blocks", the i-th (from 0), which starts on line `at` (0 =
+// unknown): a row, or nothing for a block with no clean read.
+std::optional<Row> JsonBlockRow(const Input& in, const Json& block, std::size_t i, std::size_t at) {
+  auto fail = [&](const std::string& what) {
+    const std::string where = "blocks[" + std::to_string(i) + "]: ";
+    if (at > 0) in.Fail(at, where + what);
+    in.FailFile(where + what);
+  };
+  if (!block.is_object()) fail("is not an object");
+  auto whole = [&](const char* name, bool required, std::uint64_t fallback) {
+    const auto it = block.find(name);
+    if (it == block.end()) {
+      if (required) fail(std::string("has no ") + name);
+      return fallback;
+    }
+    if (!it->is_number_unsigned()) fail(std::string(name) + " is not a whole number");
+    return it->get<std::uint64_t>();
+  };
+  Row row;
+  row.offset_bytes = whole("offset_bytes", true, 0);
+  row.length_bytes = whole("length_bytes", true, 0);
+  if (row.length_bytes == 0) fail("length_bytes is 0");
+  row.passes = whole("passes", false, 1);
+  if (row.passes == 0) {
+    // No clean read (zcav writes null rates and the unreadable bytes).
+    const auto rate = block.find("mb_per_s");
+    if (rate != block.end() && rate->is_null() && whole("unreadable_bytes", false, 0) > 0) {
+      return std::nullopt;
+    }
+    fail("passes is 0");
+  }
+  const auto rate = block.find("mb_per_s");
+  if (rate == block.end()) fail("has no mb_per_s");
+  if (!rate->is_number()) fail("mb_per_s is not a number");
+  row.mb_per_s = rate->get<double>();
+  if (row.mb_per_s < 0) fail("mb_per_s is negative");
+  // The spread across passes is optional (older files, hand-made input).
+  const auto lo = block.find("min_mb_per_s");
+  const auto hi = block.find("max_mb_per_s");
+  if (lo != block.end() && hi != block.end() && lo->is_number() && hi->is_number() &&
+      lo->get<double>() >= 0 && hi->get<double>() >= lo->get<double>()) {
+    row.min_mb_per_s = lo->get<double>();
+    row.max_mb_per_s = hi->get<double>();
+  }
+  return row;
+}
+
+// Streams the document: each object of "blocks" becomes a row (and is
+// dropped) as soon as it is parsed, so memory does not grow with the blocks;
+// the rest is kept for the members read below.
+void ParseZcavJson(Input& in, Profile& profile) {
+  std::istream& stream = in.Restart();
+  JsonPosition position;
+  const std::size_t& line = position.line;
+  bool in_blocks = false;   // the last top-level key was "blocks"
+  bool blocks_array = false;  // inside its array
+  std::size_t block_index = 0;
+  std::size_t block_line = 0;  // where the current block object started
+  RowReducer rows(profile);
+  PassOrder order(/*equal_allowed=*/false);
+  const auto add_block = [&](const Json& block, std::size_t at) {
+    const std::size_t i = block_index++;
+    const std::optional<Row> row = JsonBlockRow(in, block, i, at);
+    if (!row) return;
+    order.Add(in, at > 0 ? at : 1, row->offset_bytes, std::to_string(row->offset_bytes));
+    rows.Add(*row);
+  };
+  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    if (depth == 1 && event == E::key) {
+      in_blocks = parsed == "blocks";
+    } else if (depth == 1 && in_blocks && event == E::array_start) {
+      blocks_array = true;
+    } else if (depth == 1 && event == E::array_end) {
+      blocks_array = false;
+    } else if (blocks_array && depth == 2) {
+      if (event == E::object_start) block_line = line;
+      if (event == E::object_end) {
+        add_block(parsed, block_line);
+        return false;  // parsed: not kept
+      }
+      if (event == E::value || event == E::array_end) add_block(parsed, line);
+    }
+    return true;
+  };
+  Json root;
+  try {
+    root = Json::parse(CountingIterator(stream, &position), CountingIterator(), callback);
+  } catch (const Json::parse_error& e) {
+    const std::size_t error_line = position.LineOf(e.byte > 0 ? e.byte - 1 : 0);
+    const std::string what = e.what();
+    if (what.find("unexpected end of input") != std::string::npos) {
+      in.Fail(error_line, "the JSON ends early (a truncated file: was the run killed?)");
+    }
+    const std::size_t colon = what.find(": ", what.find("parse error"));
+    in.Fail(error_line,
+            "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const Json::exception& e) {
+    // Not a syntax error: a number too large ("number overflow parsing
+    // '1e999'"); the counting iterator knows how far the parser got.
+    const std::string what = e.what();
+    const std::size_t bracket = what.find("] ");
+    in.Fail(line,
+            "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+  }
+  if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
+  const auto blocks = root.find("blocks");
+  if (blocks == root.end() || !blocks->is_array()) {
+    in.FailFile("not a zcav JSON file (no \"blocks\" array)");
+  }
+  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+    if (const auto p = dev->find("path"); p != dev->end() && p->is_string()) {
+      profile.device_path = p->get<std::string>();
+    }
+    if (const auto s = dev->find("size_bytes"); s != dev->end() && s->is_number_unsigned()) {
+      profile.device_bytes = s->get<std::uint64_t>();
+    }
+    auto device_text = [&](const char* name) {
+      const auto it = dev->find(name);
+      return it != dev->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    profile.device_vendor = device_text("vendor");
+    profile.device_model = device_text("model");
+    profile.transport = device_text("transport");
+    profile.link = device_text("link");
+    profile.storage_transport = device_text("storage_transport");
+    auto device_flag = [&](const char* name) -> std::optional<bool> {
+      const auto it = dev->find(name);
+      return it != dev->end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
+                                                  : std::nullopt;
+    };
+    profile.rotational = device_flag("rotational");
+    profile.storage_rotational = device_flag("storage_rotational");
+  }
+  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
+    auto number = [&](const char* name) -> std::optional<double> {
+      const auto it = sum->find(name);
+      if (it == sum->end() || !it->is_number()) return std::nullopt;
+      const double v = it->get<double>();
+      if (!std::isfinite(v) || v < 0) return std::nullopt;
+      return v;
+    };
+    profile.avg_mb_per_s = number("avg_mb_per_s");
+    profile.cpu_percent = number("cpu_percent");
+  }
+  if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
+    if (const auto b = opt->find("block_bytes"); b != opt->end() && b->is_number_unsigned()) {
+      profile.block_bytes = b->get<std::uint64_t>();
+    }
+    const auto whole = [&](const char* name) -> std::uint64_t {
+      const auto it = opt->find(name);
+      return it != opt->end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+    };
+    const auto flag = [&](const char* name) {
+      const auto it = opt->find(name);
+      return it != opt->end() && it->is_boolean() && it->get<bool>();
+    };
+    SweepPlan plan;
+    plan.start_bytes = whole("start_bytes");
+    plan.end_bytes = whole("end_bytes");
+    plan.block_bytes = whole("block_bytes");
+    plan.chunk_bytes = whole("chunk_bytes");
+    plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("passes"), 1u << 20));
+    plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("skip"), 1u << 30));
+    plan.quick = flag("quick");
+    plan.warmup = flag("warmup");
+    plan.block_count = whole("block_count");
+    if (const auto e = opt->find("engine"); e != opt->end() && e->is_string()) {
+      plan.engine = e->get<std::string>();
+    }
+    if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
+      plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
+    }
+    profile.plan = plan;
+    // Files before "timing" was recorded: unknown, taken as sharp (0).
+    if (const auto t = opt->find("timing"); t != opt->end() && t->is_object()) {
+      if (const auto b = t->find("blur_blocks"); b != t->end() && b->is_number()) {
+        const double v = b->get<double>();
+        if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
+      }
+    }
+  }
+  if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
+    profile.status = st->get<std::string>();
+  }
+  if (const auto samples = root.find("samples"); samples != root.end() && samples->is_array()) {
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const Json& x = (*samples)[i];
+      if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() || x[0].get<std::uint64_t>() == 0 ||
+          !x[1].is_number_unsigned() || !x[2].is_number_unsigned()) {
+        in.FailFile("samples[" + std::to_string(i) + "]: expected [pass (from 1), block, elapsed_ns]");
+      }
+      Sample sample;
+      sample.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
+      sample.block_index = x[1].get<std::uint64_t>();
+      sample.elapsed = std::chrono::nanoseconds(
+          static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
+      profile.samples.push_back(sample);
+    }
+  }
+  // zcav profile's measurements besides the sweep (all optional).
+  const auto number_in = [](const Json& object, const char* name) -> std::optional<double> {
+    const auto it = object.find(name);
+    if (it == object.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    return v;
+  };
+  if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
+    profile.access_mean_ms = number_in(*acc, "mean_ms");
+    if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
+      for (std::size_t i = 0; i < samples->size(); ++i) {
+        const Json& sample = (*samples)[i];
+        const auto offset = sample.is_object() ? sample.find("offset_bytes") : sample.end();
+        const std::optional<double> ms = sample.is_object() ? number_in(sample, "ms") : std::nullopt;
+        if (offset == sample.end() || !offset->is_number_unsigned() || !ms) {
+          in.FailFile("access.samples[" + std::to_string(i) +
+                      "]: needs a whole offset_bytes and a number ms of at least 0");
+        }
+        profile.access_samples.push_back({offset->get<std::uint64_t>(), *ms});
+      }
+    }
+  }
+  if (const auto burst = root.find("burst"); burst != root.end() && burst->is_object()) {
+    profile.burst_mb_per_s = number_in(*burst, "avg_mb_per_s");
+  }
+  if (const auto verdict = root.find("verdict"); verdict != root.end() && verdict->is_object()) {
+    const auto kind = verdict->find("kind");
+    const auto reason = verdict->find("reason");
+    if (kind != verdict->end() && kind->is_string()) profile.verdict = kind->get<std::string>();
+    if (reason != verdict->end() && reason->is_string()) {
+      profile.verdict_reason = reason->get<std::string>();
+    }
+  }
+
+  // Unreadable ranges and slow regions (zcav's own sweeps).
+  const auto range_list = [&](const char* name, auto add) {
+    const auto list = root.find(name);
+    if (list == root.end() || list->is_null()) return;
+    if (!list->is_array()) in.FailFile(std::string(name) + " is not an array");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const Json& item = (*list)[i];
+      const auto offset = item.is_object() ? item.find("offset_bytes") : item.end();
+      const auto length = item.is_object() ? item.find("length_bytes") : item.end();
+      if (offset == item.end() || length == item.end() || !offset->is_number_unsigned() ||
+          !length->is_number_unsigned() || length->get<std::uint64_t>() == 0) {
+        in.FailFile(std::string(name) + "[" + std::to_string(i) +
+                    "]: needs whole offset_bytes and a positive whole length_bytes");
+      }
+      add(item, offset->get<std::uint64_t>(), length->get<std::uint64_t>());
+    }
+  };
+  range_list("errors", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+    UnreadableRange r{offset, length, 0, 0, false};
+    if (const auto e = item.find("errno"); e != item.end() && e->is_number_integer()) {
+      r.errno_value = e->get<int>();
+    }
+    if (const auto b = item.find("bounded_by_budget"); b != item.end() && b->is_boolean()) {
+      r.bounded_by_budget = b->get<bool>();
+    }
+    profile.unreadable.push_back(r);
+  });
+  range_list("slow_regions", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+    SlowRegion r{offset, length, 0, number_in(item, "ms").value_or(0),
+                 number_in(item, "expected_ms").value_or(0)};
+    profile.slow_regions.push_back(r);
+  });
+
+  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
+  rows.Finish();
+  if (profile.block_bytes == 0) {
+    for (const CurvePoint& p : profile.points) {
+      profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
+    }
+  }
+  if (const auto partial = root.find("partial"); partial != root.end() && *partial == true) {
+    const auto status = root.find("status");
+    profile.notes.push_back("the run's status: " + (status != root.end() && status->is_string()
+                                                        ? status->get<std::string>()
+                                                        : "partial"));
+  }
+}
+
+}  // namespace
+
+Profile ParseProfile(std::istream& in, const std::string& source) {
+  Input input(source, in);
+  Profile profile;
+  profile.source = source;
+  switch (Detect(input)) {
+    case Format::kZcavRaw:
+      profile.format = "zcav-raw";
+      ParseZcavRaw(input, profile);
+      break;
+    case Format::kZcavCsv:
+      profile.format = "zcav-csv";
+      ParseZcavCsv(input, profile);
+      break;
+    case Format::kZcavJson:
+      profile.format = "zcav-json";
+      ParseZcavJson(input, profile);
+      break;
+    case Format::kBonnie103:
+      profile.format = "bonnie-1.03";
+      FinishClassic103(input, ReadClassicRows(input, Format::kBonnie103), profile);
+      break;
+    case Format::kBonnie19x:
+      profile.format = "bonnie-1.9x";
+      FinishClassic19x(input, ReadClassicRows(input, Format::kBonnie19x), profile);
+      break;
+  }
+  return profile;
+}
+
+DeviceInfo RecordedDevice(const Profile& profile) {
+  DeviceInfo info;
+  info.path = profile.device_path;
+  info.size_bytes = profile.device_bytes;
+  info.transport = profile.transport;
+  info.rotational = profile.rotational;
+  info.storage_transport = profile.storage_transport;
+  info.storage_rotational = profile.storage_rotational;
+  return info;
+}
+
+Profile ReadProfile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, not a data file", ErrorKind::kBadInput);
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw Error(path + ": cannot open" +
+                    (err != 0 ? ": " + std::generic_category().message(err) : std::string()),
+                ErrorKind::kBadInput);
+  }
+  return ParseProfile(in, path);
+}
+
+}  // namespace zcav

@@ -1,0 +1,107 @@
+// Reading saved results back: zcav's own raw/CSV/JSON outputs and the logs of
+// classic zcav versions (bonnie++ 1.03 and 1.9x/2.00).
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zcav/device/device.h"
+#include "zcav/measure/sample.h"
+#include "zcav/analysis/zone_detector.h"
+
+namespace zcav {
+
+// One timed random read (zcav access, zcav profile): what the access plot
+// draws.
+struct AccessSample {
+  std::uint64_t offset_bytes = 0;
+  double ms = 0;  // access time, milliseconds
+};
+
+struct Profile {
+  std::string source;         // file name, as given
+  // "zcav-raw", "zcav-csv", "zcav-json", "bonnie-1.03", "bonnie-1.9x".
+  std::string format;
+  std::string device_path;    // when the file says; else empty
+  std::uint64_t device_bytes = 0;  // when known; else 0
+  std::uint64_t block_bytes = 0;   // nominal block size, when known or inferred
+  std::uint32_t passes = 0;        // passes behind each point, when known
+  // Per block, position order; mb_per_s = median (10^6 B/s). Compact
+  // (zone_detector.h): 8 bytes per block for one pass.
+  Curve points;
+  // From zcav's own headers/summary when present (empty/nullopt otherwise).
+  std::string device_vendor;
+  std::string device_model;
+  std::string transport;           // e.g. "usb", "ata", "sim"
+  // The device's sysfs rotational flag, and what the reads reached under a
+  // file or a loop device (DeviceInfo::storage_transport and
+  // storage_rotational), when the file recorded them.
+  std::optional<bool> rotational;
+  std::string storage_transport;
+  std::optional<bool> storage_rotational;
+  std::string link;                // e.g. "USB 480 Mb/s"
+  std::optional<double> avg_mb_per_s;   // bytes read / read time
+  std::optional<double> cpu_percent;    // process user+sys as % of wall
+  // From a `zcav profile` JSON (profile.json) when present: the access-time
+  // and burst measurements and the bus-or-media verdict. A sweep's JSON has
+  // the verdict only (decided without a burst rate).
+  std::optional<double> access_mean_ms;     // mean of the random reads, ms
+  std::vector<AccessSample> access_samples; // each random read, in the order read
+  std::optional<double> burst_mb_per_s;     // average burst rate, MB/s (10^6 B/s)
+  std::string verdict;                      // "bus-limited", "media-limited", ...; empty = none
+  std::string verdict_reason;               // its sentences
+  // zcav's own outputs: the unreadable ranges (sorted) and slow regions the
+  // sweep found. Blocks with no clean read are not in `points`.
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
+  // zcav's own raw and JSON outputs: the sweep's plan as recorded
+  // ("# options:" / "options"), the run's status text, and every timed
+  // sample of a multi-pass sweep ("# sample:" lines / "samples"), what
+  // --resume continues from.
+  std::optional<SweepPlan> plan;
+  // How many blocks one block's time may be smeared over (the sweep's
+  // BlockTiming::blur_blocks, from "# timing:" / options.timing): what the
+  // zone detector takes as ZoneOptions::blur_blocks. 0 = each block timed on
+  // its own, or not recorded (files before zcav recorded it, CSV, classic).
+  double blur_blocks = 0;
+  std::string status;
+  std::vector<Sample> samples;
+  // What a user should know about the import, e.g. "12 '++++' rates
+  // recomputed from the time column and the 100 MiB block size".
+  std::vector<std::string> notes;
+};
+
+// Reads a saved result, detecting its format from its content.
+// Classic files: 1.03 (`#loops: N, version: 1.03`, `#block K/s time`: offset
+// in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
+// with `++++` rates recomputed from the time column); several passes (the
+// same offset more than once) are reduced to the per-block median.
+// Detection: first non-blank character '{' = zcav JSON (needs "blocks"; the
+// optional "access", "burst" and "verdict" members fill the fields above);
+// first line `# zcav ` = zcav raw; first line `offset_bytes,length_bytes,
+// mb_per_s...` = zcav CSV; otherwise a `#block` header after leading '#'
+// lines picks the classic layout (`K/s` = 1.03, `GiB` = 1.9x).
+// 1.9x offsets are printed to 0.01 GiB only: the block size comes from
+// rate × time (whole MiB), offsets are row index × step when every printed
+// offset fits that grid; `notes` says what was inferred.
+// Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
+// and "FILE: ..." for an unreadable, empty or unrecognised file.
+// Memory: the file is read line by line (JSON: parsed as a stream, each
+// block object dropped once read), and a zcav file of one pass becomes
+// points as it is read, so a 20 M-block result takes about the Profile's 8
+// bytes per block (16 while a raw file's block lengths are filled in), not
+// its gigabytes of text. Files whose blocks repeat (several passes printed,
+// runs concatenated) keep every row until they are merged.
+Profile ReadProfile(const std::string& path);
+
+// The device facts a profile recorded, as a DeviceInfo (path, size,
+// transport, rotational flags; the rest default): for KnownNotToRotate.
+DeviceInfo RecordedDevice(const Profile& profile);
+// The same from a stream; one that cannot seek (a pipe) is copied into
+// memory first (detection reads the start twice).
+Profile ParseProfile(std::istream& in, const std::string& source);
+
+}  // namespace zcav

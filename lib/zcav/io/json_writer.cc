@@ -1,0 +1,281 @@
+// The JSON writer: one JSON document, streamed.
+//
+//   {"format":"zcav","version":..,"units":..,"command":..,"started":..,
+//   "device":{..},
+//   "options":{..},           <- with "timing":{"bytes_in_flight","blocks_spanned",
+//                                "drained_per_block","blur_blocks"} (sweep.h BlockTiming)
+//   "blocks":[
+//   {..},                      <- one line per block, written as it arrives
+//   {..}
+//   ],
+//   "passes":[..],
+//   "summary":{..},
+//   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
+//              "bounded_by_budget"}],     <- unreadable ranges, merged
+//   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
+//   "status":"complete","partial":false}
+//
+// The opening is written at OnStart, each block at OnBlock, the rest at
+// OnFinish; the document is only complete (parseable) after OnFinish.
+// Rates are MB/s (10^6 B/s), sizes bytes, times seconds. Unknown device facts
+// are null. NaN and infinities never appear (written as 0). A block with no
+// clean read (passes 0) has null rates and its "unreadable_bytes".
+#include <cmath>
+#include <system_error>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "zcav/base/error.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/io/writers.h"
+#include "zcav/io/zone_report.h"
+
+namespace zcav {
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order written
+
+double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// Long members are written in pieces of about this size.
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+Json StringOrNull(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+
+// Device strings come from sysfs and the command line: invalid UTF-8 is
+// replaced (U+FFFD) rather than aborting the run.
+std::string Dump(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string Member(const char* name, const Json& value) {
+  return Dump(Json(name)) + ":" + Dump(value);
+}
+
+Json DeviceJson(const DeviceInfo& dev) {
+  Json j;
+  j["path"] = dev.path;
+  j["kind"] = StringOrNull(dev.kind);
+  j["size_bytes"] = dev.size_bytes;
+  j["sector_bytes"] = dev.sector_bytes;
+  j["vendor"] = StringOrNull(dev.vendor);
+  j["model"] = StringOrNull(dev.model);
+  j["rotational"] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
+  j["transport"] = StringOrNull(dev.transport);
+  if (!dev.storage_transport.empty()) {
+    j["storage_transport"] = dev.storage_transport;
+    j["storage_rotational"] = dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
+  }
+  j["link"] = StringOrNull(dev.link);
+  j["direct_io"] = dev.direct_io;
+  j["notes"] = Json::array();
+  for (const std::string& note : dev.notes) j["notes"].push_back(note);
+  return j;
+}
+
+Json OptionsJson(const SweepPlan& plan) {
+  Json j;
+  j["start_bytes"] = plan.start_bytes;
+  j["end_bytes"] = plan.end_bytes;
+  j["block_bytes"] = plan.block_bytes;
+  j["chunk_bytes"] = plan.chunk_bytes;
+  j["passes"] = plan.passes;
+  j["skip"] = plan.skip;
+  j["quick"] = plan.quick;
+  j["warmup"] = plan.warmup;
+  j["engine"] = plan.engine;            // io_uring, pread, sim or pwrite
+  j["queue_depth"] = plan.queue_depth;  // chunks in flight at once
+  // How sharp the per-block figures are (sweep.h BlockTimingOf): readers
+  // give blur_blocks to the zone detector (ZoneOptions::blur_blocks).
+  const BlockTiming timing = BlockTimingOf(plan);
+  Json t;
+  t["bytes_in_flight"] = timing.bytes_in_flight;
+  t["blocks_spanned"] = timing.blocks_spanned;
+  t["drained_per_block"] = timing.drained_per_block;
+  t["blur_blocks"] = timing.blur_blocks();
+  j["timing"] = t;
+  if (plan.write) j["mode"] = "write";  // absent: a read sweep
+  j["block_count"] = plan.block_count;
+  j["notes"] = Json::array();
+  for (const std::string& note : plan.notes) j["notes"].push_back(note);
+  return j;
+}
+
+Json BlockJson(const BlockResult& b) {
+  Json j;
+  j["index"] = b.index;
+  j["offset_bytes"] = b.offset_bytes;
+  j["length_bytes"] = b.length_bytes;
+  j["mb_per_s"] = Finite(b.mb_per_s);
+  j["mean_mb_per_s"] = Finite(b.mean_mb_per_s);
+  j["min_mb_per_s"] = Finite(b.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(b.max_mb_per_s);
+  j["stddev_mb_per_s"] = Finite(b.stddev_mb_per_s);
+  j["passes"] = b.passes;
+  j["seconds"] = Finite(b.seconds);
+  if (b.unreadable_bytes > 0) j["unreadable_bytes"] = b.unreadable_bytes;
+  if (b.passes == 0) {
+    // No clean read: no rate at all (not 0 MB/s).
+    for (const char* key : {"mb_per_s", "mean_mb_per_s", "min_mb_per_s", "max_mb_per_s",
+                            "stddev_mb_per_s", "seconds"}) {
+      j[key] = nullptr;
+    }
+  }
+  return j;
+}
+
+Json PassJson(const PassSummary& p) {
+  Json j;
+  j["pass"] = p.pass + 1;  // 1-based for people
+  j["bytes"] = p.bytes;
+  j["seconds"] = Seconds(p.read_time);
+  j["mb_per_s"] = Finite(p.mb_per_s);
+  j["complete"] = p.complete;
+  return j;
+}
+
+Json SummaryJson(const SweepResult& r) {
+  Json j;
+  j["min_mb_per_s"] = Finite(r.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(r.max_mb_per_s);
+  j["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
+  j["cpu_percent"] = Finite(r.cpu_percent);
+  j["system_busy_percent"] =
+      r.system_busy_percent ? Json(Finite(*r.system_busy_percent)) : Json(nullptr);
+  j["seconds"] = Seconds(r.read_time);
+  j["wall_seconds"] = Finite(r.wall_seconds);
+  j["bytes_read"] = r.bytes_read;
+  j["blocks"] = r.blocks_measured;
+  j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  return j;
+}
+
+class JsonWriter final : public SampleSink {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+  void OnStart(const RunInfo& run) override {
+    std::string s = "{" + Member("format", "zcav") + "," + Member("version", run.version) + "," +
+                    Member("units",
+                           "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; "
+                           "times in seconds") +
+                    "," + Member("command", run.command_line) + "," +
+                    Member("started", StringOrNull(run.start_time_utc)) + ",\n";
+    s += Member("device", DeviceJson(run.device)) + ",\n";
+    s += Member("options", OptionsJson(run.plan)) + ",\n";
+    s += "\"blocks\":[";
+    passes_planned_ = run.plan.passes;
+    Write(s);
+  }
+
+  void OnBlock(const BlockResult& block) override {
+    // The comma goes before every block but the first, so the text written so
+    // far never ends in a dangling comma.
+    Write((first_block_ ? "\n" : ",\n") + Dump(BlockJson(block)));
+    first_block_ = false;
+  }
+
+  void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+  void OnSample(const Sample& x) override {
+    if (passes_planned_ > 1) samples_.push_back({x.pass + 1, x.block_index, x.elapsed.count()});
+  }
+
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
+  }
+
+  void OnFinish(const SweepResult& r) override {
+    const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
+    Json pass_array = Json::array();
+    for (const PassSummary& p : passes) pass_array.push_back(PassJson(p));
+    std::string s = "\n],\n";
+    s += Member("passes", pass_array) + ",\n";
+    s += Member("summary", SummaryJson(r)) + ",\n";
+    // The zone analysis, when the sweep ran the detector: "curve_type",
+    // "zones", "outliers", "zone_summary" at the top level.
+    for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
+    Json errors = Json::array();
+    for (const UnreadableRange& u : r.unreadable) {
+      errors.push_back({{"offset_bytes", u.offset_bytes},
+                        {"length_bytes", u.length_bytes},
+                        {"errno", u.errno_value},
+                        {"error", std::error_code(u.errno_value, std::system_category()).message()},
+                        {"pass", u.pass + 1},
+                        {"bounded_by_budget", u.bounded_by_budget}});
+    }
+    Json slow = Json::array();
+    for (const SlowRegion& x : r.slow_regions) {
+      slow.push_back({{"offset_bytes", x.offset_bytes},
+                      {"length_bytes", x.length_bytes},
+                      {"ms", Finite(x.ms)},
+                      {"expected_ms", Finite(x.expected_ms)},
+                      {"pass", x.pass + 1}});
+    }
+    if (passes_planned_ > 1) {
+      // Every timed sample: [pass (from 1), block index, elapsed ns]; what
+      // --resume needs to continue a multi-pass sweep exactly. Written as
+      // text in pieces (the text nlohmann::json would write): tens of
+      // millions of samples would take gigabytes as a JSON value.
+      s += "\"samples\":[";
+      for (std::size_t i = 0; i < samples_.size(); ++i) {
+        const TimedSample& x = samples_[i];
+        s += (i > 0 ? ",[" : "[") + std::to_string(x.pass) + ',' + std::to_string(x.block) + ',' +
+             std::to_string(x.ns) + ']';
+        if (s.size() >= kPieceBytes) {
+          Write(s);
+          s.clear();
+        }
+      }
+      s += "],\n";
+      samples_ = {};
+    }
+    s += Member("errors", errors) + ",\n";
+    s += Member("slow_regions", slow) + ",\n";
+    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
+    if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
+        r.status == SweepStatus::kWriteError) {
+      Json error;
+      error["offset_bytes"] = r.error_offset_bytes;
+      error["message"] = r.error.message();
+      s += ",\n" + Member("error", error);
+    }
+    s += "}\n";
+    Write(s);
+  }
+
+ private:
+  void Write(const std::string& text) {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+    if (!out_) {
+      throw Error("writing the JSON data failed (disk full or output closed?)",
+                  ErrorKind::kRuntime);
+    }
+  }
+
+  std::ostream& out_;
+  bool first_block_ = true;
+  std::vector<PassSummary> passes_;  // fallback when the result carries none
+  Json zones_ = Json::object();      // set by OnZones
+  std::uint32_t passes_planned_ = 1;
+  struct TimedSample {
+    std::uint32_t pass;
+    std::uint64_t block;
+    std::int64_t ns;
+  };
+  std::vector<TimedSample> samples_;  // multi-pass sweeps only: 16 bytes each
+};
+
+}  // namespace
+
+std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out) {
+  return std::make_unique<JsonWriter>(out);
+}
+
+}  // namespace zcav

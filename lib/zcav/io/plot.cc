@@ -1,0 +1,1259 @@
+// Plots: see plot.h.
+//
+// Each script is a template from plots/*.gp (embedded by CMake as
+// plot_templates.h) with a few values filled in. The template language is
+// kept tiny so the templates stay plain gnuplot a person can read:
+//   {{name}}     replaced by a value (file names, title, ranges, ...);
+//   {{?flag}}    at the start of a line: the line is kept only when the flag
+//                is set (the min-max band, zones, outliers, an X-speed axis);
+//   #%           at the start of a line: a note about the template, dropped.
+// A plot element line that ends in ", \" and is followed by a blank line
+// loses the ", \" (its optional successors were dropped).
+//
+// Rendering runs the gnuplot executable (popen) on a copy of the script and
+// data in a temporary directory beside them, then renames the images into
+// place: the script is the single description of the plot, and a failed
+// render leaves no partial image.
+#include "zcav/io/plot.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "zcav/base/error.h"
+#include "zcav/plot_templates.h"
+#include "zcav/base/units.h"
+#include "zcav/io/writers.h"  // FormatFixed
+
+namespace zcav {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Image size in pixels, both PNG and SVG.
+constexpr int kWidthPx = 1000;
+constexpr int kHeightPx = 600;
+// A curve's data file has at most this many lines (two per pixel column):
+// longer curves are drawn from buckets of consecutive blocks (see CurveData).
+constexpr std::size_t kMaxCurveLines = 2 * static_cast<std::size_t>(kWidthPx);
+
+// Room above the highest point for the zone labels and the key.
+constexpr double kHeadroom = 1.15;
+
+// The rate axis (see RateAxisTop): it spans every block unless the highest
+// is more than kOffScaleTolerance times the top of the bulk of the data; then
+// it spans the bulk and the blocks above are drawn on its top edge. 1.5: a
+// spike half again as fast as everything else still fits (the plot keeps its
+// look, the bulk keeps two thirds of the height); a few blurred blocks at 20x
+// the device's rate (the 3000 MB/s on a 140 MB/s device) do not
+// squash the curve into the bottom twentieth.
+constexpr double kOffScaleTolerance = 1.5;
+// The bulk's top ignores the highest 1 % of blocks, and anything above
+// Tukey's far-out fence (P75 + 3 x IQR, Tukey 1977), which also holds when
+// more than 1 % of the blocks are wild (a flat 36 MB/s FUSE device read
+// 2-3 % of its blocks at 100-210 MB/s).
+constexpr double kBulkQuantile = 0.99;
+constexpr double kFenceIqrs = 3.0;
+// The bulk's quantiles are read from at most this many blocks, evenly spaced
+// (a 20 M-block curve: 2^20 of them, as good for an axis and 8 MiB of memory).
+constexpr std::size_t kMaxRobustSamples = std::size_t{1} << 20;
+// At most this many zone labels: more overlap into an unreadable smear (the
+// issue's 275 labels); the zone table lists every zone.
+constexpr std::size_t kMaxZoneLabels = 20;
+// A zone label's box as a share of the plot area: "Z123 1234.5 MB/s" in the
+// 8-point label font is about 90 x 12 pixels of the plot's 880 x 440.
+constexpr double kLabelWidthShare = 0.13;
+constexpr double kLabelHeightShare = 0.035;
+// A zone's jitter band (p5-p95) is drawn when the widest is at least this
+// share of the y axis: 2 % is about 9 pixels of the 600-pixel image's plot
+// area; a narrower band hides under the curve (2 px) and the zone line
+// (3 px) and would only add a legend entry to a clean staircase.
+constexpr double kMinJitterBandShare = 0.02;
+
+const char* TemplateOf(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kFalloff: return plot_templates::kFalloff;
+    case PlotKind::kComparison: return plot_templates::kComparison;
+    case PlotKind::kAccess: return plot_templates::kAccess;
+    case PlotKind::kHistogram: return plot_templates::kHistogram;
+    case PlotKind::kConcurrent: return plot_templates::kConcurrent;
+  }
+  return plot_templates::kFalloff;
+}
+
+// A gnuplot single-quoted string: no escapes but '' for a quote. A newline
+// would end the command, so it becomes a space.
+std::string GpQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// The inside of GpQuote, for values placed inside quotes in a template.
+std::string GpQuoted(const std::string& text) {
+  const std::string q = GpQuote(text);
+  return q.substr(1, q.size() - 2);
+}
+
+std::string ShellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Fills a template (see the top of this file).
+std::string Expand(std::string_view tmpl, const std::map<std::string, std::string>& values,
+                   const std::set<std::string>& flags) {
+  std::vector<std::string> lines;
+  while (!tmpl.empty()) {
+    const std::size_t nl = tmpl.find('\n');
+    std::string line(tmpl.substr(0, nl));
+    tmpl.remove_prefix(nl == std::string_view::npos ? tmpl.size() : nl + 1);
+    if (line.rfind("#%", 0) == 0) continue;
+    if (line.rfind("{{?", 0) == 0) {
+      const std::size_t close = line.find("}}");
+      assert(close != std::string::npos);
+      if (flags.count(line.substr(3, close - 3)) == 0) continue;
+      line.erase(0, close + 2);
+    }
+    std::string out;
+    std::size_t pos = 0;
+    while (true) {
+      const std::size_t open = line.find("{{", pos);
+      if (open == std::string::npos) break;
+      const std::size_t close = line.find("}}", open);
+      assert(close != std::string::npos);
+      const auto it = values.find(line.substr(open + 2, close - open - 2));
+      assert(it != values.end());
+      out += line.substr(pos, open - pos) + (it == values.end() ? "" : it->second);
+      pos = close + 2;
+    }
+    out += line.substr(pos);
+    lines.push_back(out);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string& line = lines[i];
+    const bool last_element = i + 1 == lines.size() || lines[i + 1].empty();
+    if (last_element && EndsWith(line, ", \\")) line.resize(line.size() - 3);
+    text += line + "\n";
+  }
+  // Values that are several lines (the output commands) may leave runs of
+  // blank lines: keep at most one.
+  std::string squeezed;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && squeezed.size() >= 2 && squeezed[squeezed.size() - 1] == '\n' &&
+        squeezed[squeezed.size() - 2] == '\n') {
+      continue;
+    }
+    squeezed += text[i];
+  }
+  return squeezed;
+}
+
+std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+double Gb(std::uint64_t bytes) { return static_cast<double>(bytes) / kGB; }
+
+// The size the "% of device" axis refers to: the device when known, else the
+// end of the data.
+std::uint64_t DeviceBytes(const Profile& profile, std::uint64_t data_end) {
+  return profile.device_bytes > 0 ? profile.device_bytes : std::max<std::uint64_t>(data_end, 1);
+}
+
+std::uint64_t CurveEnd(const Curve& points) {
+  std::uint64_t end = 0;
+  for (const CurvePoint& p : points) end = std::max(end, p.offset_bytes + p.length_bytes);
+  return end;
+}
+
+double Middle(const CurvePoint& p) {
+  return static_cast<double>(p.offset_bytes) + static_cast<double>(p.length_bytes) / 2;
+}
+
+double Percent(double bytes, std::uint64_t device_bytes) {
+  return bytes / static_cast<double>(device_bytes) * 100;
+}
+
+bool HasSpread(const Curve& points) {
+  return std::any_of(points.begin(), points.end(),
+                     [](const CurvePoint& p) { return p.max_mb_per_s > 0; });
+}
+
+double MaxRate(const Curve& points) {
+  double top = 0;
+  for (const CurvePoint& p : points) top = std::max({top, p.mb_per_s, p.max_mb_per_s});
+  return top;
+}
+
+// "Y max" of a rate axis whose top is `axis_top_mb_per_s` (RateAxisTop);
+// "*" (gnuplot scales it) when there is no rate above 0.
+std::string YMax(double axis_top_mb_per_s) {
+  return axis_top_mb_per_s > 0 ? FormatFixed(axis_top_mb_per_s, 1) : "*";
+}
+
+// The height of the shaded bands (unreadable ranges) and of the marks on the
+// top edge: the top of the y axis (YMax), or 1 when the axis scales itself.
+std::string BandTop(double axis_top_mb_per_s) {
+  return axis_top_mb_per_s > 0 ? YMax(axis_top_mb_per_s) : "1";
+}
+
+// The q-quantile (nearest rank) of `values`, reordering them. REQUIRES:
+// !values.empty(), 0 <= q <= 1.
+double Quantile(std::vector<double>& values, double q) {
+  assert(!values.empty());
+  const auto rank =
+      static_cast<std::ptrdiff_t>(std::lround(q * static_cast<double>(values.size() - 1)));
+  std::nth_element(values.begin(), values.begin() + rank, values.end());
+  return values[static_cast<std::size_t>(rank)];
+}
+
+// The top of the bulk of `values` (see kBulkQuantile); 0 for none.
+double BulkTop(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const double p25 = Quantile(values, 0.25);
+  const double p75 = Quantile(values, 0.75);
+  const double fence = p75 + kFenceIqrs * (p75 - p25);
+  return std::min(Quantile(values, kBulkQuantile), fence);
+}
+
+// The top of the bulk of a curve: of its blocks' rates and, with `band`, of
+// the highest rate each block had across passes (the min-max band). With
+// zones, each block is measured against its zone's median (a wild block is
+// wild next to its neighbours, and a staircase's spread of levels would
+// widen the fence: 5 blocks at 3000 MB/s on a 140..65 MB/s staircase would
+// set the axis at 270), and the top is the fastest zone's median times the
+// bulk's top ratio; without zones, the rates themselves.
+double CurveBulkTop(const Curve& points, bool band, const std::vector<Zone>& zones) {
+  const std::size_t stride =
+      std::max<std::size_t>(1, (points.size() + kMaxRobustSamples - 1) / kMaxRobustSamples);
+  double fastest = 0;
+  for (const Zone& z : zones) fastest = std::max(fastest, z.mb_per_s);
+  const bool relative = fastest > 0;
+  std::vector<double> rates;
+  std::vector<double> highs;
+  rates.reserve(points.size() / stride + 1);
+  std::size_t zone = 0;
+  for (std::size_t i = 0; i < points.size(); i += stride) {
+    while (relative && zone + 1 < zones.size() && i >= zones[zone].end_block) ++zone;
+    const double level = relative && zones[zone].mb_per_s > 0 ? zones[zone].mb_per_s : 1;
+    const CurvePoint p = points[i];
+    rates.push_back(p.mb_per_s / level);
+    if (band) highs.push_back((p.max_mb_per_s > 0 ? p.max_mb_per_s : p.mb_per_s) / level);
+  }
+  const double top = std::max(BulkTop(std::move(rates)), BulkTop(std::move(highs)));
+  return relative ? top * fastest : top;
+}
+
+// True when a curve's zones are plateaus, drawn as levels; a smooth fit's
+// (cav, pcav) "zones" are its fitted segments and are described in the title.
+bool DrawsLevels(CurveType type) {
+  switch (type) {
+    case CurveType::kCav:
+    case CurveType::kPcav:
+      return false;
+    case CurveType::kZoned:
+    case CurveType::kFlat:
+    case CurveType::kClipped:
+    case CurveType::kZclv:
+    case CurveType::kClv:
+    case CurveType::kOther:
+    case CurveType::kTiered:
+    case CurveType::kFlatDips:
+      return true;
+  }
+  return true;
+}
+
+// True when the analysis knows the curve's jitter (its p5-p95 band is drawn).
+bool HasJitter(const ZoneAnalysis& zones) {
+  return !zones.zones.empty() && DrawsLevels(zones.type) &&
+         (zones.texture.jitter_p5_rel < 1 || zones.texture.jitter_p95_rel > 1);
+}
+
+// The zones drawn as levels (none for a smooth fit: its segments' medians
+// are not levels of the curve).
+const std::vector<Zone>& DrawnZones(const ZoneAnalysis& zones) {
+  static const std::vector<Zone> kNone;
+  return DrawsLevels(zones.type) ? zones.zones : kNone;
+}
+
+// The highest level the plot draws for `zones`, which the axis always spans:
+// every zone's median (and the top of its jitter band), or a smooth fit's
+// ends.
+double LevelsTop(const ZoneAnalysis& zones) {
+  double top = std::max(zones.fit_start_mb_per_s, zones.fit_end_mb_per_s);
+  const double jitter = HasJitter(zones) ? std::max(1.0, zones.texture.jitter_p95_rel) : 1.0;
+  for (const Zone& z : zones.zones) top = std::max(top, z.mb_per_s * jitter);
+  return top;
+}
+
+// The top of a rate axis: every block fits (a little above the highest, so
+// the labels and the key fit) unless the highest, `full_top_mb_per_s`, is
+// more than kOffScaleTolerance times `bulk_top_mb_per_s`; then a little above
+// the bulk, and the blocks above are off scale (OffScaleBlocks). Rounded as
+// the script writes it (YMax), so the script's axis and the off-scale marks
+// agree. 0 when no rate is above 0.
+double RateAxisTop(double full_top_mb_per_s, double bulk_top_mb_per_s) {
+  const bool robust =
+      bulk_top_mb_per_s > 0 && full_top_mb_per_s > bulk_top_mb_per_s * kOffScaleTolerance;
+  const double top = (robust ? bulk_top_mb_per_s : full_top_mb_per_s) * kHeadroom;
+  return top > 0 ? std::strtod(FormatFixed(top, 1).c_str(), nullptr) : 0;
+}
+
+// Indices of the blocks whose rate is above `axis_top_mb_per_s` (none when
+// the axis scales itself).
+std::vector<std::uint64_t> OffScaleBlocks(const Curve& points, double axis_top_mb_per_s) {
+  std::vector<std::uint64_t> blocks;
+  if (axis_top_mb_per_s <= 0) return blocks;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points.mb_per_s(i) > axis_top_mb_per_s) blocks.push_back(i);
+  }
+  return blocks;
+}
+
+// "1 block", "3 blocks".
+std::string Blocks(std::size_t n) { return std::to_string(n) + (n == 1 ? " block" : " blocks"); }
+
+// The legend of the off-scale marks: "3 blocks off scale (max 3000.0 MB/s)".
+std::string OffScaleTitle(std::size_t count, double max_mb_per_s) {
+  return Blocks(count) + " off scale (max " + FormatFixed(max_mb_per_s, 1) + " MB/s)";
+}
+
+// Blocks drawn as marks (off-scale blocks, dips): the text of their data
+// file's lines, one per block when there are at most kMaxCurveLines of them,
+// else one per bucket of the curve's grid (CurveData's buckets) that holds
+// any: `prefix` (the input's number in a comparison, or empty), the middle
+// of the marked blocks, their highest (`highest`) or lowest rate, and how
+// many blocks the line stands for.
+std::string MarkLines(const Curve& points, const std::vector<std::uint64_t>& blocks,
+                      std::uint64_t device, bool highest, const std::string& prefix) {
+  const std::size_t per_line =
+      blocks.size() <= kMaxCurveLines
+          ? 1
+          : std::max<std::size_t>(1, (points.size() + kMaxCurveLines - 1) / kMaxCurveLines);
+  std::string s;
+  std::size_t i = 0;
+  while (i < blocks.size()) {
+    if (blocks[i] >= points.size()) {
+      ++i;
+      continue;
+    }
+    const std::uint64_t bucket = blocks[i] / per_line;
+    const CurvePoint first = points[blocks[i]];
+    CurvePoint last = first;
+    double rate = first.mb_per_s;
+    std::size_t count = 0;
+    for (; i < blocks.size() && blocks[i] < points.size() && blocks[i] / per_line == bucket; ++i) {
+      last = points[blocks[i]];
+      rate = highest ? std::max(rate, last.mb_per_s) : std::min(rate, last.mb_per_s);
+      ++count;
+    }
+    const double mid = count == 1 ? Middle(first)
+                                  : (static_cast<double>(first.offset_bytes) +
+                                     static_cast<double>(last.offset_bytes + last.length_bytes)) /
+                                        2;
+    s += prefix + FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
+         FormatFixed(rate, 3) + ' ' + std::to_string(count) + '\n';
+  }
+  return s;
+}
+
+// True when an unreadable range lies in the gap between two consecutive
+// points: the blocks between them had no clean read.
+bool UnreadableBetween(const std::vector<UnreadableRange>& ranges, const CurvePoint& before,
+                       const CurvePoint& after) {
+  const std::uint64_t gap_start = before.offset_bytes + before.length_bytes;
+  if (after.offset_bytes <= gap_start) return false;
+  return std::any_of(ranges.begin(), ranges.end(), [&](const UnreadableRange& r) {
+    return r.offset_bytes < after.offset_bytes && r.offset_bytes + r.length_bytes > gap_start;
+  });
+}
+
+// "1 region", "3 regions".
+std::string Regions(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " region" : " regions");
+}
+
+// The curve's data file text (columns in the templates' comments). A blank
+// line where unreadable blocks are missing breaks the line there (gnuplot
+// draws no segment across a blank line); skipped blocks (--quick, --skip)
+// leave no blank line. A curve of more than kMaxCurveLines blocks is written
+// as buckets of ceil(N / kMaxCurveLines) consecutive blocks (never across
+// such a gap), one line each at the middle of the bucket's range: the median
+// of the blocks' rates, the lowest minimum and the highest maximum (a
+// block's own rate where it has no spread). One block per bucket is the
+// block itself.
+std::string CurveData(const Curve& points, const Profile& profile, const std::string& what) {
+  const std::uint64_t device = DeviceBytes(profile, CurveEnd(points));
+  const std::size_t per_line =
+      std::max<std::size_t>(1, (points.size() + kMaxCurveLines - 1) / kMaxCurveLines);
+  std::string s = "# zcav plot data: " + what + "\n";
+  if (per_line == 1) {
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per block, at the block's middle.\n";
+  } else {
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per " + std::to_string(per_line) +
+         " consecutive blocks (of " + std::to_string(points.size()) +
+         "), at their middle: the median of their rates, the lowest min, the highest max.\n";
+  }
+  s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
+       " GB)\n";
+  s += "# position_gb position_pct median_mb_per_s min_mb_per_s max_mb_per_s\n";
+  if (!profile.unreadable.empty()) {
+    s += "# A blank line: blocks missing here had no clean read (unreadable sectors).\n";
+  }
+  std::vector<double> rates;
+  rates.reserve(per_line);
+  std::uint64_t first_offset = 0, end = 0;
+  double lo = 0, hi = 0;
+  const auto flush = [&] {
+    if (rates.empty()) return;
+    const double mid =
+        static_cast<double>(first_offset) + static_cast<double>(end - first_offset) / 2;
+    const auto middle = rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2);
+    std::nth_element(rates.begin(), middle, rates.end());
+    const double median = rates.size() % 2 == 1
+                              ? *middle
+                              : (*std::max_element(rates.begin(), middle) + *middle) / 2;
+    s += FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
+         FormatFixed(median, 3) + ' ' + FormatFixed(lo, 3) + ' ' + FormatFixed(hi, 3) + '\n';
+    rates.clear();
+  };
+  CurvePoint previous;
+  bool first = true;
+  for (const CurvePoint& p : points) {
+    if (!first && UnreadableBetween(profile.unreadable, previous, p)) {
+      flush();
+      s += '\n';
+    }
+    const bool spread = p.max_mb_per_s > 0;
+    const double p_lo = spread ? p.min_mb_per_s : p.mb_per_s;
+    const double p_hi = spread ? p.max_mb_per_s : p.mb_per_s;
+    if (rates.empty()) {
+      first_offset = p.offset_bytes;
+      lo = p_lo;
+      hi = p_hi;
+    }
+    rates.push_back(p.mb_per_s);
+    lo = std::min(lo, p_lo);
+    hi = std::max(hi, p_hi);
+    end = p.offset_bytes + p.length_bytes;
+    if (rates.size() == per_line) flush();
+    previous = p;
+    first = false;
+  }
+  flush();
+  return s;
+}
+
+// The unreadable ranges' data file text: one line per range, in GB and in %
+// of the device (see the templates' comments). `numbered`: the ranges of
+// several inputs, each line starting with its input's number (from 1).
+std::string UnreadableData(const std::vector<const PlotInput*>& inputs, bool numbered) {
+  std::string s = "# zcav plot data: unreadable ranges (sectors that failed to read after a "
+                  "retry)";
+  s += numbered ? " of each input\n" : " of " + inputs.front()->label + "\n";
+  s += "# Units: GB = 10^9 B, % of the device's size; one line per range.\n";
+  s += numbered ? "# input start_gb end_gb start_pct end_pct length_bytes errno\n"
+                : "# start_gb end_gb start_pct end_pct length_bytes errno\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Profile& profile = inputs[i]->profile;
+    std::uint64_t end = CurveEnd(profile.points);
+    for (const UnreadableRange& r : profile.unreadable) {
+      end = std::max(end, r.offset_bytes + r.length_bytes);
+    }
+    const std::uint64_t device = DeviceBytes(profile, end);
+    for (const UnreadableRange& r : profile.unreadable) {
+      const std::uint64_t r_end = r.offset_bytes + r.length_bytes;
+      if (numbered) s += std::to_string(i + 1) + ' ';
+      s += FormatFixed(Gb(r.offset_bytes), 9) + ' ' + FormatFixed(Gb(r_end), 9) + ' ' +
+           FormatFixed(Percent(static_cast<double>(r.offset_bytes), device), 6) + ' ' +
+           FormatFixed(Percent(static_cast<double>(r_end), device), 6) + ' ' +
+           std::to_string(r.length_bytes) + ' ' + std::to_string(r.errno_value) + '\n';
+    }
+  }
+  return s;
+}
+
+// Slow regions merged across passes (a region found in every pass is one
+// place): sorted, overlapping or adjacent ones joined.
+struct SlowPlace {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t end_bytes = 0;
+  std::uint32_t found = 0;  // regions merged here (one per pass that found it)
+  double max_ms = 0;
+};
+
+std::vector<SlowPlace> SlowPlaces(const std::vector<SlowRegion>& regions) {
+  std::vector<SlowRegion> sorted = regions;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const SlowRegion& a, const SlowRegion& b) { return a.offset_bytes < b.offset_bytes; });
+  std::vector<SlowPlace> places;
+  for (const SlowRegion& r : sorted) {
+    const std::uint64_t end = r.offset_bytes + r.length_bytes;
+    if (places.empty() || r.offset_bytes > places.back().end_bytes) {
+      places.push_back({r.offset_bytes, end, 0, 0});
+    }
+    SlowPlace& p = places.back();
+    p.end_bytes = std::max(p.end_bytes, end);
+    ++p.found;
+    p.max_ms = std::max(p.max_ms, r.ms);
+  }
+  return places;
+}
+
+std::string AccessData(const PlotInput& input) {
+  std::uint64_t end = CurveEnd(input.profile.points);
+  for (const AccessSample& a : input.access) end = std::max(end, a.offset_bytes + 1);
+  const std::uint64_t device = DeviceBytes(input.profile, end);
+  std::string s = "# zcav plot data: access times of " + input.label + "\n";
+  s += "# Units: GB = 10^9 B, ms = milliseconds; one line per timed read.\n";
+  s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
+       " GB)\n";
+  s += "# position_gb position_pct access_ms\n";
+  for (const AccessSample& a : input.access) {
+    const auto at = static_cast<double>(a.offset_bytes);
+    s += FormatFixed(at / kGB, 6) + ' ' + FormatFixed(Percent(at, device), 4) + ' ' +
+         FormatFixed(a.ms, 3) + '\n';
+  }
+  return s;
+}
+
+double OneXMbPerS(Media media) { return OneXBytesPerS(media) / kMB; }
+
+std::string OneXText(Media media) { return FormatFixed(OneXMbPerS(media), 4); }
+
+// Average rate: the run's own (bytes / read time) when the file has it, else
+// the length-weighted mean of the curve (the same thing for one pass).
+double AverageMbPerS(const Profile& profile) {
+  if (profile.avg_mb_per_s && *profile.avg_mb_per_s > 0) return *profile.avg_mb_per_s;
+  double bytes = 0;
+  double seconds = 0;
+  for (const CurvePoint& p : profile.points) {
+    if (p.mb_per_s <= 0) continue;
+    bytes += static_cast<double>(p.length_bytes);
+    seconds += static_cast<double>(p.length_bytes) / (p.mb_per_s * kMB);
+  }
+  return seconds > 0 ? bytes / seconds / kMB : 0;
+}
+
+// One bar of the histogram: about 40 bars over the range, on a 1-2-5 step.
+double HistogramBinMs(const std::vector<PlotInput>& inputs) {
+  double top = 0;
+  for (const PlotInput& in : inputs) {
+    for (const AccessSample& a : in.access) top = std::max(top, a.ms);
+  }
+  if (top <= 0) return 1;
+  const double raw = top / 40;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double step : {1.0, 2.0, 5.0}) {
+    if (step * decade >= raw) return step * decade;
+  }
+  return 10 * decade;
+}
+
+// Output commands: the first image before the plot command, the others
+// re-plotted after it.
+std::string TerminalFor(const std::string& image) {
+  const std::string size = " size " + std::to_string(kWidthPx) + "," + std::to_string(kHeightPx);
+  if (EndsWith(image, ".svg")) {
+    return "set terminal svg" + size + " font 'sans,10' background rgb 'white'";
+  }
+  return "set terminal pngcairo" + size + " font 'sans,10'";
+}
+
+// Writes `text` to `path` (via a temporary name), refusing to replace one of
+// `inputs`' source files.
+void WriteText(const fs::path& path, const std::string& text,
+               const std::vector<PlotInput>& inputs) {
+  for (const PlotInput& in : inputs) {
+    std::error_code ec;
+    if (!in.profile.source.empty() && fs::equivalent(path, in.profile.source, ec)) {
+      throw Error("plot file " + path.string() + " would replace the input " +
+                  in.profile.source + ": choose another image name (-o)");
+    }
+  }
+  const fs::path temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(temp, ec);
+      throw Error("cannot write " + path.string(), ErrorKind::kRuntime);
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) throw Error("rename " + temp.string() + ": " + ec.message(), ErrorKind::kRuntime);
+}
+
+// Labels as given, made unique by the file name when two are equal (the same
+// disk model over two buses).
+std::vector<std::string> UniqueLabels(const std::vector<PlotInput>& inputs) {
+  std::vector<std::string> labels;
+  for (const PlotInput& in : inputs) labels.push_back(in.label);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto same = std::count(labels.begin(), labels.end(), labels[i]);
+    if (same > 1) {
+      const std::string original = labels[i];
+      for (std::size_t j = 0; j < labels.size(); ++j) {
+        if (labels[j] == original) {
+          labels[j] = original + " (" + Basename(inputs[j].profile.source) + ")";
+        }
+      }
+    }
+  }
+  return labels;
+}
+
+std::string Joined(const std::vector<std::string>& labels) {
+  if (labels.size() > 3) return std::to_string(labels.size()) + " results";
+  std::string s;
+  for (std::size_t i = 0; i < labels.size(); ++i) s += (i ? " vs " : "") + labels[i];
+  return s;
+}
+
+// A common optical media of all inputs, else kNone.
+Media CommonMedia(const std::vector<PlotInput>& inputs) {
+  const Media first = inputs.front().media;
+  for (const PlotInput& in : inputs) {
+    if (in.media != first) return Media::kNone;
+  }
+  return first;
+}
+
+// Which zones get a label: every one up to kMaxZoneLabels (as always);
+// beyond that at most kMaxZoneLabels, chosen so that none covers another:
+// the fastest and the slowest (the range a reader looks for), then the
+// longest (the levels that cover most of the device), each only where its
+// label box (kLabelWidthShare x kLabelHeightShare of the plot, centred on
+// the zone's middle, on an axis up to `axis_top`) is clear of those chosen
+// before.
+std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top) {
+  const std::size_t n = a.zones.size();
+  std::vector<bool> labelled(n, n <= kMaxZoneLabels);
+  if (n <= kMaxZoneLabels) return labelled;
+  const double x0 = static_cast<double>(a.zones.front().start_bytes);
+  const double width = std::max(1.0, static_cast<double>(a.zones.back().end_bytes) - x0);
+  const double height = axis_top > 0 ? axis_top : 1;
+  const auto x = [&](std::size_t i) {
+    const Zone& z = a.zones[i];
+    return (static_cast<double>(z.start_bytes) + static_cast<double>(z.end_bytes)) / 2 - x0;
+  };
+  const auto length = [&](std::size_t i) { return a.zones[i].end_bytes - a.zones[i].start_bytes; };
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t p, std::size_t q) { return length(p) > length(q); });
+  order.insert(order.begin(), {a.fastest_zone, a.slowest_zone});
+  std::vector<std::size_t> chosen;
+  for (std::size_t i : order) {
+    if (chosen.size() >= kMaxZoneLabels) break;
+    if (i >= n || labelled[i]) continue;
+    const bool clear = std::none_of(chosen.begin(), chosen.end(), [&](std::size_t j) {
+      return std::abs(x(i) - x(j)) / width < kLabelWidthShare &&
+             std::abs(a.zones[i].mb_per_s - a.zones[j].mb_per_s) / height < kLabelHeightShare;
+    });
+    if (!clear) continue;
+    labelled[i] = true;
+    chosen.push_back(i);
+  }
+  return labelled;
+}
+
+// The falloff plot's zones: NAME.zones.dat (every zone; at most
+// kMaxZoneLabels labelled, see LabelledZones) and, when the analysis knows
+// the jitter and its band is visible on an axis up to `axis_top`,
+// NAME.jitter.dat (each zone's p5-p95 band).
+void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                      const std::string& name, std::uint64_t device, double axis_top,
+                      std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                      PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const ZoneAnalysis& a = in.zones;
+  if (a.zones.empty() || !DrawsLevels(a.type)) return;
+  const bool optical = in.media != Media::kNone;
+  const std::vector<bool> labelled = LabelledZones(a, axis_top);
+  const auto labels =
+      static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
+  flags.insert("zones");
+  v["zones_data"] = name + ".zones.dat";
+  v["zones_title"] = "detected zones (median)";
+  if (labels < a.zones.size()) {
+    v["zones_title"] += ": " + std::to_string(a.zones.size()) + " zones, " +
+                        std::to_string(labels) + " labelled";
+  }
+  std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
+  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
+  if (labels < a.zones.size()) {
+    s += "# " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) +
+         " labelled (the fastest, the slowest, then the longest whose labels do not overlap); "
+         "the others have an empty label.\n";
+  }
+  s += "# start_gb end_gb start_pct end_pct median_mb_per_s label\n";
+  for (std::size_t i = 0; i < a.zones.size(); ++i) {
+    const Zone& z = a.zones[i];
+    std::string label;
+    if (labelled[i]) {
+      label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
+      if (optical) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(in.media), 1) + "x";
+    }
+    s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
+         FormatFixed(Percent(static_cast<double>(z.start_bytes), device), 4) + ' ' +
+         FormatFixed(Percent(static_cast<double>(z.end_bytes), device), 4) + ' ' +
+         FormatFixed(z.mb_per_s, 3) + " \"" + label + "\"\n";
+  }
+  WriteText(dir / v["zones_data"], s, inputs);
+  files.data_paths.push_back((dir / v["zones_data"]).string());
+
+  if (!HasJitter(a)) return;
+  const double lo = a.texture.jitter_p5_rel;
+  const double hi = a.texture.jitter_p95_rel;
+  double widest = 0;
+  for (const Zone& z : a.zones) widest = std::max(widest, z.mb_per_s * (hi - lo));
+  if (widest < kMinJitterBandShare * axis_top) return;
+  flags.insert("jitter");
+  v["jitter_data"] = name + ".jitter.dat";
+  v["jitter_title"] = "jitter p5-p95 (" + FormatFixed((lo - 1) * 100, 1) + " % / +" +
+                      FormatFixed((hi - 1) * 100, 1) + " %)";
+  s = "# zcav plot data: jitter of " + in.label + ": the band of each zone's blocks from the "
+      "5th to the 95th percentile (zone median x " + FormatFixed(lo, 4) + " .. x " +
+      FormatFixed(hi, 4) + ")\n";
+  s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per zone.\n";
+  s += "# start_gb end_gb p5_mb_per_s p95_mb_per_s\n";
+  for (const Zone& z : a.zones) {
+    s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
+         FormatFixed(z.mb_per_s * lo, 3) + ' ' + FormatFixed(z.mb_per_s * hi, 3) + '\n';
+  }
+  WriteText(dir / v["jitter_data"], s, inputs);
+  files.data_paths.push_back((dir / v["jitter_data"]).string());
+}
+
+// The falloff plot's marked blocks: NAME.outliers.dat, NAME.dips.dat (the
+// analysis' dip blocks) and NAME.offscale.dat (blocks above the axis, drawn
+// on its top edge).
+void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                      const std::string& name, std::uint64_t device, double axis_top,
+                      std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                      PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const Curve& points = in.profile.points;
+  if (!in.zones.outliers.empty()) {
+    flags.insert("outliers");
+    v["outliers_data"] = name + ".outliers.dat";
+    std::string s = "# zcav plot data: outliers (blocks far off their neighbours) of " +
+                    in.label + "\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
+    s += "# position_gb position_pct mb_per_s\n";
+    for (const Outlier& o : in.zones.outliers) {
+      const double at = o.block < points.size() ? Middle(points[o.block])
+                                                : static_cast<double>(o.offset_bytes);
+      s += FormatFixed(at / kGB, 6) + ' ' + FormatFixed(Percent(at, device), 4) + ' ' +
+           FormatFixed(o.mb_per_s, 3) + '\n';
+    }
+    WriteText(dir / v["outliers_data"], s, inputs);
+    files.data_paths.push_back((dir / v["outliers_data"]).string());
+  }
+  const std::string lines_are =
+      "; one line per block, or per bucket of consecutive blocks (as in the curve data) when "
+      "there are more than " + std::to_string(kMaxCurveLines) + ".\n";
+  if (!in.zones.dip_blocks.empty()) {
+    flags.insert("dips");
+    v["dips_data"] = name + ".dips.dat";
+    v["dips_title"] = "dips (" + Blocks(in.zones.dip_blocks.size()) + ")";
+    std::string s = "# zcav plot data: blocks in recurring short dips of " + in.label + "\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
+    s += "# position_gb position_pct lowest_mb_per_s blocks\n";
+    s += MarkLines(points, in.zones.dip_blocks, device, false, "");
+    WriteText(dir / v["dips_data"], s, inputs);
+    files.data_paths.push_back((dir / v["dips_data"]).string());
+  }
+  const std::vector<std::uint64_t> off = OffScaleBlocks(points, axis_top);
+  if (!off.empty()) {
+    double max = 0;
+    for (std::uint64_t b : off) max = std::max(max, points.mb_per_s(b));
+    flags.insert("offscale");
+    flags.insert("marks");
+    v["offscale_data"] = name + ".offscale.dat";
+    v["offscale_title"] = OffScaleTitle(off.size(), max);
+    std::string s = "# zcav plot data: blocks above the top of the y axis (" +
+                    FormatFixed(axis_top, 1) + " MB/s) of " + in.label + ", drawn on its edge\n";
+    s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
+    s += "# position_gb position_pct highest_mb_per_s blocks\n";
+    s += MarkLines(points, off, device, true, "");
+    WriteText(dir / v["offscale_data"], s, inputs);
+    files.data_paths.push_back((dir / v["offscale_data"]).string());
+  }
+}
+
+// The falloff plot's read errors: NAME.unreadable.dat (shaded) and
+// NAME.slow.dat (marked on the top edge).
+void FillFalloffErrors(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                       const std::string& name, std::uint64_t device,
+                       std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                       PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  if (!in.profile.unreadable.empty() || !in.profile.slow_regions.empty()) flags.insert("marks");
+  if (!in.profile.unreadable.empty()) {
+    flags.insert("unreadable");
+    v["unreadable_data"] = name + ".unreadable.dat";
+    v["unreadable_title"] = "unreadable (" + Regions(in.profile.unreadable.size()) + ")";
+    WriteText(dir / v["unreadable_data"], UnreadableData({&in}, false), inputs);
+    files.data_paths.push_back((dir / v["unreadable_data"]).string());
+  }
+  if (!in.profile.slow_regions.empty()) {
+    const std::vector<SlowPlace> places = SlowPlaces(in.profile.slow_regions);
+    flags.insert("slow");
+    v["slow_data"] = name + ".slow.dat";
+    v["slow_title"] = "slow (" + Regions(places.size()) + ")";
+    std::string s = "# zcav plot data: slow regions (read far slower than the chunks before "
+                    "them) of " + in.label + ", merged across passes\n";
+    s += "# Units: GB = 10^9 B, % of the device's size, ms = milliseconds; one line per place.\n";
+    s += "# start_gb end_gb start_pct end_pct times_found max_ms\n";
+    for (const SlowPlace& p : places) {
+      s += FormatFixed(Gb(p.offset_bytes), 9) + ' ' + FormatFixed(Gb(p.end_bytes), 9) + ' ' +
+           FormatFixed(Percent(static_cast<double>(p.offset_bytes), device), 6) + ' ' +
+           FormatFixed(Percent(static_cast<double>(p.end_bytes), device), 6) + ' ' +
+           std::to_string(p.found) + ' ' + FormatFixed(p.max_ms, 1) + '\n';
+    }
+    WriteText(dir / v["slow_data"], s, inputs);
+    files.data_paths.push_back((dir / v["slow_data"]).string());
+  }
+}
+
+// The falloff plot's values and data files.
+void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
+                 std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                 PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const Curve& points = in.profile.points;
+  const std::uint64_t end = CurveEnd(points);
+  const std::uint64_t device = DeviceBytes(in.profile, end);
+  v["data"] = name + ".curve.dat";
+  WriteText(dir / v["data"], CurveData(points, in.profile, "read rate of " + in.label), inputs);
+  files.data_paths.push_back((dir / v["data"]).string());
+  v["device_gb"] = FormatFixed(Gb(device), 6);
+  v["x_min"] = FormatFixed(Gb(points.front().offset_bytes), 6);
+  v["x_max"] = FormatFixed(Gb(end), 6);
+  const bool band = HasSpread(points) && in.profile.passes > 1;
+  if (band) flags.insert("band");
+  const double bulk_top =
+      std::max(CurveBulkTop(points, band, DrawnZones(in.zones)), LevelsTop(in.zones));
+  const double axis_top = RateAxisTop(MaxRate(points), bulk_top);
+  v["y_max"] = YMax(axis_top);
+  v["band_top"] = BandTop(axis_top);
+  v["curve_title"] = in.profile.passes > 1
+                         ? "median of " + std::to_string(in.profile.passes) + " passes"
+                         : std::string("read rate per block");
+  const bool optical = in.media != Media::kNone;
+  if (optical) {
+    flags.insert("optical");
+    v["one_x"] = OneXText(in.media);
+    v["media"] = MediaName(in.media);
+  }
+
+  // Two title lines: who, then what the curve shows.
+  std::string detail;
+  if (!in.zones.description.empty() && in.zones.description != "no data") {
+    detail = in.zones.description;
+  }
+  const double avg = AverageMbPerS(in.profile);
+  if (avg > 0) {
+    detail += (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) +
+              " MB/s";
+    if (optical) detail += " = " + FormatFixed(avg / OneXMbPerS(in.media), 1) + "x";
+  }
+  v["title"] = GpQuoted(in.label) + (detail.empty() ? "" : "' . \"\\n\" . '" + GpQuoted(detail));
+  if (optical) {
+    // About 8 labelled steps of a 1-2-5 series on the X-speed axis.
+    const double raw = axis_top / OneXMbPerS(in.media) / 8;
+    const double decade = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    double step = 10 * decade;
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= raw) {
+        step = m * decade;
+        break;
+      }
+    }
+    v["x_step"] = FormatFixed(step, step < 1 ? 1 : 0);
+  }
+  FillFalloffZones(inputs, dir, name, device, axis_top, v, flags, files);
+  FillFalloffMarks(inputs, dir, name, device, axis_top, v, flags, files);
+  FillFalloffErrors(inputs, dir, name, device, v, flags, files);
+}
+
+// The comparison's blocks above its y axis (`axis_top`), every input's in
+// one file NAME.offscale.dat, each line starting with its input's number.
+void FillComparisonOffScale(const std::vector<PlotInput>& inputs,
+                            const std::vector<std::string>& labels, const fs::path& dir,
+                            const std::string& name, double axis_top,
+                            std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                            PlotFiles& files) {
+  std::string lines;
+  std::size_t count = 0;
+  double max = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Curve& points = inputs[i].profile.points;
+    const std::vector<std::uint64_t> off = OffScaleBlocks(points, axis_top);
+    if (off.empty()) continue;
+    for (std::uint64_t b : off) max = std::max(max, points.mb_per_s(b));
+    count += off.size();
+    lines += MarkLines(points, off, DeviceBytes(inputs[i].profile, CurveEnd(points)), true,
+                       std::to_string(i + 1) + ' ');
+  }
+  if (count == 0) return;
+  flags.insert("offscale");
+  v["offscale_data"] = name + ".offscale.dat";
+  v["offscale_title"] = OffScaleTitle(count, max);
+  std::string s = "# zcav plot data: blocks above the top of the y axis (" +
+                  FormatFixed(axis_top, 1) + " MB/s) of " + Joined(labels) +
+                  ", drawn on its edge in their input's colour\n";
+  s += "# Units: GB = 10^9 B, % of the input's device, MB/s = 10^6 B/s; one line per block, or "
+       "per bucket of consecutive blocks (as in the curve data) when an input has more than " +
+       std::to_string(kMaxCurveLines) + ".\n";
+  s += "# input position_gb position_pct highest_mb_per_s blocks\n";
+  WriteText(dir / v["offscale_data"], s + lines, inputs);
+  files.data_paths.push_back((dir / v["offscale_data"]).string());
+}
+
+// Values of the multi-input plots: one data file per input (two for
+// concurrent), the array assignments, the title.
+void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::path& dir,
+               const std::string& name, std::map<std::string, std::string>& v,
+               std::set<std::string>& flags, PlotFiles& files) {
+  const std::vector<std::string> labels = UniqueLabels(inputs);
+  std::string assignments;
+  double top = 0;
+  double bulk_top = 0;  // comparison: the bulk of every input (RateAxisTop)
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const PlotInput& in = inputs[i];
+    const std::string n = std::to_string(i + 1);
+    const std::string base = name + "-" + n;
+    std::string line;
+    if (kind == PlotKind::kConcurrent) {
+      WriteText(dir / (base + ".alone.dat"),
+                CurveData(in.profile.points, in.profile, "read rate of " + labels[i] + ", alone"), inputs);
+      WriteText(dir / (base + ".together.dat"),
+                CurveData(in.concurrent, in.profile,
+                          "read rate of " + labels[i] + " while the other devices were read"), inputs);
+      files.data_paths.push_back((dir / (base + ".alone.dat")).string());
+      files.data_paths.push_back((dir / (base + ".together.dat")).string());
+      line = "alone[" + n + "] = " + GpQuote(base + ".alone.dat") + "; together[" + n +
+             "] = " + GpQuote(base + ".together.dat") + "; ";
+      top = std::max({top, MaxRate(in.profile.points), MaxRate(in.concurrent)});
+    } else {
+      const bool access = kind == PlotKind::kAccess || kind == PlotKind::kHistogram;
+      const std::string file = base + (access ? ".access.dat" : ".curve.dat");
+      WriteText(dir / file,
+                access ? AccessData(in)
+                       : CurveData(in.profile.points, in.profile, "read rate of " + labels[i]), inputs);
+      files.data_paths.push_back((dir / file).string());
+      line = "data[" + n + "] = " + GpQuote(file) + "; ";
+      top = std::max(top, MaxRate(in.profile.points));
+      if (kind == PlotKind::kComparison) {
+        bulk_top = std::max({bulk_top,
+                             CurveBulkTop(in.profile.points, false, DrawnZones(in.zones)),
+                             LevelsTop(in.zones)});
+      }
+    }
+    assignments += line + "label[" + n + "] = " + GpQuote(labels[i]) + "\n";
+  }
+  if (!assignments.empty()) assignments.pop_back();
+  v["inputs"] = assignments;
+  v["count"] = std::to_string(inputs.size());
+  const double axis_top = RateAxisTop(top, bulk_top);
+  v["y_max"] = YMax(axis_top);
+  v["band_top"] = BandTop(axis_top);
+  if (kind == PlotKind::kComparison) {
+    FillComparisonOffScale(inputs, labels, dir, name, axis_top, v, flags, files);
+  }
+  // The comparison shades every input's unreadable ranges (in % of its
+  // device), in one colour: the broken curve says whose they are.
+  std::size_t unreadable = 0;
+  for (const PlotInput& in : inputs) unreadable += in.profile.unreadable.size();
+  if (kind == PlotKind::kComparison && unreadable > 0) {
+    std::vector<const PlotInput*> all;
+    for (const PlotInput& in : inputs) all.push_back(&in);
+    flags.insert("unreadable");
+    v["unreadable_data"] = name + ".unreadable.dat";
+    v["unreadable_title"] = "unreadable (" + Regions(unreadable) + ")";
+    WriteText(dir / v["unreadable_data"], UnreadableData(all, true), inputs);
+    files.data_paths.push_back((dir / v["unreadable_data"]).string());
+  }
+  if (kind == PlotKind::kComparison) {
+    const bool layers = flags.count("unreadable") > 0 || flags.count("offscale") > 0;
+    flags.insert(layers ? "layers" : "one_layer");
+    if (layers) flags.insert("marks");
+  }
+  std::string title;
+  switch (kind) {
+    case PlotKind::kComparison: {
+      title = "Read rate by position: " + Joined(labels);
+      const Media media = CommonMedia(inputs);
+      if (media != Media::kNone) {
+        flags.insert("optical");
+        v["one_x"] = OneXText(media);
+        v["media"] = MediaName(media);
+        std::string averages;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          averages += (i ? ", " : "") +
+                      FormatFixed(AverageMbPerS(inputs[i].profile) / OneXMbPerS(media), 1) + "x";
+        }
+        title += " (average " + averages + ")";
+      }
+      break;
+    }
+    case PlotKind::kAccess: title = "Access time by position: " + Joined(labels); break;
+    case PlotKind::kHistogram: {
+      title = "Access time histogram: " + Joined(labels);
+      v["bin_ms"] = FormatFixed(HistogramBinMs(inputs), 3);
+      break;
+    }
+    case PlotKind::kConcurrent: title = "Read alone and together: " + Joined(labels); break;
+    case PlotKind::kFalloff: break;
+  }
+  v["title"] = GpQuoted(title);
+}
+
+void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
+  if (inputs.empty()) throw Error("nothing to plot (no input)");
+  if (kind == PlotKind::kFalloff && inputs.size() > 1) {
+    throw Error("a falloff plot shows one result, " + std::to_string(inputs.size()) +
+                " given (use --kind comparison)");
+  }
+  for (const PlotInput& in : inputs) {
+    const std::string who = in.label.empty() ? in.profile.source : in.label;
+    const bool access = kind == PlotKind::kAccess || kind == PlotKind::kHistogram;
+    if (access && in.access.empty()) {
+      throw Error(who + ": no access-time samples to plot (this result has only a throughput "
+                        "curve; use --kind falloff or comparison)");
+    }
+    if (!access && in.profile.points.empty()) throw Error(who + ": no data points to plot");
+    if (kind == PlotKind::kConcurrent && in.concurrent.empty()) {
+      throw Error(who + ": no concurrent run to plot (use --kind falloff or comparison)");
+    }
+  }
+}
+
+// Runs `command` through the shell; returns its exit status and output.
+int RunCaptured(const std::string& command, std::string& output) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  if (status == -1 || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// A directory made by mkdtemp, removed with its contents on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const fs::path& pattern_prefix) {
+    std::string pattern = pattern_prefix.string() + "XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a temporary directory " + pattern + ": " +
+                      std::generic_category().message(errno),
+                  ErrorKind::kRuntime);
+    }
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+const char* PlotKindName(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kFalloff: return "falloff";
+    case PlotKind::kComparison: return "comparison";
+    case PlotKind::kAccess: return "access";
+    case PlotKind::kHistogram: return "histogram";
+    case PlotKind::kConcurrent: return "concurrent";
+  }
+  return "falloff";
+}
+
+PlotKind ParsePlotKind(const std::string& text) {
+  for (PlotKind kind : {PlotKind::kFalloff, PlotKind::kComparison, PlotKind::kAccess,
+                        PlotKind::kHistogram, PlotKind::kConcurrent}) {
+    if (text == PlotKindName(kind)) return kind;
+  }
+  throw Error("unknown plot kind '" + text +
+              "' (use falloff, comparison, access, histogram or concurrent)");
+}
+
+std::string DefaultPlotLabel(const Profile& profile) {
+  if (!profile.device_model.empty()) {
+    return profile.transport.empty() ? profile.device_model
+                                     : profile.device_model + " (" + profile.transport + ")";
+  }
+  return Basename(profile.source);
+}
+
+PlotInput LoadPlotInput(const std::string& path, const std::string& label,
+                        const ZoneOptions& options, bool media_given, Media media) {
+  PlotInput input;
+  input.profile = ReadProfile(path);
+  input.media = media_given ? media : GuessMedia(input.profile.device_path);
+  // What the file recorded: how blurred its blocks are, whether the device rotates.
+  ZoneOptions recorded = options;
+  if (recorded.blur_blocks <= 0) recorded.blur_blocks = input.profile.blur_blocks;
+  recorded.non_rotational =
+      recorded.non_rotational || KnownNotToRotate(RecordedDevice(input.profile));
+  input.zones = DetectZones(input.profile.points, recorded, input.media != Media::kNone);
+  input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
+  input.access = input.profile.access_samples;
+  return input;
+}
+
+PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
+                    const std::string& name, const std::vector<std::string>& images) {
+  if (name.empty() || name.find('/') != std::string::npos) {
+    throw Error("invalid plot name '" + name + "' (a file name without a directory)");
+  }
+  std::vector<std::string> outputs = images.empty() ? std::vector<std::string>{name + ".png"}
+                                                    : images;
+  for (const std::string& image : outputs) {
+    if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
+      throw Error("image " + image + ": the name must end in .png or .svg");
+    }
+  }
+  CheckInputs(kind, inputs);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create directory " + dir + ": " + ec.message());
+
+  PlotFiles files;
+  const fs::path d(dir);
+  files.script_path = (d / (name + ".gp")).string();
+  std::map<std::string, std::string> values;
+  std::set<std::string> flags;
+  values["script"] = name + ".gp";
+  if (kind == PlotKind::kFalloff) {
+    FillFalloff(inputs, d, name, values, flags, files);
+  } else {
+    FillMulti(kind, inputs, d, name, values, flags, files);
+  }
+  std::string first = "# Images: the terminal follows the extension (pngcairo for .png, svg "
+                      "for .svg).\n";
+  first += TerminalFor(outputs.front()) + "\nset output " + GpQuote(outputs.front());
+  std::string more;
+  for (std::size_t i = 1; i < outputs.size(); ++i) {
+    more += TerminalFor(outputs[i]) + "\nset output " + GpQuote(outputs[i]) + "\nreplot\n";
+  }
+  more += "unset output";
+  values["output"] = first;
+  values["more_outputs"] = more;
+  for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
+  WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
+  return files;
+}
+
+bool GnuplotAvailable() {
+  static const bool available = [] {
+    std::string output;
+    return RunCaptured("gnuplot -e \"set terminal pngcairo; set terminal svg\" 2>&1", output) ==
+           0;
+  }();
+  return available;
+}
+
+void RenderPlot(const PlotFiles& files) {
+  const fs::path script(files.script_path);
+  const fs::path dir = script.parent_path().empty() ? fs::path(".") : script.parent_path();
+  const TempDir work(dir / ("." + script.stem().string() + ".render-"));
+  std::error_code ec;
+  fs::copy_file(script, work.path() / script.filename(), ec);
+  for (const std::string& data : files.data_paths) {
+    if (!ec) fs::copy_file(data, work.path() / fs::path(data).filename(), ec);
+  }
+  if (ec) throw Error("preparing to render " + files.script_path + ": " + ec.message(),
+                      ErrorKind::kRuntime);
+  std::string output;
+  const int status =
+      RunCaptured("cd " + ShellQuote(work.path().string()) + " && gnuplot " +
+                      ShellQuote(script.filename().string()) + " 2>&1 </dev/null",
+                  output);
+  if (status != 0) {
+    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+    const std::size_t last = output.rfind('\n');
+    const std::string tail = last == std::string::npos ? output : output.substr(last + 1);
+    throw Error("gnuplot " + files.script_path + " failed" +
+                    (tail.empty() ? std::string() : ": " + tail),
+                ErrorKind::kRuntime);
+  }
+  for (const std::string& image : files.image_paths) {
+    const fs::path drawn = work.path() / fs::path(image).filename();
+    if (!fs::exists(drawn)) {
+      throw Error("gnuplot " + files.script_path + " drew no " + image, ErrorKind::kRuntime);
+    }
+  }
+  for (const std::string& image : files.image_paths) {
+    fs::rename(work.path() / fs::path(image).filename(), image, ec);
+    if (ec) throw Error("rename to " + image + ": " + ec.message(), ErrorKind::kRuntime);
+  }
+}
+
+std::string RenderSvg(PlotKind kind, const std::vector<PlotInput>& inputs) {
+  if (!GnuplotAvailable()) {
+    throw Error("gnuplot (with the svg terminal) is not installed: cannot draw the plot",
+                ErrorKind::kRuntime);
+  }
+  const TempDir dir(fs::temp_directory_path() / "zcav-plot-");
+  const PlotFiles files = WritePlot(kind, inputs, dir.path().string(), "plot", {"plot.svg"});
+  RenderPlot(files);
+  std::ifstream in(files.image_paths.front(), std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw Error("reading the rendered SVG failed", ErrorKind::kRuntime);
+  return text.str();
+}
+
+}  // namespace zcav

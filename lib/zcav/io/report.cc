@@ -1,0 +1,532 @@
+#include "zcav/io/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <sstream>
+
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"  // FormatBytes
+
+namespace zcav {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Newlines and tabs inside one table cell or heading become spaces.
+std::string OneLine(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return out;
+}
+
+// Backslash-escapes the ASCII punctuation Markdown gives a meaning to inline
+// (CommonMark allows a backslash before any ASCII punctuation), so a label
+// like "a|b <c>" shows as written and cannot break the table.
+std::string MdText(const std::string& text) {
+  std::string out;
+  for (const char c : OneLine(text)) {
+    if (c != '\0' && std::strchr("\\`*_[]<>|#!&", c) != nullptr) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A link destination: the angle-bracket form when the name has spaces or
+// parentheses (CommonMark), plain otherwise.
+std::string MdLinkTarget(const std::string& file) {
+  if (file.find_first_of(" ()") == std::string::npos) return file;
+  return "<" + file + ">";
+}
+
+// Escapes text and attribute values for HTML that is also well-formed XML.
+std::string HtmlText(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        // Control characters other than tab/newline are not allowed in XML.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string FormatInterface(const Profile& p) {
+  std::string link = p.link == "unknown" ? "" : p.link;
+  if (p.transport.empty() && link.empty()) return "n/a";
+  if (p.transport.empty()) return link;
+  if (link.empty()) return p.transport;
+  return p.transport + ", " + link;
+}
+
+std::string FormatDevice(const Profile& p) {
+  const std::string& name = !p.device_model.empty() ? p.device_model
+                            : !p.device_path.empty() ? p.device_path
+                                                     : p.source;
+  if (!p.device_path.empty() && p.device_path != name) return name + " (" + p.device_path + ")";
+  return name;
+}
+
+// The columns of the table. Optional ones appear only when some run has them.
+struct Column {
+  std::string title;
+  bool numeric;  // right-aligned
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::vector<std::vector<std::string>> rows;  // one per run, plain text
+};
+
+std::string NumberOrNa(double value, int digits, bool known) {
+  return known ? Fixed(value, digits) : "n/a";
+}
+
+Table MakeTable(const std::vector<PlotInput>& runs) {
+  std::vector<RunSummary> sums;
+  bool any_x = false;
+  bool any_cpu = false;
+  bool any_access = false;
+  bool any_burst = false;
+  bool any_verdict = false;
+  for (const PlotInput& run : runs) {
+    sums.push_back(SummarizeRun(run));
+    any_x = any_x || sums.back().avg_x.has_value();
+    any_cpu = any_cpu || sums.back().cpu_percent.has_value();
+    any_access = any_access || sums.back().access_mean_ms.has_value();
+    any_burst = any_burst || sums.back().burst_mb_per_s.has_value();
+    any_verdict = any_verdict || !sums.back().verdict.empty();
+  }
+  Table t;
+  t.columns = {{"Run", false},      {"Device", false},    {"Interface", false},
+               {"Min MB/s", true},  {"Max MB/s", true},   {"Avg MB/s", true}};
+  if (any_x) t.columns.push_back({"Avg X", true});
+  t.columns.push_back({"Zones", false});
+  t.columns.push_back({"Outer/inner", true});
+  if (any_cpu) t.columns.push_back({"CPU %", true});
+  if (any_access) t.columns.push_back({"Access ms", true});
+  if (any_burst) t.columns.push_back({"Burst MB/s", true});
+  if (any_verdict) t.columns.push_back({"Verdict", false});
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunSummary& s = sums[i];
+    const bool has_data = !runs[i].profile.points.empty();
+    std::vector<std::string> row = {
+        s.label,
+        s.device,
+        s.interface,
+        NumberOrNa(s.min_mb_per_s, 1, has_data),
+        NumberOrNa(s.max_mb_per_s, 1, has_data),
+        NumberOrNa(s.avg_mb_per_s, 1, s.avg_mb_per_s > 0),
+    };
+    if (any_x) row.push_back(s.avg_x ? Fixed(*s.avg_x, 1) + "x" : "n/a");
+    row.push_back(std::to_string(s.zone_count) + " (" + s.curve_type + ")");
+    row.push_back(s.outer_inner_ratio > 0 ? Fixed(s.outer_inner_ratio, 2) + ":1" : "n/a");
+    if (any_cpu) row.push_back(s.cpu_percent ? Fixed(*s.cpu_percent, 1) : "n/a");
+    if (any_access) row.push_back(s.access_mean_ms ? Fixed(*s.access_mean_ms, 1) : "n/a");
+    if (any_burst) row.push_back(s.burst_mb_per_s ? Fixed(*s.burst_mb_per_s, 1) : "n/a");
+    if (any_verdict) row.push_back(s.verdict.empty() ? "n/a" : s.verdict);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// The plots of a report, in ReportPlotCount order.
+struct PlotSpec {
+  PlotKind kind;
+  std::vector<PlotInput> inputs;
+  std::string title;    // plain text
+  std::string caption;  // plain text: what the plot shows
+};
+
+std::string JoinLabels(const std::vector<PlotInput>& runs) {
+  std::string out;
+  for (std::size_t i = 0; i < runs.size(); ++i) out += (i ? ", " : "") + runs[i].label;
+  return out;
+}
+
+std::vector<PlotSpec> PlotSpecs(const std::vector<PlotInput>& runs) {
+  std::vector<PlotSpec> specs;
+  for (const PlotInput& run : runs) {
+    std::string caption = "MB/s against position (GB); the detected zones as labelled segments";
+    if (!run.zones.description.empty()) caption += ". " + run.zones.description;
+    specs.push_back({PlotKind::kFalloff, {run}, run.label + ": throughput against position", caption});
+  }
+  if (runs.size() > 1) {
+    specs.push_back({PlotKind::kComparison, runs, "Comparison: " + JoinLabels(runs),
+                     "MB/s against position in % of each device, so devices of different "
+                     "sizes line up"});
+  }
+  return specs;
+}
+
+// What the runs are, below the table: the curve's shape in one sentence, the
+// data file, and what its import inferred.
+std::vector<std::string> RunDetails(const PlotInput& run) {
+  std::vector<std::string> lines;
+  const Profile& p = run.profile;
+  std::string data = "data: " + p.source;
+  if (!p.format.empty()) data += " (" + p.format + ")";
+  if (p.passes > 0) data += ", " + std::to_string(p.passes) + (p.passes == 1 ? " pass" : " passes");
+  data += ", " + std::to_string(p.points.size()) + " blocks";
+  lines.push_back(data);
+  if (!run.zones.description.empty()) lines.push_back("curve: " + run.zones.description);
+  if (!p.verdict.empty()) {
+    lines.push_back("verdict: " + p.verdict +
+                    (p.verdict_reason.empty() ? "" : " (" + p.verdict_reason + ")"));
+  }
+  // Read errors and slow regions: how much the curve leaves out, and where
+  // the disk struggled.
+  if (!p.unreadable.empty()) {
+    std::uint64_t bytes = 0;
+    for (const UnreadableRange& r : p.unreadable) bytes += r.length_bytes;
+    lines.push_back("unreadable: " + std::to_string(p.unreadable.size()) +
+                    (p.unreadable.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+                    "; read around them, blocks with no clean read are not in the curve");
+  }
+  if (!p.slow_regions.empty()) {
+    std::uint64_t bytes = 0;
+    for (const SlowRegion& r : p.slow_regions) bytes += r.length_bytes;
+    lines.push_back("slow: " + std::to_string(p.slow_regions.size()) +
+                    (p.slow_regions.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+                    " over all passes, read far slower than the chunks before them");
+  }
+  for (const std::string& note : p.notes) lines.push_back("note: " + note);
+  return lines;
+}
+
+constexpr const char* kUnitsSentence =
+    "Rates in MB/s (10^6 B/s). Min and max are over the per-block median rates; the average is "
+    "bytes read divided by read time. Outer/inner = the first zone's rate over the last zone's.";
+
+// The units sentence, and what the optional profile columns mean when the
+// table has them.
+std::string UnitsText(const Table& table) {
+  std::string text = kUnitsSentence;
+  const auto has = [&](const char* title) {
+    for (const Column& c : table.columns) {
+      if (c.title == title) return true;
+    }
+    return false;
+  };
+  if (has("Access ms")) text += " Access ms = the mean time of random small reads.";
+  if (has("Burst MB/s")) text += " Burst = the rate of reads from the drive's cache (the interface's).";
+  if (has("Verdict")) text += " Verdict = whether the bus or the media sets the rate.";
+  return text;
+}
+
+// Makes one inline SVG fit for the page: drops what precedes <svg (XML
+// prolog, DOCTYPE, comments), namespace declarations (the HTML parser puts
+// inline <svg> in the SVG namespace by itself, and the page then names no
+// URL at all), scripts; turns xlink:href into SVG 2's href; prefixes ids and
+// their references with `prefix` (gnuplot names every plot's ids alike);
+// adds a viewBox from width/height when missing so CSS can scale it.
+std::string InlineSvg(const std::string& svg, const std::string& prefix) {
+  std::string s = svg;
+  const std::size_t start = s.find("<svg");
+  if (start == std::string::npos) return "";
+  s.erase(0, start);
+  const std::size_t end = s.rfind("</svg>");
+  if (end != std::string::npos) s.erase(end + 6);
+  s = std::regex_replace(s, std::regex(R"(<script[\s\S]*?</script\s*>)"), "");
+  s = std::regex_replace(s, std::regex(R"(<script[^>]*/>)"), "");
+  s = std::regex_replace(s, std::regex(R"(\s+xmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*'))"), "");
+  s = std::regex_replace(s, std::regex(R"(xlink:href=)"), "href=");
+  s = std::regex_replace(s, std::regex(R"((\sid\s*=\s*)(["']))"), "$1$2" + prefix);
+  s = std::regex_replace(s, std::regex(R"((href\s*=\s*)(["'])#)"), "$1$2#" + prefix);
+  s = std::regex_replace(s, std::regex(R"(url\(\s*#)"), "url(#" + prefix);
+  // The opening tag of the root element.
+  const std::size_t tag_end = s.find('>');
+  if (tag_end != std::string::npos) {
+    const std::string tag = s.substr(0, tag_end);
+    if (tag.find("viewBox") == std::string::npos) {
+      std::smatch w;
+      std::smatch h;
+      const std::regex wre(R"(\swidth\s*=\s*["']([0-9.]+)(px)?["'])");
+      const std::regex hre(R"(\sheight\s*=\s*["']([0-9.]+)(px)?["'])");
+      if (std::regex_search(tag, w, wre) && std::regex_search(tag, h, hre)) {
+        s.insert(4, " viewBox=\"0 0 " + w[1].str() + " " + h[1].str() + "\"");
+      }
+    }
+  }
+  return s;
+}
+
+constexpr const char* kStyle = R"(
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.45;
+       color: #1d1d1f; background: #fff; max-width: 64em; margin: 0 auto; padding: 0 1em 2em; }
+h1 { font-size: 1.6em; margin: 0.8em 0 0.3em; }
+h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.05em; margin: 1.2em 0 0.3em; }
+.wide { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.92em; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.55em; text-align: left; vertical-align: top; }
+thead th { background: #f2f2f4; }
+td.n { text-align: right; white-space: nowrap; }
+figure { margin: 1em 0 2em; }
+figure svg { display: block; width: 100%; height: auto; max-width: 56em; }
+figcaption { font-size: 0.9em; color: #555; }
+ul.details { padding-left: 1.2em; }
+code { font-size: 0.95em; }
+.muted { color: #666; font-size: 0.9em; }
+@media print {
+  body { max-width: none; padding: 0; color: #000; font-size: 10pt; }
+  .wide { overflow: visible; }
+  thead th { background: none; }
+  figure { break-inside: avoid; page-break-inside: avoid; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+}
+)";
+
+// Writes `text` to `path` through a temporary name beside it, renamed at the
+// end. Throws Error(kRuntime) if writing fails (the temporary is removed).
+void WriteAtomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!out) {
+      throw Error("cannot write " + path + ": " + std::strerror(errno), ErrorKind::kRuntime);
+    }
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(temp.c_str());
+      throw Error("writing " + temp + " failed", ErrorKind::kRuntime);
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(temp.c_str());
+    throw Error("rename " + temp + " to " + path + ": " + std::strerror(e), ErrorKind::kRuntime);
+  }
+}
+
+}  // namespace
+
+ReportFormat ReportFormatForPath(const std::string& path) {
+  const std::string ext = Lower(fs::path(path).extension().string());
+  if (ext == ".md" || ext == ".markdown") return ReportFormat::kMarkdown;
+  if (ext == ".html" || ext == ".htm") return ReportFormat::kHtml;
+  throw Error("report " + path + ": unknown format '" + ext +
+              "' (name the report .md for Markdown or .html for HTML)");
+}
+
+RunSummary SummarizeRun(const PlotInput& run) {
+  const Profile& p = run.profile;
+  RunSummary s;
+  s.label = run.label;
+  s.device = FormatDevice(p);
+  s.interface = FormatInterface(p);
+  if (!p.points.empty()) {
+    s.min_mb_per_s = std::numeric_limits<double>::infinity();
+    s.max_mb_per_s = 0;
+    double bytes = 0;
+    double seconds = 0;
+    for (const CurvePoint& pt : p.points) {
+      s.min_mb_per_s = std::min(s.min_mb_per_s, pt.mb_per_s);
+      s.max_mb_per_s = std::max(s.max_mb_per_s, pt.mb_per_s);
+      if (pt.mb_per_s > 0) {
+        bytes += static_cast<double>(pt.length_bytes);
+        seconds += static_cast<double>(pt.length_bytes) / (pt.mb_per_s * 1e6);
+      }
+    }
+    if (seconds > 0) s.avg_mb_per_s = bytes / seconds / 1e6;
+  }
+  if (p.avg_mb_per_s && *p.avg_mb_per_s > 0) s.avg_mb_per_s = *p.avg_mb_per_s;
+  s.zone_count = run.zones.zones.size();
+  s.curve_type = CurveTypeName(run.zones.type);
+  s.outer_inner_ratio = run.zones.outer_inner_ratio;
+  const double one_x = OneXBytesPerS(run.media);
+  if (one_x > 0 && s.avg_mb_per_s > 0) s.avg_x = s.avg_mb_per_s * 1e6 / one_x;
+  s.cpu_percent = p.cpu_percent;
+  s.access_mean_ms = p.access_mean_ms;
+  s.burst_mb_per_s = p.burst_mb_per_s;
+  s.verdict = p.verdict;
+  return s;
+}
+
+std::size_t ReportPlotCount(std::size_t run_count) {
+  return run_count + (run_count > 1 ? 1 : 0);
+}
+
+std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
+                               const std::vector<std::string>& image_files, bool rendered) {
+  const Table table = MakeTable(runs);
+  std::ostringstream md;
+  md << "# zcav report\n\n";
+  md << runs.size() << (runs.size() == 1 ? " run. " : " runs. ") << UnitsText(table) << "\n\n";
+  std::string header = "|";
+  std::string rule = "|";
+  for (const Column& c : table.columns) {
+    header += " " + MdText(c.title) + " |";
+    rule += c.numeric ? "---:|" : "---|";
+  }
+  md << header << "\n" << rule << "\n";
+  for (const auto& row : table.rows) {
+    md << "|";
+    for (const std::string& cell : row) md << " " << MdText(cell) << " |";
+    md << "\n";
+  }
+  md << "\n";
+  for (const PlotInput& run : runs) {
+    md << "- **" << MdText(run.label) << "**\n";
+    for (const std::string& line : RunDetails(run)) md << "  - " << MdText(line) << "\n";
+  }
+  md << "\n## Plots\n\n";
+  if (image_files.empty()) {
+    md << "No plots.\n";
+    return md.str();
+  }
+  if (!rendered) {
+    md << "_The images were not drawn: gnuplot was not found. Install gnuplot and run "
+          "`gnuplot FILE.gp` for each script below in this directory to draw them._\n\n";
+  }
+  const std::vector<PlotSpec> specs = PlotSpecs(runs);
+  for (std::size_t i = 0; i < specs.size() && i < image_files.size(); ++i) {
+    const std::string& image = image_files[i];
+    const std::string script = fs::path(image).replace_extension(".gp").string();
+    md << "### " << MdText(specs[i].title) << "\n\n";
+    md << "![" << MdText(specs[i].title) << "](" << MdLinkTarget(image) << ")\n\n";
+    md << "Script: `" << OneLine(script) << "` (edit it and run `gnuplot " << OneLine(script)
+       << "` here to redraw).\n\n";
+  }
+  return md.str();
+}
+
+std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector<std::string>& svgs) {
+  const Table table = MakeTable(runs);
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+       "<meta name=\"generator\" content=\"zcav\"/>\n"
+    << "<title>" << HtmlText("zcav report: " + JoinLabels(runs)) << "</title>\n"
+    << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  h << "<h1>zcav report</h1>\n";
+  h << "<p class=\"muted\">" << runs.size() << (runs.size() == 1 ? " run. " : " runs. ")
+    << HtmlText(UnitsText(table)) << "</p>\n";
+  h << "<div class=\"wide\">\n<table>\n<thead>\n<tr>";
+  for (const Column& c : table.columns) h << "<th scope=\"col\">" << HtmlText(c.title) << "</th>";
+  h << "</tr>\n</thead>\n<tbody>\n";
+  for (const auto& row : table.rows) {
+    h << "<tr>";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i == 0) {
+        h << "<th scope=\"row\">" << HtmlText(row[i]) << "</th>";
+      } else {
+        h << (table.columns[i].numeric ? "<td class=\"n\">" : "<td>") << HtmlText(row[i]) << "</td>";
+      }
+    }
+    h << "</tr>\n";
+  }
+  h << "</tbody>\n</table>\n</div>\n";
+  h << "<ul class=\"details\">\n";
+  for (const PlotInput& run : runs) {
+    h << "<li><strong>" << HtmlText(run.label) << "</strong><ul>";
+    for (const std::string& line : RunDetails(run)) h << "<li>" << HtmlText(line) << "</li>";
+    h << "</ul></li>\n";
+  }
+  h << "</ul>\n<h2>Plots</h2>\n";
+  if (svgs.empty()) {
+    h << "<p>The plots are not included: gnuplot was not found. Install gnuplot and write the "
+         "report again, or use <code>zcav plot</code> on the data files.</p>\n";
+  }
+  const std::vector<PlotSpec> specs = PlotSpecs(runs);
+  for (std::size_t i = 0; i < specs.size() && i < svgs.size(); ++i) {
+    std::string svg = InlineSvg(svgs[i], "p" + std::to_string(i + 1) + "-");
+    // gnuplot titles every SVG "Gnuplot" (a browser shows it as a tooltip).
+    const std::string generic = "<title>Gnuplot</title>";
+    const std::size_t at = svg.find(generic);
+    if (at != std::string::npos) {
+      svg.replace(at, generic.size(), "<title>" + HtmlText(specs[i].title) + "</title>");
+    }
+    h << "<figure>\n<h3>" << HtmlText(specs[i].title) << "</h3>\n" << svg << "\n"
+      << "<figcaption>" << HtmlText(specs[i].caption) << "</figcaption>\n</figure>\n";
+  }
+  h << "</body>\n</html>\n";
+  return h.str();
+}
+
+ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& path) {
+  const ReportFormat format = ReportFormatForPath(path);
+  if (runs.empty()) throw Error("no runs to report");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error("report " + path + " is a directory");
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) {
+    throw Error("report " + path + ": directory " + dir.string() + " does not exist");
+  }
+  ReportFiles files;
+  files.report_path = path;
+  const std::vector<PlotSpec> specs = PlotSpecs(runs);
+  const bool gnuplot = GnuplotAvailable();
+  std::string text;
+  if (format == ReportFormat::kMarkdown) {
+    const std::string stem = fs::path(path).stem().string();
+    std::vector<std::string> images;
+    std::vector<PlotFiles> plots;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const std::string name = stem + "-" + std::to_string(i + 1);
+      images.push_back(name + ".png");
+      plots.push_back(WritePlot(specs[i].kind, specs[i].inputs, dir.string(), name, {images.back()}));
+      const PlotFiles& p = plots.back();
+      files.plot_paths.push_back(p.script_path);
+      files.plot_paths.insert(files.plot_paths.end(), p.data_paths.begin(), p.data_paths.end());
+      if (gnuplot) {
+        files.plot_paths.insert(files.plot_paths.end(), p.image_paths.begin(), p.image_paths.end());
+      }
+    }
+    if (gnuplot) {
+      for (const PlotFiles& p : plots) RenderPlot(p);
+    } else {
+      files.notes.push_back("gnuplot not found: the images of " + path +
+                            " were not drawn; install gnuplot and run 'gnuplot " + stem +
+                            "-N.gp' in " + dir.string() + " for each script");
+    }
+    text = MakeMarkdownReport(runs, images, gnuplot);
+  } else {
+    std::vector<std::string> svgs;
+    if (gnuplot) {
+      for (const PlotSpec& spec : specs) svgs.push_back(RenderSvg(spec.kind, spec.inputs));
+    } else {
+      files.notes.push_back("gnuplot not found: " + path +
+                            " has the table but no plots; install gnuplot and write it again");
+    }
+    text = MakeHtmlReport(runs, svgs);
+  }
+  WriteAtomically(path, text);
+  return files;
+}
+
+}  // namespace zcav

@@ -1,0 +1,46 @@
+// Result writers: sinks that stream a sweep's results as they are measured.
+//
+//   raw  — the classic zcav layout, so existing gnuplot recipes keep working:
+//          '#' header lines, then per block "offset_GiB MiB/s seconds" at full
+//          precision (never "++++"), then extra columns: MB/s (median, 10^6 B/s),
+//          min, max, stddev MB/s, passes n. Footer lines: per-pass and whole-run
+//          summaries and the final status.
+//   csv  — one header row, one row per block, all rates in MB/s.
+//   json — {"device":{...},"options":{...},"blocks":[...],"passes":[...],
+//          "summary":{...},"status":...}; blocks are written as they arrive.
+//
+// Every writer flushes after each block. A writer given a seekable stream
+// also rewrites the fixed-width "status" line of its header at the end, so a
+// partial file says so at the top (raw format).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "zcav/measure/sample_sink.h"
+
+namespace zcav {
+
+enum class OutputFormat { kRaw, kCsv, kJson };
+
+// "raw", "csv" or "json"; throws Error(kBadInput) otherwise.
+OutputFormat ParseOutputFormat(const std::string& text);
+
+// A writer of `format` onto `out` (not owned; must outlive the writer).
+// `seekable`: `out` is a regular file opened for writing from its start.
+// Writes are checked after each flush: a failed write (disk full, closed
+// pipe) throws Error(kRuntime) from the event that hit it.
+std::unique_ptr<SampleSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable);
+
+// The individual writers behind MakeWriter (same ownership rules).
+std::unique_ptr<SampleSink> MakeRawWriter(std::ostream& out, bool seekable);
+std::unique_ptr<SampleSink> MakeCsvWriter(std::ostream& out);
+std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out);
+
+// `value` with exactly `decimals` digits after the point, independent of the
+// locale ("12.500"); NaN and infinities print as 0, -0 as 0.
+// REQUIRES: 0 <= decimals <= 17.
+std::string FormatFixed(double value, int decimals);
+
+}  // namespace zcav

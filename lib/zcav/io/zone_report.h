@@ -1,0 +1,96 @@
+// Zone reports: the zone table of a ZoneAnalysis as aligned text, CSV and
+// JSON, optical X-speed units, and the sink that runs the detector at the end
+// of a sweep.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zcav/measure/sample_sink.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/verdict.h"
+#include "zcav/analysis/zone_detector.h"
+
+namespace zcav {
+
+enum class Media { kNone, kCd, kDvd, kBd };
+
+// "cd", "dvd", "bd" (or "none"); throws Error(kBadInput) otherwise.
+Media ParseMedia(const std::string& text);
+// Optical media implied by a device name: /dev/sr*, /dev/scd*, /dev/cdrom*,
+// /dev/dvd*, sim:cd, sim:dvd. kNone otherwise.
+Media GuessMedia(const std::string& device_path);
+// 1x in bytes per second: CD 153,600; DVD 1,385,000; BD 4,500,000. 0 for kNone.
+double OneXBytesPerS(Media media);
+const char* MediaName(Media media);
+
+struct ZoneReportContext {
+  std::string source;             // device or file the curve came from
+  std::uint64_t device_bytes = 0; // for "% of device"; 0 = the end of the last block
+  Media media = Media::kNone;     // adds X-speed columns when optical
+  std::vector<std::string> notes; // about the data (e.g. what an import inferred)
+  // The bus and the bus-or-media verdict, when known (sweeps and --bus).
+  std::optional<Transport> transport;
+  std::optional<Verdict> verdict;
+  // Unreadable ranges and slow regions of the sweep (listed under the table;
+  // their blocks are not in the zone statistics).
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
+};
+
+// The verdict for `analysis` on `transport`: sustained figures from the zones
+// (fastest zone's median; bytes-weighted average), burst when measured.
+Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
+                   std::optional<double> burst_mb_per_s = std::nullopt);
+
+// An aligned, human-readable table with a title line and summary lines,
+// each line ending in '\n'. GB = 10^9 B.
+std::string FormatZoneTable(const ZoneAnalysis& analysis, const ZoneReportContext& context);
+
+// CSV rows, one per zone: index,start_bytes,end_bytes,start_gb,end_gb,
+// start_pct,end_pct,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,
+// max_mb_per_s,stddev_mb_per_s,x_speed (empty when not optical).
+// With `with_source`, a first column "source". `header` adds the header row.
+std::string FormatZoneCsv(const ZoneAnalysis& analysis, const ZoneReportContext& context,
+                          bool header, bool with_source);
+
+// A JSON object (as text) with the members "curve_type", "zones",
+// "outliers" and "zone_summary" (names fixed: other tools read them).
+std::string ZoneAnalysisJson(const ZoneAnalysis& analysis, const ZoneReportContext& context);
+
+// Wraps a sink: forwards every event, keeps each block's median, and at the
+// end of the sweep runs DetectZones and calls inner.OnZones() just before
+// inner.OnFinish(). `inner` is not owned.
+class ZoneDetectingSink final : public SampleSink {
+ public:
+  // `transport`: when set, the verdict is decided too and passed in the
+  // context, weighing `burst_mb_per_s` (MB/s) when measured (VerdictFor).
+  ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
+                    std::optional<Transport> transport = std::nullopt,
+                    std::optional<double> burst_mb_per_s = std::nullopt);
+  void OnStart(const RunInfo& run) override;
+  void OnSample(const Sample& sample) override { inner_.OnSample(sample); }
+  void OnBlock(const BlockResult& block) override;
+  void OnPassDone(const PassSummary& pass) override { inner_.OnPassDone(pass); }
+  void OnUnreadable(const UnreadableRange& range) override { inner_.OnUnreadable(range); }
+  void OnSlowRegion(const SlowRegion& region) override { inner_.OnSlowRegion(region); }
+  void OnFinish(const SweepResult& result) override;
+
+  // Valid after OnFinish.
+  const ZoneAnalysis& analysis() const { return analysis_; }
+  const ZoneReportContext& context() const { return context_; }
+
+ private:
+  SampleSink& inner_;
+  ZoneOptions options_;
+  Media media_;
+  std::optional<Transport> transport_;
+  std::optional<double> burst_mb_per_s_;
+  Curve points_;  // compact: 8 bytes per block (zone_detector.h)
+  ZoneAnalysis analysis_;
+  ZoneReportContext context_;
+};
+
+}  // namespace zcav

@@ -1,0 +1,102 @@
+#include "zcav/measure/progress.h"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "zcav/base/units.h"
+
+namespace zcav {
+namespace {
+
+constexpr std::chrono::milliseconds kTtyInterval{200};
+constexpr std::chrono::seconds kPlainInterval{10};
+
+std::string FormatDuration(double seconds) {
+  char buf[32];
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, s / 60 % 60);
+  } else if (s >= 60) {
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llds", s);
+  }
+  return buf;
+}
+
+std::string SystemText(const SweepResult& result) {
+  if (!result.system_busy_percent) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (system %.1f%% busy)", *result.system_busy_percent);
+  return buf;
+}
+
+}  // namespace
+
+ProgressSink::ProgressSink(std::ostream& out, Clock& clock, bool tty)
+    : out_(out), clock_(clock), tty_(tty) {}
+
+void ProgressSink::OnStart(const RunInfo& run) {
+  run_ = &run;
+  const SweepPlan& p = run.plan;
+  for (std::uint64_t i = 0; i < p.block_count; ++i) bytes_per_pass_ += p.BlockLength(i);
+  start_ = last_print_ = clock_.Now();
+}
+
+void ProgressSink::OnSample(const Sample& sample) {
+  bytes_done_ += sample.length_bytes;
+  pass_ = sample.pass;
+  last_mb_per_s_ = MbPerS(sample.length_bytes, sample.elapsed);
+  const auto now = clock_.Now();
+  if (now - last_print_ >= (tty_ ? std::chrono::nanoseconds(kTtyInterval)
+                                 : std::chrono::nanoseconds(kPlainInterval))) {
+    last_print_ = now;
+    Print(false);
+  }
+}
+
+void ProgressSink::OnPassDone(const PassSummary& pass) {
+  if (tty_ && printed_) out_ << '\r' << std::string(79, ' ') << '\r';
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "pass %u/%u %s: %.3f MB/s over %.1f s\n", pass.pass + 1,
+                run_ != nullptr ? run_->plan.passes : 0, pass.complete ? "done" : "stopped",
+                pass.mb_per_s, static_cast<double>(pass.read_time.count()) * 1e-9);
+  out_ << buf << std::flush;
+  printed_ = false;
+}
+
+void ProgressSink::OnFinish(const SweepResult& result) {
+  if (tty_ && printed_) out_ << '\r' << std::string(79, ' ') << '\r';
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "%s: min %.3f  max %.3f  avg %.3f MB/s (MB = 10^6 B), %.1f s, %.1f%% cpu%s\n",
+                result.StatusText().c_str(), result.min_mb_per_s, result.max_mb_per_s,
+                result.avg_mb_per_s, result.wall_seconds, result.cpu_percent,
+                SystemText(result).c_str());
+  out_ << buf << std::flush;
+}
+
+void ProgressSink::Print(bool final_line) {
+  if (run_ == nullptr || bytes_per_pass_ == 0) return;
+  const SweepPlan& p = run_->plan;
+  const std::uint64_t in_pass = bytes_done_ - static_cast<std::uint64_t>(pass_) * bytes_per_pass_;
+  const double total = static_cast<double>(bytes_per_pass_) * p.passes;
+  const double done = static_cast<double>(bytes_done_);
+  const double elapsed = static_cast<double>((clock_.Now() - start_).count()) * 1e-9;
+  const double eta = done > 0 ? elapsed * (total - done) / done : 0;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "pass %u/%u  %.2f / %.2f GB (%.1f%%)  %.1f MB/s  ETA %s",
+                pass_ + 1, p.passes, static_cast<double>(in_pass) / kGB,
+                static_cast<double>(bytes_per_pass_) / kGB,
+                100.0 * static_cast<double>(in_pass) / static_cast<double>(bytes_per_pass_),
+                last_mb_per_s_, FormatDuration(eta).c_str());
+  if (tty_) {
+    out_ << '\r' << buf << "   " << (final_line ? "\n" : "") << std::flush;
+  } else {
+    out_ << buf << '\n' << std::flush;
+  }
+  printed_ = true;
+}
+
+}  // namespace zcav

@@ -1,0 +1,42 @@
+// Progress: a sink that tells a person how far the sweep is.
+//
+// On a TTY: one line rewritten in place ('\r') at most every 0.2 s:
+// "pass 1/2  12.3 GB / 250.1 GB (4.9%)  61.2 MB/s  ETA 1h02m". Elsewhere: a
+// plain line every 10 s (of clock time) and at each pass end. Writes only to
+// the stream it is given (stderr in the CLI).
+#pragma once
+
+#include <chrono>
+#include <iosfwd>
+
+#include "zcav/base/clock.h"
+#include "zcav/measure/sample_sink.h"
+
+namespace zcav {
+
+class ProgressSink final : public SampleSink {
+ public:
+  // `out` and `clock` are not owned and must outlive the sink.
+  ProgressSink(std::ostream& out, Clock& clock, bool tty);
+  void OnStart(const RunInfo& run) override;
+  void OnSample(const Sample& sample) override;
+  void OnPassDone(const PassSummary& pass) override;
+  void OnFinish(const SweepResult& result) override;
+
+ private:
+  void Print(bool final_line);
+
+  std::ostream& out_;
+  Clock& clock_;
+  bool tty_;
+  const RunInfo* run_ = nullptr;
+  std::uint64_t bytes_per_pass_ = 0;
+  std::uint64_t bytes_done_ = 0;        // over all passes
+  std::uint32_t pass_ = 0;
+  double last_mb_per_s_ = 0;
+  std::chrono::nanoseconds start_{0};
+  std::chrono::nanoseconds last_print_{0};
+  bool printed_ = false;
+};
+
+}  // namespace zcav

@@ -1,0 +1,147 @@
+// Values that flow from the sweep to its sinks.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zcav/device/device.h"
+
+namespace zcav {
+
+// A sweep resolved against a device: every size is a multiple of the sector.
+// Block i (0-based, among measured blocks) starts at
+// start_bytes + i * skip * block_bytes and is min(block_bytes, end - offset)
+// long: the trailing partial block is measured.
+struct SweepPlan {
+  std::uint64_t start_bytes = 0;
+  std::uint64_t end_bytes = 0;   // exclusive
+  std::uint64_t block_bytes = 0;
+  std::uint64_t chunk_bytes = 0; // one read call per chunk
+  std::uint32_t passes = 1;
+  std::uint32_t skip = 1;        // every skip-th block is read
+  bool quick = false;
+  bool warmup = true;
+  bool stop_on_error = false;    // end at the first read error instead of mapping it
+  bool write = false;            // write the range (destroying its data) instead of reading it
+  double slow_factor = 10;       // a chunk this many times slower than its neighbours is slow
+  std::string engine = "pread";  // "io_uring", "pread", "sim" or "pwrite" (write mode)
+  std::uint32_t queue_depth = 1; // chunks in flight at once
+  std::uint64_t block_count = 0; // measured blocks
+  std::vector<std::string> notes;  // rounding and defaults the user should know
+
+  std::uint64_t BlockOffset(std::uint64_t index) const {
+    return start_bytes + index * skip * block_bytes;
+  }
+  std::uint64_t BlockLength(std::uint64_t index) const {
+    const std::uint64_t offset = BlockOffset(index);
+    return end_bytes - offset < block_bytes ? end_bytes - offset : block_bytes;
+  }
+};
+
+// Everything a writer puts in its header.
+struct RunInfo {
+  DeviceInfo device;
+  SweepPlan plan;
+  std::string version;         // zcav version
+  std::string command_line;    // as typed, for the record
+  std::string start_time_utc;  // ISO 8601, e.g. "2026-11-29T22:30:50Z"
+};
+
+// One block read once (one pass).
+struct Sample {
+  std::uint32_t pass = 0;            // 0-based
+  std::uint64_t block_index = 0;
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  std::chrono::nanoseconds elapsed{0};
+  // Clock::Now() when the block's first chunk was issued: places the sample
+  // on the clock's time line (devices read together share it).
+  std::chrono::nanoseconds started_at{0};
+};
+
+// A block's statistics across passes, final once its last pass is read (or
+// the sweep stopped). Rates in MB/s (10^6 B/s).
+struct BlockResult {
+  std::uint64_t index = 0;
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  std::uint32_t passes = 0;       // samples behind the figures (count)
+  double mb_per_s = 0;            // median across passes
+  double mean_mb_per_s = 0;
+  double min_mb_per_s = 0;
+  double max_mb_per_s = 0;
+  double stddev_mb_per_s = 0;     // sample standard deviation; 0 for one pass
+  double seconds = 0;             // length / median rate: the classic "time" column
+  // Bytes of the block inside unreadable ranges. Passes that met an error
+  // give no sample: passes == 0 means no clean read of the block at all
+  // (the rates are then 0 and mean nothing).
+  std::uint64_t unreadable_bytes = 0;
+};
+
+// A range that could not be read (after one retry), bounded by bisection.
+struct UnreadableRange {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  int errno_value = 0;            // e.g. EIO
+  std::uint32_t pass = 0;         // the pass that found it (0-based)
+  // True when the bisection budget ran out before the range was resolved to
+  // single sectors: readable sectors may lie inside it.
+  bool bounded_by_budget = false;
+};
+
+// Chunks read far slower than their neighbours (a failing disk retrying and
+// reallocating), merged when adjacent. Not zones and not outliers: a slow
+// region is a few chunks at a time scale of their own.
+struct SlowRegion {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  std::uint32_t pass = 0;         // 0-based
+  double ms = 0;                  // time the region's chunks took
+  double expected_ms = 0;         // what the neighbours' median rate would take
+};
+
+struct PassSummary {
+  std::uint32_t pass = 0;         // 0-based
+  std::uint64_t bytes = 0;        // bytes read in timed blocks
+  std::chrono::nanoseconds read_time{0};
+  double mb_per_s = 0;            // bytes / read_time
+  bool complete = false;
+};
+
+// kReadError: stopped at the first read error (stop_on_error).
+// kDeviceGone: the device went away or shrank (ENODEV, ENXIO, ENOMEDIUM, a
+// truncated file): nothing more can be read.
+// kWriteError: a write sweep stopped at its first failing write.
+enum class SweepStatus { kComplete, kInterrupted, kReadError, kDeviceGone, kWriteError };
+
+struct SweepResult {
+  SweepStatus status = SweepStatus::kComplete;
+  // For kReadError, kWriteError and kDeviceGone: where and what.
+  std::uint64_t error_offset_bytes = 0;
+  std::error_code error;
+  // Unreadable ranges (sorted, merged across passes) and slow regions (in
+  // the order found).
+  std::vector<UnreadableRange> unreadable;
+  std::vector<SlowRegion> slow_regions;
+  std::uint64_t UnreadableBytes() const;
+  std::uint64_t blocks_measured = 0;  // blocks with at least one sample
+  std::uint64_t bytes_read = 0;       // timed bytes over all passes
+  std::chrono::nanoseconds read_time{0};
+  double min_mb_per_s = 0;            // over block medians
+  double max_mb_per_s = 0;
+  double avg_mb_per_s = 0;            // bytes_read / read_time (not a mean of rates)
+  double wall_seconds = 0;            // whole sweep, warm-up included
+  double cpu_percent = 0;             // process user+sys as % of wall
+  std::optional<double> system_busy_percent;  // whole system, all CPUs (/proc/stat)
+  std::optional<std::uint64_t> storage_read_bytes;  // from the Clock, when known
+  std::vector<PassSummary> passes;
+
+  bool partial() const { return status != SweepStatus::kComplete; }
+  std::string StatusText() const;     // "complete", "partial: interrupted", ...
+};
+
+}  // namespace zcav

@@ -1,0 +1,62 @@
+// SampleSink: the observer the sweep reports to. Writers, the progress line
+// and tests are sinks; the sweep itself prints nothing.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "zcav/measure/sample.h"
+#include "zcav/analysis/zone_detector.h"
+
+namespace zcav {
+
+struct ZoneReportContext;  // zone_report.h
+
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  // Before the first read. `run` stays valid for the whole sweep.
+  virtual void OnStart(const RunInfo& run) { (void)run; }
+  // One block read once. Called in read order.
+  virtual void OnSample(const Sample& sample) { (void)sample; }
+  // A block's final statistics, in block order, each block exactly once:
+  // during the last pass as blocks complete, and for the remaining measured
+  // blocks when the sweep stops early.
+  virtual void OnBlock(const BlockResult& block) { (void)block; }
+  virtual void OnPassDone(const PassSummary& pass) { (void)pass; }
+  // A range found unreadable, as soon as it is bounded (before the block it
+  // lies in is reported). Ranges already reported in an earlier pass are not
+  // reported again; SweepResult::unreadable has the merged list.
+  virtual void OnUnreadable(const UnreadableRange& range) { (void)range; }
+  // A slow region, once it has ended.
+  virtual void OnSlowRegion(const SlowRegion& region) { (void)region; }
+  // The zone analysis of the measured curve, just before OnFinish, when the
+  // sweep's sinks are wrapped in a ZoneDetectingSink (zone_report.h).
+  virtual void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) {
+    (void)analysis;
+    (void)context;
+  }
+  // Last call. Output must be complete and flushed when it returns.
+  virtual void OnFinish(const SweepResult& result) { (void)result; }
+};
+
+// Forwards every event to each of `sinks` in order (not owned).
+class TeeSink final : public SampleSink {
+ public:
+  explicit TeeSink(std::vector<SampleSink*> sinks) : sinks_(std::move(sinks)) {}
+  void OnStart(const RunInfo& run) override { for (auto* s : sinks_) s->OnStart(run); }
+  void OnSample(const Sample& x) override { for (auto* s : sinks_) s->OnSample(x); }
+  void OnBlock(const BlockResult& x) override { for (auto* s : sinks_) s->OnBlock(x); }
+  void OnPassDone(const PassSummary& x) override { for (auto* s : sinks_) s->OnPassDone(x); }
+  void OnUnreadable(const UnreadableRange& x) override { for (auto* s : sinks_) s->OnUnreadable(x); }
+  void OnSlowRegion(const SlowRegion& x) override { for (auto* s : sinks_) s->OnSlowRegion(x); }
+  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
+    for (auto* s : sinks_) s->OnZones(a, c);
+  }
+  void OnFinish(const SweepResult& x) override { for (auto* s : sinks_) s->OnFinish(x); }
+
+ private:
+  std::vector<SampleSink*> sinks_;
+};
+
+}  // namespace zcav
