@@ -529,7 +529,13 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
   DeviceInfo info;
   info.path = path;
   info.kind = "block";
-  info.direct_io = true;
+  // From the descriptor, not from the flags asked for: what the writes use.
+  const int open_flags = ::fcntl(fd.get(), F_GETFL);
+  info.direct_io = open_flags >= 0 && (open_flags & O_DIRECT) != 0;
+  if (!info.direct_io) {
+    throw Error("refusing to write-test " + path + ": O_DIRECT is not in effect on it",
+                ErrorKind::kRuntime);
+  }
   std::uint64_t size_bytes = 0;
   std::uint32_t sector_bytes = kBufferedSector;
   ReadBlockGeometry(fd.get(), path, size_bytes, sector_bytes);
