@@ -142,6 +142,8 @@ bool PositionBacked(const ZoneAnalysis& z) {
   return !z.texture.correlated;
 }
 
+// Rule 1: a clipped curve is bus-capped. `ceiling` is 0 when unknown or
+// contradicted.
 Verdict BusCapped(const ZoneAnalysis& z, const VerdictInputs& in, double ceiling) {
   Verdict v;
   const double cap = z.zones.front().mb_per_s;
@@ -182,6 +184,136 @@ Verdict BusCapped(const ZoneAnalysis& z, const VerdictInputs& in, double ceiling
   return v;
 }
 
+// What the burst rate says against the sustained `level` (see the
+// thresholds above).
+struct BurstEvidence {
+  bool measured = false;
+  double mb_per_s = 0;
+  bool same = false;  // within 10 % of the level
+  bool high = false;  // at least 1.3x the level
+  std::string text;   // for the reason; empty when not measured
+};
+
+BurstEvidence JudgeBurst(const VerdictInputs& in, double level) {
+  BurstEvidence b;
+  b.measured = in.burst_mb_per_s.has_value() && *in.burst_mb_per_s > 0;
+  b.mb_per_s = b.measured ? *in.burst_mb_per_s : 0;
+  b.same = b.measured && std::abs(b.mb_per_s / level - 1) <= kBurstSame;
+  b.high = b.measured && b.mb_per_s >= kBurstHigh * level;
+  if (b.same) {
+    b.text = "burst " + Mb(b.mb_per_s) + " ≈ sustained";
+  } else if (b.measured) {
+    b.text =
+        "burst " + Mb(b.mb_per_s) + " is " + Num(b.mb_per_s / level, 2) + "x the sustained peak";
+  }
+  return b;
+}
+
+// Rule 2: a zoned curve that falls by kFalls or more. `ceiling` is 0 when
+// unknown or contradicted. REQUIRES: a zoned curve, outer/inner >= kFalls.
+Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level, double ceiling,
+                       const BurstEvidence& burst) {
+  Verdict v;
+  if (z.non_rotational) {
+    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
+               " over " + std::to_string(z.zones.size()) +
+               " zones, but the device does not rotate (an SSD, NVMe or virtual disk): the steps "
+               "are not a platter's zones but a cache, the host or the device's own management; "
+               "no bus-or-media verdict.";
+    return v;
+  }
+  if (!PositionBacked(z)) {
+    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
+               " over " + std::to_string(z.zones.size()) +
+               " zones, but the noise is correlated (a cache or a host in the way) and the curve "
+               "was read once, so a position on the platter cannot be told from a moment in "
+               "time: read it twice (--passes 2) for a verdict.";
+    return v;
+  }
+  v.kind = VerdictKind::kMediaLimited;
+  v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
+             " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1 over " +
+             std::to_string(z.zones.size()) + " zones" +
+             (PassesAgree(z) ? ", at the same positions in every pass" : "") +
+             "): the rate follows the position on the platter, which only the media does.";
+  std::string support;
+  if (burst.measured) support = burst.text;
+  if (ceiling > 0) {
+    if (!support.empty()) support += "; ";
+    support += "the peak is " + Pct(level / ceiling) + " of " + CeilingText(in.transport);
+  }
+  if (!support.empty()) v.reason += " Also, " + support + ".";
+  return v;
+}
+
+// Rule 4, and a zoned curve between kFlatEnough and kFalls: no verdict.
+Verdict NoShapeVerdict(const ZoneAnalysis& z) {
+  Verdict v;
+  if (z.type == CurveType::kZoned) {
+    v.reason = "Falls only " + Num(z.outer_inner_ratio, 2) +
+               ":1 outer to inner: too little to call the media's zones, too much to call flat.";
+  } else {
+    v.reason = std::string("The curve is ") + CurveTypeName(z.type) + " (" + z.description +
+               "), neither flat, falling nor clipped: no bus-or-media verdict.";
+  }
+  return v;
+}
+
+// How rule 3 describes a flat (or tiered) curve at `level`.
+std::string FlatText(const ZoneAnalysis& z, const VerdictInputs& in, double level, bool tiered) {
+  // A tiered curve is judged by its last tier, the device's own rate.
+  const Zone& zone = tiered ? z.zones.back() : z.zones.front();
+  const double sigma = zone.stddev_mb_per_s > 0 ? zone.stddev_mb_per_s : z.noise_sigma_mb_per_s;
+  std::string flat_text = "Flat at " + Mb(level) + " (±" + Num(100 * sigma / level, 1) + " %)";
+  if (tiered) {
+    flat_text = "Tiered: " + Mb(z.zones.front().mb_per_s) + " over the first " +
+                Pct(static_cast<double>(z.zones.front().end_bytes - z.zones.front().start_bytes) /
+                    static_cast<double>(z.zones.back().end_bytes - z.zones.front().start_bytes)) +
+                " (a cache in front of the device), then its own rate, " + flat_text.substr(5);
+  } else if (z.type == CurveType::kFlatDips) {
+    flat_text += " with " + std::to_string(z.texture.dip_count) + " short dips";
+  }
+  if (in.sustained_avg_mb_per_s > 0 && std::abs(in.sustained_avg_mb_per_s / level - 1) > 0.01) {
+    flat_text += ", average " + Mb(in.sustained_avg_mb_per_s);
+  }
+  return flat_text;
+}
+
+// Rule 3 (a. to e.) for a flat curve at `level`; `ceiling` is 0 when
+// unknown or contradicted.
+Verdict FlatVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level, double ceiling,
+                    const BurstEvidence& burst, bool tiered) {
+  Verdict v;
+  const std::string flat_text = FlatText(z, in, level, tiered);
+  const std::string with_burst = burst.text.empty() ? "" : "; " + burst.text;
+  if (burst.high) {
+    v.kind = VerdictKind::kMediaLimited;
+    v.reason = flat_text + "; " + burst.text +
+               ": the interface carries more than the device sustains, so the device itself "
+               "sets the rate.";
+  } else if (ceiling > 0 && level >= kNearCeiling * ceiling) {
+    v.kind = VerdictKind::kBusLimited;
+    v.reason = flat_text + ", " + Pct(level / ceiling) + " of " + CeilingText(in.transport) +
+               with_burst + ": the bus, not the disk, sets the rate.";
+  } else if (ceiling > 0) {
+    v.kind = VerdictKind::kMediaLimited;
+    v.reason = flat_text + ", only " + Pct(level / ceiling) + " of " + CeilingText(in.transport) +
+               with_burst +
+               ": the bus could carry more, so the device itself (its controller or flash, or a "
+               "disk slower than the bus everywhere) is the limit.";
+  } else if (burst.same) {
+    v.kind = VerdictKind::kBusLimited;
+    v.reason = flat_text + with_burst +
+               ": even the drive's cache cannot beat the sustained rate, so the interface, not "
+               "the media, sets it (bus ceiling unknown: state it with --bus to confirm).";
+  } else {
+    v.reason = flat_text + with_burst +
+               ", with no known bus ceiling: a flat curve fits a bus limit and an SSD alike; "
+               "state the bus with --bus or measure the burst rate.";
+  }
+  return v;
+}
+
 }  // namespace
 
 const char* VerdictKindName(VerdictKind kind) {
@@ -205,8 +337,8 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     return v;
   }
   double level = in.sustained_max_mb_per_s > 0
-                           ? in.sustained_max_mb_per_s
-                           : z.zones[std::min(z.fastest_zone, z.zones.size() - 1)].mb_per_s;
+                     ? in.sustained_max_mb_per_s
+                     : z.zones[std::min(z.fastest_zone, z.zones.size() - 1)].mb_per_s;
   // A tiered curve's first tier is a cache: the device's own rate, the one
   // a bus could limit, is its last tier.
   const bool tiered = z.type == CurveType::kTiered && z.zones.size() >= 2;
@@ -225,115 +357,19 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
            "bus with --bus).";
     ceiling = 0;
   }
-
-  const bool has_burst = in.burst_mb_per_s.has_value() && *in.burst_mb_per_s > 0;
-  const double burst = has_burst ? *in.burst_mb_per_s : 0;
-  const bool burst_same = has_burst && std::abs(burst / level - 1) <= kBurstSame;
-  const bool burst_high = has_burst && burst >= kBurstHigh * level;
-  std::string burst_text;
-  if (burst_same) {
-    burst_text = "burst " + Mb(burst) + " ≈ sustained";
-  } else if (has_burst) {
-    burst_text = "burst " + Mb(burst) + " is " + Num(burst / level, 2) + "x the sustained peak";
-  }
-
-  if (z.type == CurveType::kClipped && z.zones.size() >= 2) {
-    v = BusCapped(z, in, ceiling);
-    v.reason += note;
-    return v;
-  }
+  const BurstEvidence burst = JudgeBurst(in, level);
 
   const bool zoned = z.type == CurveType::kZoned;
-  if (zoned && z.outer_inner_ratio >= kFalls && z.non_rotational) {
-    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " +
-               Mb(z.zones.back().mb_per_s) + " over " + std::to_string(z.zones.size()) +
-               " zones, but the device does not rotate (an SSD, NVMe or virtual disk): the steps "
-               "are not a platter's zones but a cache, the host or the device's own management; "
-               "no bus-or-media verdict.";
-    v.reason += note;
-    return v;
-  }
-  if (zoned && z.outer_inner_ratio >= kFalls && !PositionBacked(z)) {
-    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " +
-               Mb(z.zones.back().mb_per_s) + " over " + std::to_string(z.zones.size()) +
-               " zones, but the noise is correlated (a cache or a host in the way) and the curve "
-               "was read once, so a position on the platter cannot be told from a moment in "
-               "time: read it twice (--passes 2) for a verdict.";
-    v.reason += note;
-    return v;
-  }
-  if (zoned && z.outer_inner_ratio >= kFalls) {
-    v.kind = VerdictKind::kMediaLimited;
-    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
-               " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1 over " +
-               std::to_string(z.zones.size()) + " zones" + (PassesAgree(z) ? ", at the same positions in every pass" : "") +
-               "): the rate follows the position on the platter, which only the media does.";
-    std::string support;
-    if (has_burst) support = burst_text;
-    if (ceiling > 0) {
-      if (!support.empty()) support += "; ";
-      support += "the peak is " + Pct(level / ceiling) + " of " + CeilingText(in.transport);
-    }
-    if (!support.empty()) v.reason += " Also, " + support + ".";
-    v.reason += note;
-    return v;
-  }
-
   const bool flat = z.type == CurveType::kFlat || z.type == CurveType::kFlatDips || tiered ||
                     (zoned && z.outer_inner_ratio < kFlatEnough);
-  if (!flat) {
-    if (zoned) {
-      v.reason = "Falls only " + Num(z.outer_inner_ratio, 2) +
-                 ":1 outer to inner: too little to call the media's zones, too much to call flat.";
-    } else {
-      v.reason = std::string("The curve is ") + CurveTypeName(z.type) + " (" + z.description +
-                 "), neither flat, falling nor clipped: no bus-or-media verdict.";
-    }
-    v.reason += note;
-    return v;
-  }
-
-  // A tiered curve is judged by its last tier, the device's own rate.
-  const Zone& zone = tiered ? z.zones.back() : z.zones.front();
-  const double sigma = zone.stddev_mb_per_s > 0 ? zone.stddev_mb_per_s : z.noise_sigma_mb_per_s;
-  std::string flat_text = "Flat at " + Mb(level) + " (±" + Num(100 * sigma / level, 1) + " %)";
-  if (tiered) {
-    flat_text = "Tiered: " + Mb(z.zones.front().mb_per_s) + " over the first " +
-                Pct(static_cast<double>(z.zones.front().end_bytes - z.zones.front().start_bytes) /
-                    static_cast<double>(z.zones.back().end_bytes - z.zones.front().start_bytes)) +
-                " (a cache in front of the device), then its own rate, " + flat_text.substr(5);
-  } else if (z.type == CurveType::kFlatDips) {
-    flat_text += " with " + std::to_string(z.texture.dip_count) + " short dips";
-  }
-  if (in.sustained_avg_mb_per_s > 0 && std::abs(in.sustained_avg_mb_per_s / level - 1) > 0.01) {
-    flat_text += ", average " + Mb(in.sustained_avg_mb_per_s);
-  }
-  const std::string with_burst = burst_text.empty() ? "" : "; " + burst_text;
-
-  if (burst_high) {
-    v.kind = VerdictKind::kMediaLimited;
-    v.reason = flat_text + "; " + burst_text +
-               ": the interface carries more than the device sustains, so the device itself "
-               "sets the rate.";
-  } else if (ceiling > 0 && level >= kNearCeiling * ceiling) {
-    v.kind = VerdictKind::kBusLimited;
-    v.reason = flat_text + ", " + Pct(level / ceiling) + " of " + CeilingText(in.transport) +
-               with_burst + ": the bus, not the disk, sets the rate.";
-  } else if (ceiling > 0) {
-    v.kind = VerdictKind::kMediaLimited;
-    v.reason = flat_text + ", only " + Pct(level / ceiling) + " of " + CeilingText(in.transport) +
-               with_burst +
-               ": the bus could carry more, so the device itself (its controller or flash, or a "
-               "disk slower than the bus everywhere) is the limit.";
-  } else if (burst_same) {
-    v.kind = VerdictKind::kBusLimited;
-    v.reason = flat_text + with_burst +
-               ": even the drive's cache cannot beat the sustained rate, so the interface, not "
-               "the media, sets it (bus ceiling unknown: state it with --bus to confirm).";
+  if (z.type == CurveType::kClipped && z.zones.size() >= 2) {
+    v = BusCapped(z, in, ceiling);
+  } else if (zoned && z.outer_inner_ratio >= kFalls) {
+    v = FallingVerdict(z, in, level, ceiling, burst);
+  } else if (!flat) {
+    v = NoShapeVerdict(z);
   } else {
-    v.reason = flat_text + with_burst +
-               ", with no known bus ceiling: a flat curve fits a bus limit and an SSD alike; "
-               "state the bus with --bus or measure the burst rate.";
+    v = FlatVerdict(z, in, level, ceiling, burst, tiered);
   }
   v.reason += note;
   return v;

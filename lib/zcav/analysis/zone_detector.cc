@@ -361,160 +361,218 @@ enum class Mark : std::uint8_t {
   kBurst,     // inside a short burst above the level around it (texture)
 };
 
-// Hampel filter on the log rates `y` (see 2. above), and the blocks that
-// straddle a zone edge. Marks them and replaces their values in `y` by the
-// median of the normal blocks on the side nearer to their value.
-std::vector<Mark> CleanCurve(std::vector<double>& y, double sigma, std::size_t max_run) {
-  const std::size_t n = y.size();
-  std::vector<Mark> marks(n, Mark::kNormal);
-  std::vector<bool> flagged(n, false);
-  // The window needs a clear majority of normal blocks to speak for them.
-  if (n < 5) return marks;
-  const std::size_t h = kHampelHalfWindow;
-  const double threshold = std::clamp(kHampelRel, kHampelMinSigmas * sigma, kHampelSigmas * sigma);
-  std::vector<double> window;
-  window.reserve(2 * h + 1);
-  auto median_of = [&](std::size_t lo, std::size_t hi) {
-    window.assign(y.begin() + static_cast<std::ptrdiff_t>(lo),
-                  y.begin() + static_cast<std::ptrdiff_t>(hi));
-    return MedianInPlace(window);
-  };
+// The passes of the Hampel filter (see 2. above) over the log rates `y`,
+// with the state they share: the threshold, the per-block deviations and
+// flags, the marks, and one scratch window for the medians.
+class OutlierFilter {
+ public:
+  // REQUIRES: y.size() >= 5 (the window needs a clear majority of normal
+  // blocks to speak for them); `y` outlives the filter.
+  OutlierFilter(std::vector<double>& y, double sigma)
+      : y_(y),
+        n_(y.size()),
+        sigma_(sigma),
+        threshold_(std::clamp(kHampelRel, kHampelMinSigmas * sigma, kHampelSigmas * sigma)),
+        marks_(n_, Mark::kNormal),
+        flagged_(n_, false) {
+    window_.reserve(2 * kH + 1);
+    deviation_.resize(n_);
+  }
+
   // The smallest deviation from the median of the 2h+1 blocks around it
   // (shifted, not shrunk, at the ends: on a falling staircase that median is
   // the block's own level), from the medians of the h blocks on either side
   // (a block next to a step edge and a spike belongs to one side), and from
   // the slope through them (a smooth curve).
-  std::vector<double> deviation(n);
-  const std::size_t width = 2 * h + 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::size_t lo = i > h ? i - h : 0;
-    const std::size_t hi = std::min(n, lo + width);
-    lo = hi > width ? hi - width : 0;
-    // Only |deviation| > threshold / 2 matters below. When 6 of the 11
-    // blocks lie within threshold / 2 of this one, so does their median: no
-    // need to sort (most blocks of a curve; it halves the filter's time).
-    std::size_t close = 0;
-    for (std::size_t k = lo; k < hi; ++k) close += std::fabs(y[k] - y[i]) <= threshold / 2;
-    if (2 * close > hi - lo) {
-      deviation[i] = 0;
-      continue;
-    }
-    double d = y[i] - median_of(lo, hi);
-    auto consider = [&d](double candidate) {
-      if (std::fabs(candidate) < std::fabs(d)) d = candidate;
-    };
-    if (std::fabs(d) > threshold / 2) {
-      // The side medians, and on a smooth slope (a CAV disc) the level they
-      // interpolate, or near an end the line through two medians of the one
-      // full side, can only lower |d|.
-      const bool full_left = i >= h;
-      const bool full_right = i + h < n;
-      const double ml = i > 0 ? median_of(full_left ? i - h : 0, i) : 0;
-      const double mr = i + 1 < n ? median_of(i + 1, std::min(n, i + 1 + h)) : 0;
-      if (i > 0) consider(y[i] - ml);
-      if (i + 1 < n) consider(y[i] - mr);
-      if (full_left && full_right) {
-        consider(y[i] - (ml + mr) / 2);
-      } else if (full_right && i + 2 * h < n) {
-        const double far = median_of(i + 1 + h, i + 1 + 2 * h);
-        consider(y[i] -
-                 (mr - (far - mr) * static_cast<double>(h + 1) / 2 / static_cast<double>(h)));
-      } else if (full_left && i >= 2 * h) {
-        const double far = median_of(i - 2 * h, i - h);
-        consider(y[i] -
-                 (ml - (far - ml) * static_cast<double>(h + 1) / 2 / static_cast<double>(h)));
+  void FlagDeviations(std::size_t max_run) {
+    const std::size_t h = kH;
+    const std::size_t n = n_;
+    const std::vector<double>& y = y_;
+    const double threshold = threshold_;
+    const std::size_t width = 2 * h + 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t lo = i > h ? i - h : 0;
+      const std::size_t hi = std::min(n, lo + width);
+      lo = hi > width ? hi - width : 0;
+      // Only |deviation| > threshold / 2 matters below. When 6 of the 11
+      // blocks lie within threshold / 2 of this one, so does their median: no
+      // need to sort (most blocks of a curve; it halves the filter's time).
+      std::size_t close = 0;
+      for (std::size_t k = lo; k < hi; ++k) close += std::fabs(y[k] - y[i]) <= threshold / 2;
+      if (2 * close > hi - lo) {
+        deviation_[i] = 0;
+        continue;
       }
+      double d = y[i] - MedianOf(lo, hi);
+      if (std::fabs(d) > threshold / 2) d = SmallestSideDeviation(i, d);
+      deviation_[i] = d;
+      flagged_[i] = max_run > 0 && std::fabs(d) > threshold;
     }
-    deviation[i] = d;
-    flagged[i] = max_run > 0 && std::fabs(d) > threshold;
   }
+
   // Keep only isolated short runs: a longer run is a plateau, not outliers.
   // A coherent run (one level, off the same way) is extended by neighbours
   // that deviate the same way by more than half the threshold and sit within
   // half the threshold of the run's median (a short plateau whose noise hides
   // one of its blocks).
-  std::vector<double> run_values;
-  for (std::size_t i = 0; i < n;) {
-    if (!flagged[i]) {
-      ++i;
-      continue;
+  void KeepIsolatedRuns(std::size_t max_run) {
+    const std::size_t n = n_;
+    const double threshold = threshold_;
+    for (std::size_t i = 0; i < n;) {
+      if (!flagged_[i]) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < n && flagged_[j]) ++j;
+      const double run_median = MedianOf(i, j);
+      bool coherent = true;  // one level, off the same way
+      for (std::size_t k = i; k < j; ++k) {
+        coherent = coherent && deviation_[k] * deviation_[i] > 0 &&
+                   std::fabs(y_[k] - run_median) < threshold / 2;
+      }
+      auto extends = [&](std::size_t k, std::size_t end) {
+        return coherent && !flagged_[k] && deviation_[k] * deviation_[end] > 0 &&
+               std::fabs(deviation_[k]) > threshold / 2 &&
+               std::fabs(y_[k] - run_median) < threshold / 2;
+      };
+      std::size_t lo = i, hi = j;
+      while (lo > 0 && extends(lo - 1, i)) --lo;
+      while (hi < n && extends(hi, j - 1)) ++hi;
+      if (hi - lo > max_run) {
+        for (std::size_t k = i; k < j; ++k) flagged_[k] = false;
+      }
+      i = j;
     }
-    std::size_t j = i;
-    while (j < n && flagged[j]) ++j;
-    const double run_median = median_of(i, j);
-    bool coherent = true;  // one level, off the same way
-    for (std::size_t k = i; k < j; ++k) {
-      coherent = coherent && deviation[k] * deviation[i] > 0 &&
-                 std::fabs(y[k] - run_median) < threshold / 2;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (flagged_[k]) marks_[k] = Mark::kOutlier;
     }
-    auto extends = [&](std::size_t k, std::size_t end) {
-      return coherent && !flagged[k] && deviation[k] * deviation[end] > 0 &&
-             std::fabs(deviation[k]) > threshold / 2 &&
-             std::fabs(y[k] - run_median) < threshold / 2;
-    };
-    std::size_t lo = i, hi = j;
-    while (lo > 0 && extends(lo - 1, i)) --lo;
-    while (hi < n && extends(hi, j - 1)) ++hi;
-    if (hi - lo > max_run) {
-      for (std::size_t k = i; k < j; ++k) flagged[k] = false;
-    }
-    i = j;
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    if (flagged[k]) marks[k] = Mark::kOutlier;
-  }
-  // Medians of the normal blocks among the h on either side of k (NaN when
-  // there are none).
-  auto side_median = [&](std::size_t k, bool left) {
-    window.clear();
-    const std::size_t lo = left ? (k > h ? k - h : 0) : k + 1;
-    const std::size_t hi = left ? k : std::min(n, k + 1 + h);
-    for (std::size_t q = lo; q < hi; ++q) {
-      if (marks[q] == Mark::kNormal) window.push_back(y[q]);
-    }
-    return window.empty() ? std::numeric_limits<double>::quiet_NaN() : MedianInPlace(window);
-  };
+
   // A block read across a zone edge sits between the two levels, with its
   // neighbours on their sides' levels. The median of its centred window is
   // its own value, so the filter above keeps it; left alone it would cost
   // (step / sigma)^2 on either side and buy itself a minimum-length zone when
   // sigma is small.
-  for (std::size_t i = 3; i + 3 < n; ++i) {
-    if (marks[i] != Mark::kNormal || std::fabs(y[i + 1] - y[i - 1]) <= threshold) continue;
-    const double left = side_median(i, true);
-    const double right = side_median(i, false);
-    if (!(std::fabs(left - right) > threshold)) continue;  // also false for NaN
-    const bool between = (left < y[i] && y[i] < right) || (right < y[i] && y[i] < left);
-    // The 3 blocks on either side sit on their side's level: their median
-    // within 2 sigma of it (the first block of a 3-block zone has two blocks
-    // of its own level on one side, a step away from that side's level).
-    const double near_left = median_of(i - 3, i);
-    const double near_right = median_of(i + 1, i + 4);
-    if (between && std::fabs(near_left - left) <= kStraddleNeighbourSigmas * sigma &&
-        std::fabs(near_right - right) <= kStraddleNeighbourSigmas * sigma &&
-        std::min(std::fabs(y[i] - left), std::fabs(y[i] - right)) > kHampelMinSigmas * sigma) {
-      marks[i] = Mark::kStraddle;
+  void MarkStraddles() {
+    const std::vector<double>& y = y_;
+    const double sigma = sigma_;
+    for (std::size_t i = 3; i + 3 < n_; ++i) {
+      if (marks_[i] != Mark::kNormal || std::fabs(y[i + 1] - y[i - 1]) <= threshold_) continue;
+      const double left = SideMedian(i, true);
+      const double right = SideMedian(i, false);
+      if (!(std::fabs(left - right) > threshold_)) continue;  // also false for NaN
+      const bool between = (left < y[i] && y[i] < right) || (right < y[i] && y[i] < left);
+      // The 3 blocks on either side sit on their side's level: their median
+      // within 2 sigma of it (the first block of a 3-block zone has two blocks
+      // of its own level on one side, a step away from that side's level).
+      const double near_left = MedianOf(i - 3, i);
+      const double near_right = MedianOf(i + 1, i + 4);
+      if (between && std::fabs(near_left - left) <= kStraddleNeighbourSigmas * sigma &&
+          std::fabs(near_right - right) <= kStraddleNeighbourSigmas * sigma &&
+          std::min(std::fabs(y[i] - left), std::fabs(y[i] - right)) > kHampelMinSigmas * sigma) {
+        marks_[i] = Mark::kStraddle;
+      }
     }
   }
+
   // Replace: by the side whose level is nearer (an outlier beside an edge
   // joins one zone, never an intermediate level of its own).
-  std::vector<double> replacement(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (marks[k] == Mark::kNormal) continue;
-    const double left = side_median(k, true);
-    const double right = side_median(k, false);
-    if (std::isnan(left)) {
-      replacement[k] = std::isnan(right) ? y[k] : right;
-    } else if (std::isnan(right)) {
-      replacement[k] = left;
-    } else {
-      replacement[k] = std::fabs(y[k] - left) <= std::fabs(y[k] - right) ? left : right;
+  void Replace() {
+    std::vector<double> replacement(n_);
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (marks_[k] == Mark::kNormal) continue;
+      const double left = SideMedian(k, true);
+      const double right = SideMedian(k, false);
+      if (std::isnan(left)) {
+        replacement[k] = std::isnan(right) ? y_[k] : right;
+      } else if (std::isnan(right)) {
+        replacement[k] = left;
+      } else {
+        replacement[k] = std::fabs(y_[k] - left) <= std::fabs(y_[k] - right) ? left : right;
+      }
+    }
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (marks_[k] != Mark::kNormal) y_[k] = replacement[k];
     }
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    if (marks[k] != Mark::kNormal) y[k] = replacement[k];
+
+  std::vector<Mark> TakeMarks() { return std::move(marks_); }
+
+ private:
+  static constexpr std::size_t kH = kHampelHalfWindow;
+
+  // Median of y[lo, hi).
+  double MedianOf(std::size_t lo, std::size_t hi) {
+    window_.assign(y_.begin() + static_cast<std::ptrdiff_t>(lo),
+                   y_.begin() + static_cast<std::ptrdiff_t>(hi));
+    return MedianInPlace(window_);
   }
-  return marks;
+
+  // Medians of the normal blocks among the h on either side of k (NaN when
+  // there are none).
+  double SideMedian(std::size_t k, bool left) {
+    window_.clear();
+    const std::size_t lo = left ? (k > kH ? k - kH : 0) : k + 1;
+    const std::size_t hi = left ? k : std::min(n_, k + 1 + kH);
+    for (std::size_t q = lo; q < hi; ++q) {
+      if (marks_[q] == Mark::kNormal) window_.push_back(y_[q]);
+    }
+    return window_.empty() ? std::numeric_limits<double>::quiet_NaN() : MedianInPlace(window_);
+  }
+
+  // Block i's deviation `d` from its centred median, lowered to its smallest
+  // deviation from the side medians and the levels they imply.
+  double SmallestSideDeviation(std::size_t i, double d) {
+    const std::size_t h = kH;
+    const std::size_t n = n_;
+    const std::vector<double>& y = y_;
+    auto consider = [&d](double candidate) {
+      if (std::fabs(candidate) < std::fabs(d)) d = candidate;
+    };
+    // The side medians, and on a smooth slope (a CAV disc) the level they
+    // interpolate, or near an end the line through two medians of the one
+    // full side, can only lower |d|.
+    const bool full_left = i >= h;
+    const bool full_right = i + h < n;
+    const double ml = i > 0 ? MedianOf(full_left ? i - h : 0, i) : 0;
+    const double mr = i + 1 < n ? MedianOf(i + 1, std::min(n, i + 1 + h)) : 0;
+    if (i > 0) consider(y[i] - ml);
+    if (i + 1 < n) consider(y[i] - mr);
+    if (full_left && full_right) {
+      consider(y[i] - (ml + mr) / 2);
+    } else if (full_right && i + 2 * h < n) {
+      const double far = MedianOf(i + 1 + h, i + 1 + 2 * h);
+      consider(y[i] - (mr - (far - mr) * static_cast<double>(h + 1) / 2 / static_cast<double>(h)));
+    } else if (full_left && i >= 2 * h) {
+      const double far = MedianOf(i - 2 * h, i - h);
+      consider(y[i] - (ml - (far - ml) * static_cast<double>(h + 1) / 2 / static_cast<double>(h)));
+    }
+    return d;
+  }
+
+  std::vector<double>& y_;
+  const std::size_t n_;
+  const double sigma_;
+  const double threshold_;
+  std::vector<Mark> marks_;
+  std::vector<bool> flagged_;
+  std::vector<double> deviation_;
+  std::vector<double> window_;  // scratch for the medians
+};
+
+// Hampel filter on the log rates `y` (see 2. above), and the blocks that
+// straddle a zone edge. Marks them and replaces their values in `y` by the
+// median of the normal blocks on the side nearer to their value.
+std::vector<Mark> CleanCurve(std::vector<double>& y, double sigma, std::size_t max_run) {
+  // The window needs a clear majority of normal blocks to speak for them.
+  if (y.size() < 5) return std::vector<Mark>(y.size(), Mark::kNormal);
+  OutlierFilter filter(y, sigma);
+  filter.FlagDeviations(max_run);
+  filter.KeepIsolatedRuns(max_run);
+  filter.MarkStraddles();
+  filter.Replace();
+  return filter.TakeMarks();
 }
 
 // Exact penalised segmentation of z (prefix sums `s`, s[0] = 0) with
@@ -1132,129 +1190,203 @@ struct Found {
   std::vector<Mark> marks;
 };
 
-// Steps 1 to 5 on every point of `curve`. REQUIRES: !curve.empty().
-Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
-  Found found;
-  ZoneAnalysis& out = found.out;
-  const std::size_t n = curve.size();
-  const double sensitivity = options.sensitivity > 0 ? options.sensitivity : 1.0;
+// The steps between adjacent zones, for the classification (see 5.).
+struct StepCounts {
+  std::size_t ups = 0, downs = 0, turns = 0;  // turns: changes of direction
+  std::vector<double> rel_steps;              // |step| / the higher of the two levels
+  double steps = 0;                           // zones - 1
+  bool rising = false;                        // >= 70 % up, last > first
+  bool falling = false;                       // >= 70 % down, last < first
+};
+
+StepCounts CountSteps(const std::vector<Zone>& zones) {
+  StepCounts c;
+  const std::size_t nz = zones.size();
+  for (std::size_t k = 0; k + 1 < nz; ++k) {
+    const double d = zones[k + 1].mb_per_s - zones[k].mb_per_s;
+    (d > 0 ? c.ups : c.downs)++;
+    const double level = std::max(zones[k].mb_per_s, zones[k + 1].mb_per_s);
+    c.rel_steps.push_back(level > 0 ? std::fabs(d) / level : 0);
+    if (k > 0) {
+      const double prev = zones[k].mb_per_s - zones[k - 1].mb_per_s;
+      if ((prev > 0) != (d > 0)) ++c.turns;
+    }
+  }
+  c.steps = static_cast<double>(nz > 0 ? nz - 1 : 0);
+  c.rising = nz > 1 && static_cast<double>(c.ups) >= kMostlyDirectional * c.steps &&
+             zones.back().mb_per_s > zones.front().mb_per_s;
+  c.falling = nz > 1 && static_cast<double>(c.downs) >= kMostlyDirectional * c.steps &&
+              zones.back().mb_per_s < zones.front().mb_per_s;
+  return c;
+}
+
+// A falling curve whose outer zones sit under a ceiling (see 5.): the first
+// zone is the fastest, covers >= 15 % of the curve, and the later zones'
+// trend puts it >= 12 % above its measured level.
+bool IsClipped(const std::vector<Zone>& zones, std::size_t n) {
+  double fastest = 0;
+  for (std::size_t k = 1; k < zones.size(); ++k) fastest = std::max(fastest, zones[k].mb_per_s);
+  const double first_share = static_cast<double>(zones[0].end_block) / static_cast<double>(n);
+  return zones[0].mb_per_s >= fastest && first_share >= kClipMinFirstFraction &&
+         CeilingExcess(zones, n) >= kClipMinExcess;
+}
+
+// Steps 1 to 5 on every point of one curve, one member per step, in the
+// order Run() calls them; the state the steps share (the log rates, the
+// noise scale, the prefix sums, the segment ends) lives here for one call.
+class ZoneFinder {
+ public:
+  // REQUIRES: !curve.empty(); `curve` and `options` outlive the finder.
+  ZoneFinder(const Curve& curve, const ZoneOptions& options, bool optical)
+      : curve_(curve),
+        options_(options),
+        optical_(optical),
+        n_(curve.size()),
+        sensitivity_(options.sensitivity > 0 ? options.sensitivity : 1.0) {}
+
+  Found Run() && {
+    TakeLogsAndNoise();
+    MarkTextureAndOutliers();
+    SegmentAndMerge();
+    SetAsideLongExcursions();
+    AllowForCorrelatedNoise();
+    MergeExcursions();
+    SummariseTexture();
+    MakeZones();
+    Classify();
+    const bool smooth_type = out().type == CurveType::kCav || out().type == CurveType::kPcav;
+    if (smooth_type) FitSmoothZones();
+    out().zones = std::move(zones_);
+    if (!smooth_type) MeasureJitter();
+    return std::move(found_);
+  }
+
+ private:
+  ZoneAnalysis& out() { return found_.out; }
 
   // 1. Log rates (a block that read nothing sits far below, as an outlier)
   // and their noise scale.
-  std::vector<double> y(n);
-  for (std::size_t i = 0; i < n; ++i) y[i] = curve.mb_per_s(i);
-  double median_rate;
-  {
-    std::vector<double> tmp = y;
-    median_rate = MedianInPlace(tmp);
-  }
-  const double rate_floor = median_rate > 0 ? kRateFloorRel * median_rate : 1e-9;
-  for (double& v : y) v = std::log(std::max(v, rate_floor));
-  const double center = std::log(std::max(median_rate, rate_floor));
-  double sigma = NoiseSigma(y);
-  out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
+  void TakeLogsAndNoise() {
+    y_.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) y_[i] = curve_.mb_per_s(i);
+    {
+      std::vector<double> tmp = y_;
+      median_rate_ = MedianInPlace(tmp);
+    }
+    rate_floor_ = median_rate_ > 0 ? kRateFloorRel * median_rate_ : 1e-9;
+    for (double& v : y_) v = std::log(std::max(v, rate_floor_));
+    center_ = std::log(std::max(median_rate_, rate_floor_));
+    sigma_ = NoiseSigma(y_);
+    out().noise_sigma_mb_per_s = sigma_ * std::max(median_rate_, 0.0);
 
-  const std::size_t min_len = MinZoneLength(options, n);
-  out.min_zone_blocks = min_len;
+    min_len_ = MinZoneLength(options_, n_);
+    out().min_zone_blocks = min_len_;
+  }
 
   // 2. Outliers (runs shorter than a zone, at most kMaxOutlierRun) and
   // blocks straddling a zone edge; dips and bursts (2b.) first, so that the
   // outlier filter sees the level around them.
-  found.marks.assign(n, Mark::kNormal);
-  // 2b. Texture: dips and bursts the curve comes back from are marked (left
-  // out of the zone statistics, like outliers) and given the level around
-  // them, so the segmentation never sees them. Runs too short to be zones
-  // first; those the segmentation can see (4b.) once it has run.
-  std::vector<Excursion> excursions;
-  double run_scale = 0;
-  auto set_aside = [&](const std::vector<Excursion>& found_now) {
+  void MarkTextureAndOutliers() {
+    found_.marks.assign(n_, Mark::kNormal);
+    // 2b. Texture: dips and bursts the curve comes back from are marked (left
+    // out of the zone statistics, like outliers) and given the level around
+    // them, so the segmentation never sees them. Runs too short to be zones
+    // first; those the segmentation can see (4b.) once it has run.
+    {
+      const std::vector<Mark> none(n_, Mark::kNormal);
+      std::vector<Excursion> runs = FindShortRuns(
+          y_, none, std::min(kMaxShortRun, std::max(kMinShortRun, min_len_ > 0 ? min_len_ - 1 : 0)),
+          run_scale_);
+      for (Excursion& x : runs) x.level -= center_;  // relative to the centre, as SetAside wants
+      SetAside(runs);
+    }
+
+    {
+      std::vector<Mark> cleaned =
+          CleanCurve(y_, sigma_, std::min(kMaxOutlierRun, min_len_ > 0 ? min_len_ - 1 : 0));
+      for (std::size_t i = 0; i < n_; ++i) {
+        if (found_.marks[i] == Mark::kNormal) found_.marks[i] = cleaned[i];
+      }
+    }
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (found_.marks[i] == Mark::kOutlier) {
+        out().outliers.push_back({i, curve_.offset_bytes(i), curve_.mb_per_s(i)});
+      }
+    }
+  }
+
+  // Marks the blocks of `found_now` as dips or bursts, gives them the level
+  // around them (relative to the centre) and records the excursions (2b.).
+  void SetAside(const std::vector<Excursion>& found_now) {
     for (const Excursion& x : found_now) {
       for (std::size_t i = x.begin; i < x.end; ++i) {
-        if (found.marks[i] == Mark::kNormal) found.marks[i] = x.dip ? Mark::kDip : Mark::kBurst;
-        y[i] = center + x.level;
+        if (found_.marks[i] == Mark::kNormal) found_.marks[i] = x.dip ? Mark::kDip : Mark::kBurst;
+        y_[i] = center_ + x.level;
       }
-      excursions.push_back(x);
-    }
-  };
-  {
-    const std::vector<Mark> none(n, Mark::kNormal);
-    std::vector<Excursion> runs = FindShortRuns(
-        y, none, std::min(kMaxShortRun, std::max(kMinShortRun, min_len > 0 ? min_len - 1 : 0)),
-        run_scale);
-    for (Excursion& x : runs) x.level -= center;  // relative to the centre, as set_aside wants
-    set_aside(runs);
-  }
-
-  {
-    std::vector<Mark> cleaned =
-        CleanCurve(y, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (found.marks[i] == Mark::kNormal) found.marks[i] = cleaned[i];
-    }
-  }
-  const std::vector<Mark>& marks = found.marks;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (marks[i] == Mark::kOutlier) {
-      out.outliers.push_back({i, curve.offset_bytes(i), curve.mb_per_s(i)});
+      excursions_.push_back(x);
     }
   }
 
-  // e. of 4.: on a device that does not rotate, steps inside the jitter band
-  // (3 robust sigmas of the curve around its local level, at least 5 %) are
-  // texture unless the evidence is twice the usual: no platter makes small
-  // steps there, and its jitter (a host, a controller) is rarely white.
-  const double visible_rel =
-      options.non_rotational ? std::max(kMinExcursionRel, kVisibleSigmas * std::max(run_scale, sigma))
-                             : 0.0;
-
-  // 3. and 4. Segment the normalised curve, merge.
-  const double beta =
-      kPenaltyPerLogN * std::log(std::max<double>(static_cast<double>(n), 2.0)) * sensitivity;
-  out.penalty = beta;
-  PrefixSums sums;
-  sums.s.assign(n + 1, 0);
-  sums.sj.assign(n + 1, 0);
-  double sum_z2 = 0;
-  auto segment = [&](double noise) {
-    sum_z2 = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double z = (y[i] - center) / noise;
-      sums.s[i + 1] = sums.s[i] + z;
-      sums.sj[i + 1] = sums.sj[i] + static_cast<double>(i) * z;
-      sum_z2 += z * z;
+  // 3. and 4. on the curve normalised by `noise`: fills sums_ and sum_z2_,
+  // returns the ends of the merged segments.
+  std::vector<std::size_t> Segment(double noise) {
+    sum_z2_ = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const double z = (y_[i] - center_) / noise;
+      sums_.s[i + 1] = sums_.s[i] + z;
+      sums_.sj[i + 1] = sums_.sj[i] + static_cast<double>(i) * z;
+      sum_z2_ += z * z;
     }
-    return MergeSegments({sums, noise, sensitivity, beta, visible_rel}, Fpop(sums.s, beta, min_len));
-  };
-  std::vector<std::size_t> ends = segment(sigma);
-  // Dense staircases (zones of a few blocks) put steps into a good share of
-  // the first differences and inflate their MAD: estimate again from the
-  // differences inside the segments found, and segment again if it moved.
-  // (Steps in under 2 % of the differences cannot move the MAD by 10 %.)
-  const double inner_sigma = static_cast<double>(ends.size()) >= 0.02 * static_cast<double>(n)
-                                 ? NoiseSigmaInside(y, ends)
-                                 : sigma;
-  if (inner_sigma < kResegmentSigmaRatio * sigma) {
-    sigma = inner_sigma;
-    out.noise_sigma_mb_per_s = sigma * std::max(median_rate, 0.0);
-    ends = segment(sigma);
+    return MergeSegments({sums_, noise, sensitivity_, beta_, visible_rel_},
+                         Fpop(sums_.s, beta_, min_len_));
   }
+
+  void SegmentAndMerge() {
+    // e. of 4.: on a device that does not rotate, steps inside the jitter band
+    // (3 robust sigmas of the curve around its local level, at least 5 %) are
+    // texture unless the evidence is twice the usual: no platter makes small
+    // steps there, and its jitter (a host, a controller) is rarely white.
+    visible_rel_ = options_.non_rotational
+                       ? std::max(kMinExcursionRel, kVisibleSigmas * std::max(run_scale_, sigma_))
+                       : 0.0;
+
+    // 3. and 4. Segment the normalised curve, merge.
+    beta_ =
+        kPenaltyPerLogN * std::log(std::max<double>(static_cast<double>(n_), 2.0)) * sensitivity_;
+    out().penalty = beta_;
+    sums_.s.assign(n_ + 1, 0);
+    sums_.sj.assign(n_ + 1, 0);
+    ends_ = Segment(sigma_);
+    // Dense staircases (zones of a few blocks) put steps into a good share of
+    // the first differences and inflate their MAD: estimate again from the
+    // differences inside the segments found, and segment again if it moved.
+    // (Steps in under 2 % of the differences cannot move the MAD by 10 %.)
+    const double inner_sigma = static_cast<double>(ends_.size()) >= 0.02 * static_cast<double>(n_)
+                                   ? NoiseSigmaInside(y_, ends_)
+                                   : sigma_;
+    if (inner_sigma < kResegmentSigmaRatio * sigma_) {
+      sigma_ = inner_sigma;
+      out().noise_sigma_mb_per_s = sigma_ * std::max(median_rate_, 0.0);
+      ends_ = Segment(sigma_);
+    }
+  }
+
   // 4b. Dips and bursts long enough for the segmentation, standing out of
   // the jitter (a wander's bumps do not), when they are a minor share of the
   // curve (alternating bands are not dips).
-  {
-    std::vector<Excursion> long_ones = FindExcursions(sums, sigma, ends, n);
-    const double floor = std::max(kMinExcursionRel, kRunSigmas * std::max(run_scale, sigma));
-    long_ones.erase(std::remove_if(long_ones.begin(), long_ones.end(),
-                                   [floor](const Excursion& x) {
-                                     return -std::log(1 - x.depth) < floor;
-                                   }),
-                    long_ones.end());
+  void SetAsideLongExcursions() {
+    std::vector<Excursion> long_ones = FindExcursions(sums_, sigma_, ends_, n_);
+    const double floor = std::max(kMinExcursionRel, kRunSigmas * std::max(run_scale_, sigma_));
+    long_ones.erase(
+        std::remove_if(long_ones.begin(), long_ones.end(),
+                       [floor](const Excursion& x) { return -std::log(1 - x.depth) < floor; }),
+        long_ones.end());
     std::size_t blocks = 0;
     for (const Excursion& x : long_ones) blocks += x.end - x.begin;
     if (!long_ones.empty() &&
-        static_cast<double>(blocks) <= kMaxExcursionShare * static_cast<double>(n)) {
-      set_aside(long_ones);
-      ends = segment(sigma);
+        static_cast<double>(blocks) <= kMaxExcursionShare * static_cast<double>(n_)) {
+      SetAside(long_ones);
+      ends_ = Segment(sigma_);
     }
   }
 
@@ -1263,184 +1395,178 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
   // wander hide part of it (the differences across their ends are left
   // out), so the estimate is repeated on the longer segments it gives
   // until it stops growing.
-  Correlation corr;
-  double seg_sigma = sigma;  // the unit of the final segmentation (and of `sums`)
-  for (int round = 0; round < kCorrelationRounds; ++round) {
-    const Correlation next = EstimateCorrelation(y, ends);
-    if (round == 0) corr.measured = next.measured;
-    if (!(next.inflation > kCorrelatedInflation) ||
-        !(next.inflation > kCorrelationGrowth * corr.inflation)) {
-      break;
+  void AllowForCorrelatedNoise() {
+    Correlation& corr = corr_;
+    seg_sigma_ = sigma_;
+    for (int round = 0; round < kCorrelationRounds; ++round) {
+      const Correlation next = EstimateCorrelation(y_, ends_);
+      if (round == 0) corr.measured = next.measured;
+      if (!(next.inflation > kCorrelatedInflation) ||
+          !(next.inflation > kCorrelationGrowth * corr.inflation)) {
+        break;
+      }
+      corr = next;
+      seg_sigma_ = sigma_ * std::sqrt(corr.inflation);
+      ends_ = Segment(seg_sigma_);
     }
-    corr = next;
-    seg_sigma = sigma * std::sqrt(corr.inflation);
-    ends = segment(seg_sigma);
+    out().texture.lag1_autocorrelation = corr.measured;
+    out().texture.variance_inflation = corr.inflation;
+    out().texture.correlated = corr.significant && corr.inflation > kCorrelatedInflation;
   }
+
   // 4c. What is left of short excursions the curve comes back from (a host's
   // hiccup of a few blocks, too shallow for texture) is no zone either: the
   // segments either side and the excursion become one.
-  for (const Excursion& x : FindExcursions(sums, seg_sigma, ends, n)) {
-    ends.erase(std::remove_if(ends.begin(), ends.end(),
-                              [&x](std::size_t e) { return e == x.begin || e == x.end; }),
-               ends.end());
+  void MergeExcursions() {
+    std::vector<std::size_t>& ends = ends_;
+    for (const Excursion& x : FindExcursions(sums_, seg_sigma_, ends, n_)) {
+      ends.erase(std::remove_if(ends.begin(), ends.end(),
+                                [&x](std::size_t e) { return e == x.begin || e == x.end; }),
+                 ends.end());
+    }
+    // The same for a hiccup and its payback: two short segments, one below and
+    // one above the level their longer neighbours share.
+    for (const std::size_t cut : HiccupCuts(sums_, seg_sigma_, ends, n_)) {
+      ends.erase(std::remove(ends.begin(), ends.end(), cut), ends.end());
+    }
   }
-  // The same for a hiccup and its payback: two short segments, one below and
-  // one above the level their longer neighbours share.
-  for (const std::size_t cut : HiccupCuts(sums, seg_sigma, ends, n)) {
-    ends.erase(std::remove(ends.begin(), ends.end(), cut), ends.end());
-  }
-  out.texture.lag1_autocorrelation = corr.measured;
-  out.texture.variance_inflation = corr.inflation;
-  out.texture.correlated = corr.significant && corr.inflation > kCorrelatedInflation;
 
   // The texture's figures.
-  if (!excursions.empty()) {
-    std::sort(excursions.begin(), excursions.end(),
+  void SummariseTexture() {
+    if (excursions_.empty()) return;
+    Texture& texture = out().texture;
+    std::sort(excursions_.begin(), excursions_.end(),
               [](const Excursion& p, const Excursion& q) { return p.begin < q.begin; });
     std::vector<double> depths, gaps;
     std::size_t dip_blocks = 0, burst_blocks = 0, previous_dip = kNone;
-    for (const Excursion& x : excursions) {
+    for (const Excursion& x : excursions_) {
       if (x.dip) {
-        ++out.texture.dip_count;
+        ++texture.dip_count;
         dip_blocks += x.end - x.begin;
         depths.push_back(x.depth);
         if (previous_dip != kNone) gaps.push_back(static_cast<double>(x.begin - previous_dip));
         previous_dip = x.begin;
       } else {
-        ++out.texture.burst_count;
+        ++texture.burst_count;
         burst_blocks += x.end - x.begin;
       }
     }
-    out.texture.dip_share = static_cast<double>(dip_blocks) / static_cast<double>(n);
-    out.texture.burst_share = static_cast<double>(burst_blocks) / static_cast<double>(n);
-    if (!depths.empty()) out.texture.dip_depth_rel = MedianInPlace(depths);
-    if (gaps.size() >= 2) out.texture.dip_period_blocks = MedianInPlace(gaps);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (found.marks[i] == Mark::kDip) out.dip_blocks.push_back(i);
-      if (found.marks[i] == Mark::kBurst) out.burst_blocks.push_back(i);
+    texture.dip_share = static_cast<double>(dip_blocks) / static_cast<double>(n_);
+    texture.burst_share = static_cast<double>(burst_blocks) / static_cast<double>(n_);
+    if (!depths.empty()) texture.dip_depth_rel = MedianInPlace(depths);
+    if (gaps.size() >= 2) texture.dip_period_blocks = MedianInPlace(gaps);
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (found_.marks[i] == Mark::kDip) out().dip_blocks.push_back(i);
+      if (found_.marks[i] == Mark::kBurst) out().burst_blocks.push_back(i);
     }
   }
 
   // Zones as found.
-  std::vector<double> scratch;
-  scratch.reserve(n);
-  std::vector<Zone> zones;
-  for (std::size_t k = 0; k < ends.size(); ++k) {
-    zones.push_back(MakeZone(curve, marks, k == 0 ? 0 : ends[k - 1], ends[k], scratch));
-  }
-  const std::size_t nz = zones.size();
-
-  // 5. Classify.
-  std::size_t ups = 0, downs = 0, turns = 0;
-  std::vector<double> rel_steps;
-  for (std::size_t k = 0; k + 1 < nz; ++k) {
-    const double d = zones[k + 1].mb_per_s - zones[k].mb_per_s;
-    (d > 0 ? ups : downs)++;
-    const double level = std::max(zones[k].mb_per_s, zones[k + 1].mb_per_s);
-    rel_steps.push_back(level > 0 ? std::fabs(d) / level : 0);
-    if (k > 0) {
-      const double prev = zones[k].mb_per_s - zones[k - 1].mb_per_s;
-      if ((prev > 0) != (d > 0)) ++turns;
+  void MakeZones() {
+    scratch_.reserve(n_);
+    for (std::size_t k = 0; k < ends_.size(); ++k) {
+      zones_.push_back(
+          MakeZone(curve_, found_.marks, k == 0 ? 0 : ends_[k - 1], ends_[k], scratch_));
     }
   }
-  const double steps = static_cast<double>(nz > 0 ? nz - 1 : 0);
-  const bool rising = nz > 1 && static_cast<double>(ups) >= kMostlyDirectional * steps &&
-                      zones.back().mb_per_s > zones.front().mb_per_s;
-  const bool falling = nz > 1 && static_cast<double>(downs) >= kMostlyDirectional * steps &&
-                       zones.back().mb_per_s < zones.front().mb_per_s;
-  out.alternating = nz >= kAlternatingMinZones && ups >= 2 && downs >= 2 &&
-                    static_cast<double>(turns) >= kAlternatingFraction * (steps - 1);
 
-  SmoothFit& smooth = found.smooth;
+  // 5. Classify.
+  void Classify() {
+    ZoneAnalysis& out = found_.out;
+    const std::vector<Zone>& zones = zones_;
+    const std::size_t nz = zones.size();
+    const StepCounts c = CountSteps(zones);
+    out.alternating = nz >= kAlternatingMinZones && c.ups >= 2 && c.downs >= 2 &&
+                      static_cast<double>(c.turns) >= kAlternatingFraction * (c.steps - 1);
+    if (nz == 1) {
+      // A rise that the long-run noise unit left in one segment may still be
+      // a smooth curve (a short CAV disc).
+      if (out.texture.dip_count > 0 || !SmoothWins(c)) {
+        out.type = optical_                    ? CurveType::kClv
+                   : out.texture.dip_count > 0 ? CurveType::kFlatDips
+                                               : CurveType::kFlat;
+      }
+    } else if (nz == 2 && options_.non_rotational &&
+               zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
+      out.type = CurveType::kTiered;
+    } else if (c.rising && !out.alternating) {
+      // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
+      // its cache, a host) they are no known shape.
+      if (!SmoothWins(c)) out.type = optical_ ? CurveType::kZclv : CurveType::kOther;
+    } else if (c.falling || (out.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
+      out.type = CurveType::kZoned;
+      if (!out.alternating && IsClipped(zones, n_)) out.type = CurveType::kClipped;
+    } else {
+      out.type = CurveType::kOther;
+    }
+  }
+
   // A smooth rise (cav, pcav) against the steps found, by a BIC-like cost
-  // (see 5.); true when the smooth fit wins and is stored in `smooth`.
-  auto smooth_wins = [&] {
-    const double scale = std::max(median_rate, rate_floor);
-    const SmoothFit cav = FitCav(y, scale, rate_floor);
-    const SmoothFit pcav = FitPcav(y, scale, rate_floor);
+  // (see 5.); true when the smooth fit wins and is stored in found_.smooth.
+  bool SmoothWins(const StepCounts& c) {
+    const std::size_t nz = zones_.size();
+    const double scale = std::max(median_rate_, rate_floor_);
+    const SmoothFit cav = FitCav(y_, scale, rate_floor_);
+    const SmoothFit pcav = FitPcav(y_, scale, rate_floor_);
     // Steps: SSR of the zone means; one beta per change.
     double explained = 0;
     for (std::size_t k = 0; k < nz; ++k) {
-      const double s = sums.Sum(zones[k].first_block, zones[k].end_block);
-      explained += s * s / static_cast<double>(zones[k].end_block - zones[k].first_block);
+      const double s = sums_.Sum(zones_[k].first_block, zones_[k].end_block);
+      explained += s * s / static_cast<double>(zones_[k].end_block - zones_[k].first_block);
     }
-    const double s2 = seg_sigma * seg_sigma;  // fits' SSR are of log rates too
+    const double s2 = seg_sigma_ * seg_sigma_;  // fits' SSR are of log rates too
     const double inf = std::numeric_limits<double>::infinity();
-    const double cost_steps = (sum_z2 - explained) + beta * steps;
-    const double cost_cav = cav.ok ? cav.ssr / s2 + beta : inf;
-    const double cost_pcav = pcav.ok ? pcav.ssr / s2 + 2 * beta : inf;
-    std::vector<double> sorted_steps = rel_steps;
+    const double cost_steps = (sum_z2_ - explained) + beta_ * c.steps;
+    const double cost_cav = cav.ok ? cav.ssr / s2 + beta_ : inf;
+    const double cost_pcav = pcav.ok ? pcav.ssr / s2 + 2 * beta_ : inf;
+    std::vector<double> sorted_steps = c.rel_steps;
     const bool many_small_steps =
         nz >= kManySmallStepsZones && MedianInPlace(sorted_steps) < kSmallStepRel;
     const double cost_smooth = std::min(cost_cav, cost_pcav);
     if (!std::isfinite(cost_smooth) || !(cost_smooth < cost_steps || many_small_steps)) {
       return false;
     }
-    smooth = cost_pcav < cost_cav ? pcav : cav;
-    out.type = cost_pcav < cost_cav ? CurveType::kPcav : CurveType::kCav;
+    found_.smooth = cost_pcav < cost_cav ? pcav : cav;
+    out().type = cost_pcav < cost_cav ? CurveType::kPcav : CurveType::kCav;
     return true;
-  };
-  if (nz == 1) {
-    // A rise that the long-run noise unit left in one segment may still be
-    // a smooth curve (a short CAV disc).
-    if (out.texture.dip_count > 0 || !smooth_wins()) {
-      out.type = optical                     ? CurveType::kClv
-                 : out.texture.dip_count > 0 ? CurveType::kFlatDips
-                                             : CurveType::kFlat;
-    }
-  } else if (nz == 2 && options.non_rotational &&
-             zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
-    out.type = CurveType::kTiered;
-  } else if (rising && !out.alternating) {
-    // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
-    // its cache, a host) they are no known shape.
-    if (!smooth_wins()) out.type = optical ? CurveType::kZclv : CurveType::kOther;
-  } else if (falling || (out.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
-    out.type = CurveType::kZoned;
-    if (!out.alternating) {
-      double fastest = 0;
-      for (std::size_t k = 1; k < nz; ++k) fastest = std::max(fastest, zones[k].mb_per_s);
-      const double first_share = static_cast<double>(zones[0].end_block) / static_cast<double>(n);
-      if (zones[0].mb_per_s >= fastest && first_share >= kClipMinFirstFraction &&
-          CeilingExcess(zones, n) >= kClipMinExcess) {
-        out.type = CurveType::kClipped;
-      }
-    }
-  } else {
-    out.type = CurveType::kOther;
   }
 
-  if (out.type == CurveType::kCav || out.type == CurveType::kPcav) {
+  // A smooth curve's zones (one, or a pcav's rise and its flat part) and
+  // its fit. REQUIRES: the type is cav or pcav.
+  void FitSmoothZones() {
+    const std::size_t n = n_;
+    const SmoothFit& smooth = found_.smooth;
     std::vector<std::size_t> cuts{0, smooth.knee, n};
-    if (out.type == CurveType::kCav || smooth.knee >= n) cuts = {0, n};
-    zones.clear();
+    if (out().type == CurveType::kCav || smooth.knee >= n) cuts = {0, n};
+    zones_.clear();
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-      zones.push_back(MakeZone(curve, marks, cuts[k], cuts[k + 1], scratch));
+      zones_.push_back(MakeZone(curve_, found_.marks, cuts[k], cuts[k + 1], scratch_));
     }
-    out.fit_start_mb_per_s = smooth.RateAt(0, n);
-    out.fit_end_mb_per_s = smooth.RateAt(n - 1, n);
+    out().fit_start_mb_per_s = smooth.RateAt(0, n);
+    out().fit_end_mb_per_s = smooth.RateAt(n - 1, n);
     // R^2 in MB/s over the cleaned curve.
     double mean = 0;
-    for (const double v : y) mean += std::exp(v);
+    for (const double v : y_) mean += std::exp(v);
     mean /= static_cast<double>(n);
     double sst = 0, ssr = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const double v = std::exp(y[i]);
+      const double v = std::exp(y_[i]);
       sst += (v - mean) * (v - mean);
       ssr += (v - smooth.RateAt(i, n)) * (v - smooth.RateAt(i, n));
     }
-    out.fit_r2 = sst > 0 ? 1 - ssr / sst : 0;
+    out().fit_r2 = sst > 0 ? 1 - ssr / sst : 0;
   }
-  out.zones = std::move(zones);
+
   // Jitter: each normal block against its zone's median (a smooth fit's
   // zones are wide, so this is only the spread of stepped curves).
-  if (out.type != CurveType::kCav && out.type != CurveType::kPcav) {
+  // REQUIRES: out().zones set, the type neither cav nor pcav.
+  void MeasureJitter() {
     std::vector<double> ratios;
-    ratios.reserve(n);
-    for (const Zone& z : out.zones) {
+    ratios.reserve(n_);
+    for (const Zone& z : out().zones) {
       if (!(z.mb_per_s > 0)) continue;
       for (std::size_t i = z.first_block; i < z.end_block; ++i) {
-        if (marks[i] == Mark::kNormal) ratios.push_back(curve.mb_per_s(i) / z.mb_per_s);
+        if (found_.marks[i] == Mark::kNormal) ratios.push_back(curve_.mb_per_s(i) / z.mb_per_s);
       }
     }
     if (ratios.size() >= 2) {
@@ -1448,11 +1574,52 @@ Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
       const auto at = [&ratios](double q) {
         return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1))];
       };
-      out.texture.jitter_p5_rel = at(kJitterLow);
-      out.texture.jitter_p95_rel = at(kJitterHigh);
+      out().texture.jitter_p5_rel = at(kJitterLow);
+      out().texture.jitter_p95_rel = at(kJitterHigh);
     }
   }
-  return found;
+
+  const Curve& curve_;
+  const ZoneOptions& options_;
+  const bool optical_;
+  const std::size_t n_;
+  const double sensitivity_;
+  Found found_;
+
+  // 1.: the log rates (cleaned and levelled in place by 2. and 2b.), their
+  // median and floor in MB/s, their centre (log median) and noise scale.
+  std::vector<double> y_;
+  double median_rate_ = 0;
+  double rate_floor_ = 0;
+  double center_ = 0;
+  double sigma_ = 0;
+  std::size_t min_len_ = 0;
+
+  // 2b. and 4b.: the excursions set aside, and the curve's robust scale
+  // around its local level.
+  std::vector<Excursion> excursions_;
+  double run_scale_ = 0;
+
+  // 3. and 4.: the merge threshold e., the penalty, the prefix sums of the
+  // last segmentation, its sum of z^2 and its segment ends.
+  double visible_rel_ = 0;
+  double beta_ = 0;
+  PrefixSums sums_;
+  double sum_z2_ = 0;
+  std::vector<std::size_t> ends_;
+
+  // 1b.: the noise's correlation and the unit of the final segmentation
+  // (and of sums_).
+  Correlation corr_;
+  double seg_sigma_ = 0;
+
+  std::vector<Zone> zones_;
+  std::vector<double> scratch_;  // for MakeZone
+};
+
+// Steps 1 to 5 on every point of `curve`. REQUIRES: !curve.empty().
+Found FindZones(const Curve& curve, const ZoneOptions& options, bool optical) {
+  return ZoneFinder(curve, options, optical).Run();
 }
 
 // Step 6 and the description, for the zones in `out` over `curve`.
