@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
@@ -48,6 +50,131 @@ std::vector<SimZone> LinearZones(int zones, double outer, double inner) {
   return out;
 }
 
+// A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner;
+// `usb2` puts it behind a USB2 bridge.
+void SetHdd(SimModel& m, bool usb2) {
+  m.info.size_bytes = 250059350016ULL;
+  m.info.sector_bytes = 512;
+  m.info.rotational = true;
+  m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
+  m.zones = LinearZones(16, 60, 30);
+  m.track_to_track_ms = 1;
+  m.full_stroke_ms = 18;
+  m.rpm = 7200;
+  // An 8 MiB buffer on a SATA 1.5 Gb/s link (150 MB/s after 8b/10b).
+  m.cache_bytes = 8 * kMiB;
+  m.interface_mb_per_s = 150;
+  if (usb2) {
+    // Real USB2 bulk transfers top out around 35 MB/s of the 60 MB/s
+    // signalling rate: the outer zones are capped flat.
+    m.ceiling_mb_per_s = 35;
+    m.info.model += " behind a USB2 bridge";
+    m.info.link = "USB 480 Mb/s";
+  }
+}
+
+void SetCd(SimModel& m) {
+  // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
+  m.info.size_bytes = 360000ULL * 2048;
+  m.info.sector_bytes = 2048;
+  m.info.rotational = true;
+  m.info.model = "simulated 40x CAV CD-ROM";
+  m.cav = true;
+  m.radius_inner_mm = 25;
+  m.radius_outer_mm = 58;
+  m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
+  m.noise = 0.01;
+  // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
+  m.track_to_track_ms = 20;
+  m.full_stroke_ms = 150;
+  m.rpm = 8500;
+  m.cache_bytes = 2 * kMiB;
+  m.interface_mb_per_s = 33;  // ATAPI UDMA-2
+}
+
+void SetDvd(SimModel& m) {
+  // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
+  m.info.size_bytes = 2295104ULL * 2048;
+  m.info.sector_bytes = 2048;
+  m.info.rotational = true;
+  m.info.model = "simulated 16x CAV DVD-ROM";
+  m.cav = true;
+  m.radius_inner_mm = 24;
+  m.radius_outer_mm = 58;
+  m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
+  m.noise = 0.01;
+  // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
+  m.track_to_track_ms = 20;
+  m.full_stroke_ms = 150;
+  m.rpm = 9200;
+  m.cache_bytes = 2 * kMiB;
+  m.interface_mb_per_s = 33;
+}
+
+void SetSsd(SimModel& m) {
+  m.info.size_bytes = 512110190592ULL;
+  m.info.sector_bytes = 512;
+  m.info.rotational = false;
+  m.info.model = "simulated 512 GB SATA SSD";
+  m.info.link = "SATA 6.0 Gbps";
+  m.zones = {{0, 1, 530}};
+  // No seek curve: a fixed 50 us to reach any page; the SATA link is
+  // 550 MB/s but there is no cache to read faster than the flash.
+  m.track_to_track_ms = 0.05;
+  m.full_stroke_ms = 0.05;
+  m.interface_mb_per_s = 550;
+}
+
+void SetNvmeThrottle(SimModel& m) {
+  // 256 GB keeps a default sweep quick (64 Ki reads of 4 MiB) and long
+  // enough (85 s cool) for the default 30 s throttle to strike mid-pass.
+  m.info.size_bytes = 256'000'000'000ULL;
+  m.info.sector_bytes = 512;
+  m.info.rotational = false;
+  m.info.model = "simulated 256 GB NVMe SSD that throttles when hot";
+  m.info.link = "PCIe 3.0 x4";
+  m.info.default_chunk_bytes = 4 * kMiB;
+  m.zones = {{0, 1, 3000}};
+  m.track_to_track_ms = 0.02;
+  m.full_stroke_ms = 0.02;
+  m.throttle_after_s = 30;
+  m.throttled_mb_per_s = 1200;
+  m.cool_after_s = 60;
+}
+
+void SetSsdDips(SimModel& m) {
+  m.info.size_bytes = 256'000'000'000ULL;
+  m.info.sector_bytes = 512;
+  m.info.rotational = false;
+  m.info.model = "simulated 256 GB SATA SSD with an SLC cache and garbage collection";
+  m.info.link = "SATA 6.0 Gbps";
+  m.zones = {{0, 0.1, 1060}, {0.1, 1, 530}};
+  m.track_to_track_ms = 0.05;
+  m.full_stroke_ms = 0.05;
+  m.dip_every_s = 20;
+  m.dip_for_s = 2;
+  m.dip_share = 0.3;
+}
+
+void SetBandedHdd(SimModel& m) {
+  // A modern drive: 250 MB/s outer, 125 inner, serpentine bands of 4 GB
+  // alternating +-4 % (a few GB per band is what such drives show; 4 GB
+  // keeps several blocks of a default sweep in each band).
+  m.info.size_bytes = 500'000'000'000ULL;
+  m.info.sector_bytes = 4096;
+  m.info.rotational = true;
+  m.info.model = "simulated 500 GB 7200 rpm banded disk";
+  m.info.link = "SATA 6.0 Gbps";
+  m.zones = LinearZones(16, 250, 125);
+  m.track_to_track_ms = 1;
+  m.full_stroke_ms = 18;
+  m.rpm = 7200;
+  m.cache_bytes = 8 * kMiB;
+  m.interface_mb_per_s = 600;
+  m.band_bytes = 4'000'000'000ULL;
+  m.band_amplitude = 0.04;
+}
+
 SimModel BaseModel(const std::string& model) {
   SimModel m;
   m.info.kind = "sim";
@@ -56,115 +183,19 @@ SimModel BaseModel(const std::string& model) {
   m.info.direct_io = true;
   m.info.read_engine = "sim";
   if (model == "hdd" || model == "usb2-hdd") {
-    // A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner.
-    m.info.size_bytes = 250059350016ULL;
-    m.info.sector_bytes = 512;
-    m.info.rotational = true;
-    m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
-    m.zones = LinearZones(16, 60, 30);
-    m.track_to_track_ms = 1;
-    m.full_stroke_ms = 18;
-    m.rpm = 7200;
-    // An 8 MiB buffer on a SATA 1.5 Gb/s link (150 MB/s after 8b/10b).
-    m.cache_bytes = 8 * kMiB;
-    m.interface_mb_per_s = 150;
-    if (model == "usb2-hdd") {
-      // Real USB2 bulk transfers top out around 35 MB/s of the 60 MB/s
-      // signalling rate: the outer zones are capped flat.
-      m.ceiling_mb_per_s = 35;
-      m.info.model += " behind a USB2 bridge";
-      m.info.link = "USB 480 Mb/s";
-    }
+    SetHdd(m, model == "usb2-hdd");
   } else if (model == "cd") {
-    // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
-    m.info.size_bytes = 360000ULL * 2048;
-    m.info.sector_bytes = 2048;
-    m.info.rotational = true;
-    m.info.model = "simulated 40x CAV CD-ROM";
-    m.cav = true;
-    m.radius_inner_mm = 25;
-    m.radius_outer_mm = 58;
-    m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
-    m.noise = 0.01;
-    // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
-    m.track_to_track_ms = 20;
-    m.full_stroke_ms = 150;
-    m.rpm = 8500;
-    m.cache_bytes = 2 * kMiB;
-    m.interface_mb_per_s = 33;  // ATAPI UDMA-2
+    SetCd(m);
   } else if (model == "dvd") {
-    // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
-    m.info.size_bytes = 2295104ULL * 2048;
-    m.info.sector_bytes = 2048;
-    m.info.rotational = true;
-    m.info.model = "simulated 16x CAV DVD-ROM";
-    m.cav = true;
-    m.radius_inner_mm = 24;
-    m.radius_outer_mm = 58;
-    m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
-    m.noise = 0.01;
-    // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
-    m.track_to_track_ms = 20;
-    m.full_stroke_ms = 150;
-    m.rpm = 9200;
-    m.cache_bytes = 2 * kMiB;
-    m.interface_mb_per_s = 33;
+    SetDvd(m);
   } else if (model == "ssd") {
-    m.info.size_bytes = 512110190592ULL;
-    m.info.sector_bytes = 512;
-    m.info.rotational = false;
-    m.info.model = "simulated 512 GB SATA SSD";
-    m.info.link = "SATA 6.0 Gbps";
-    m.zones = {{0, 1, 530}};
-    // No seek curve: a fixed 50 us to reach any page; the SATA link is
-    // 550 MB/s but there is no cache to read faster than the flash.
-    m.track_to_track_ms = 0.05;
-    m.full_stroke_ms = 0.05;
-    m.interface_mb_per_s = 550;
+    SetSsd(m);
   } else if (model == "nvme-throttle") {
-    // 256 GB keeps a default sweep quick (64 Ki reads of 4 MiB) and long
-    // enough (85 s cool) for the default 30 s throttle to strike mid-pass.
-    m.info.size_bytes = 256'000'000'000ULL;
-    m.info.sector_bytes = 512;
-    m.info.rotational = false;
-    m.info.model = "simulated 256 GB NVMe SSD that throttles when hot";
-    m.info.link = "PCIe 3.0 x4";
-    m.info.default_chunk_bytes = 4 * kMiB;
-    m.zones = {{0, 1, 3000}};
-    m.track_to_track_ms = 0.02;
-    m.full_stroke_ms = 0.02;
-    m.throttle_after_s = 30;
-    m.throttled_mb_per_s = 1200;
-    m.cool_after_s = 60;
+    SetNvmeThrottle(m);
   } else if (model == "ssd-dips") {
-    m.info.size_bytes = 256'000'000'000ULL;
-    m.info.sector_bytes = 512;
-    m.info.rotational = false;
-    m.info.model = "simulated 256 GB SATA SSD with an SLC cache and garbage collection";
-    m.info.link = "SATA 6.0 Gbps";
-    m.zones = {{0, 0.1, 1060}, {0.1, 1, 530}};
-    m.track_to_track_ms = 0.05;
-    m.full_stroke_ms = 0.05;
-    m.dip_every_s = 20;
-    m.dip_for_s = 2;
-    m.dip_share = 0.3;
+    SetSsdDips(m);
   } else if (model == "banded-hdd") {
-    // A modern drive: 250 MB/s outer, 125 inner, serpentine bands of 4 GB
-    // alternating +-4 % (a few GB per band is what such drives show; 4 GB
-    // keeps several blocks of a default sweep in each band).
-    m.info.size_bytes = 500'000'000'000ULL;
-    m.info.sector_bytes = 4096;
-    m.info.rotational = true;
-    m.info.model = "simulated 500 GB 7200 rpm banded disk";
-    m.info.link = "SATA 6.0 Gbps";
-    m.zones = LinearZones(16, 250, 125);
-    m.track_to_track_ms = 1;
-    m.full_stroke_ms = 18;
-    m.rpm = 7200;
-    m.cache_bytes = 8 * kMiB;
-    m.interface_mb_per_s = 600;
-    m.band_bytes = 4'000'000'000ULL;
-    m.band_amplitude = 0.04;
+    SetBandedHdd(m);
   } else {
     throw Error("unknown simulated device model '" + model +
                 "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd, nvme-throttle, ssd-dips, "
@@ -213,6 +244,228 @@ std::vector<SimModel::Range> ParseRanges(const std::string& value) {
   }
   return out;
 }
+
+// ParseSimSpec's state: the model being built from its base model, and the
+// zone facts that parameters change one at a time and that are applied
+// together at the end (outer=, inner= and zones= rebuild the zone table).
+class SimSpecParser {
+ public:
+  // `name` is the whole spec (the device's path); `model_name` its model.
+  SimSpecParser(const std::string& name, std::string model_name)
+      : model_name_(std::move(model_name)),
+        m_(BaseModel(model_name_)),
+        dips_model_(model_name_ == "ssd-dips"),
+        throttle_model_(model_name_ == "nvme-throttle"),
+        banded_model_(model_name_ == "banded-hdd") {
+    m_.info.path = name;
+    // ssd-dips: outer= is the device's own rate (after its cached region).
+    outer_ = m_.cav             ? m_.outer_mb_per_s
+             : dips_model_      ? m_.zones.back().mb_per_s
+             : m_.zones.empty() ? 0
+                                : m_.zones.front().mb_per_s;
+    inner_ = m_.zones.empty() ? 0 : m_.zones.back().mb_per_s;
+    zones_ = static_cast<int>(m_.zones.size());
+    cached_share_ = dips_model_ ? m_.zones.front().end_frac : 0;
+    cached_mb_per_s_ = dips_model_ ? m_.zones.front().mb_per_s : 0;
+    zoned_keys_ = !m_.cav && zones_ > 1 && !dips_model_;
+  }
+
+  // One key=value parameter; throws for a bad value or a key the model has not.
+  void Apply(const std::string& key, const std::string& value) {
+    if (!ApplyCommon(key, value) && !ApplyRate(key, value) &&
+        !(throttle_model_ && ApplyThrottle(key, value)) &&
+        !(dips_model_ && ApplyDips(key, value)) && !(banded_model_ && ApplyBand(key, value))) {
+      FailUnknown(key);
+    }
+  }
+
+  // The model with every parameter applied; throws for parameters that do
+  // not go together.
+  SimModel Finish() {
+    if (m_.bus_mb_per_s > 0 && m_.bus_name.empty()) {
+      throw Error("invalid sim: busrate without bus=NAME (name the shared bus)");
+    }
+    if (rezone_) {
+      if (outer_ <= 0 || (!m_.cav && inner_ <= 0)) {
+        throw Error("invalid sim: rates must be above 0 MB/s");
+      }
+      if (m_.cav) {
+        m_.outer_mb_per_s = outer_;
+      } else if (!dips_model_) {
+        m_.zones = LinearZones(zones_, outer_, zones_ == 1 ? outer_ : inner_);
+      }
+    }
+    if (dips_model_) m_.zones = CachedZones(cached_share_, cached_mb_per_s_, outer_);
+    if (m_.dip_every_s > 0 && m_.dip_for_s >= m_.dip_every_s) {
+      throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)");
+    }
+    if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
+    return std::move(m_);
+  }
+
+ private:
+  // The keys every model has, but for the rates: size, seed, noise, the
+  // faults, seek, cache and the bus.
+  bool ApplyCommon(const std::string& key, const std::string& value) {
+    if (key == "size") {
+      m_.info.size_bytes = RoundDown(ParseSize(value, "sim: size"), m_.info.sector_bytes);
+      if (m_.info.size_bytes == 0) {
+        throw Error("invalid sim: size '" + value + "': below one sector");
+      }
+    } else if (key == "seed") {
+      m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
+    } else if (key == "noise") {
+      const bool pct = !value.empty() && value.back() == '%';
+      m_.noise =
+          ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+    } else if (key == "bad") {
+      m_.bad = ParseRanges(value);
+    } else if (key == "slow") {
+      m_.slow = ParseRanges(value);
+    } else if (key == "gone") {
+      m_.gone_at_bytes = ParseSize(value, "sim: gone offset", true);
+    } else if (key == "seek") {
+      m_.full_stroke_ms = ParseNumber(key, value);
+      m_.track_to_track_ms = std::min(m_.track_to_track_ms, m_.full_stroke_ms);
+      if (m_.full_stroke_ms == 0) m_.rpm = 0;  // no positioning time at all
+    } else if (key == "cache") {
+      m_.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m_.info.sector_bytes);
+    } else if (key == "bus") {
+      if (value.empty()) throw Error("invalid sim: bus name: empty");
+      m_.bus_name = value;
+      if (m_.bus_mb_per_s == 0) m_.bus_mb_per_s = kDefaultBusMbPerS;
+    } else if (key == "busrate") {
+      m_.bus_mb_per_s = ParseNumber(key, value);
+      if (m_.bus_mb_per_s <= 0) throw Error("invalid sim: busrate must be above 0 MB/s");
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // The rates: outer=, ceiling= and interface= for every model; inner= and
+  // zones= for zoned disks.
+  bool ApplyRate(const std::string& key, const std::string& value) {
+    if (key == "outer") {
+      outer_ = ParseNumber(key, value);
+      rezone_ = true;
+    } else if (key == "inner" && zoned_keys_) {
+      inner_ = ParseNumber(key, value);
+      rezone_ = true;
+    } else if (key == "zones" && zoned_keys_) {
+      zones_ = static_cast<int>(ParseCount(value, "sim: zones"));
+      rezone_ = true;
+    } else if (key == "ceiling") {
+      m_.ceiling_mb_per_s = ParseNumber(key, value);
+    } else if (key == "interface") {
+      m_.interface_mb_per_s = ParseNumber(key, value);
+      if (m_.interface_mb_per_s <= 0) {
+        throw Error("invalid sim: interface rate must be above 0 MB/s");
+      }
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // nvme-throttle's keys.
+  bool ApplyThrottle(const std::string& key, const std::string& value) {
+    if (key == "throttle_after") {
+      m_.throttle_after_s = ParseNumber(key, value);
+    } else if (key == "throttled") {
+      m_.throttled_mb_per_s = ParseNumber(key, value);
+      if (m_.throttled_mb_per_s <= 0) {
+        throw Error("invalid sim: throttled rate must be above 0 MB/s");
+      }
+    } else if (key == "cool_after") {
+      m_.cool_after_s = ParseNumber(key, value);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // ssd-dips' keys.
+  bool ApplyDips(const std::string& key, const std::string& value) {
+    if (key == "cached") {
+      cached_share_ = ParseFraction(key, value);
+      if (cached_share_ > 1) throw Error("invalid sim: cached share '" + value + "': above 100 %");
+    } else if (key == "cached_rate") {
+      cached_mb_per_s_ = ParseNumber(key, value);
+      if (cached_mb_per_s_ <= 0) throw Error("invalid sim: cached_rate must be above 0 MB/s");
+    } else if (key == "dip_every") {
+      m_.dip_every_s = ParseNumber(key, value);
+    } else if (key == "dip_for") {
+      m_.dip_for_s = ParseNumber(key, value);
+    } else if (key == "dip") {
+      m_.dip_share = ParseFraction(key, value);
+      if (m_.dip_share <= 0 || m_.dip_share > 1) {
+        throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]");
+      }
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // banded-hdd's keys.
+  bool ApplyBand(const std::string& key, const std::string& value) {
+    if (key == "band") {
+      m_.band_bytes = RoundDown(ParseSize(value, "sim: band", true), m_.info.sector_bytes);
+    } else if (key == "amplitude") {
+      m_.band_amplitude = ParseFraction(key, value);
+      if (m_.band_amplitude >= 1) {
+        throw Error("invalid sim: amplitude '" + value + "': must be below 100 %");
+      }
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  [[noreturn]] void FailUnknown(const std::string& key) const {
+    std::string known =
+        "size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate";
+    if (zoned_keys_) known += ", inner, zones";
+    if (throttle_model_) known += ", throttle_after, throttled, cool_after";
+    if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
+    if (banded_model_) known += ", band, amplitude";
+    throw Error("unknown sim: parameter '" + key + "' for model " + model_name_ +
+                " (known: " + known + ")");
+  }
+
+  // Names what was built, so plots and reports label it truthfully.
+  void NameZonedDisk() {
+    char text[160];
+    std::snprintf(text, sizeof text, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
+                  static_cast<double>(m_.info.size_bytes) / kGB, m_.zones.size(),
+                  m_.zones.front().mb_per_s, m_.zones.back().mb_per_s,
+                  m_.ceiling_mb_per_s > 0 ? " behind a bus capped at " : "");
+    m_.info.model = text;
+    if (m_.ceiling_mb_per_s > 0) {
+      std::snprintf(text, sizeof text, "%.0f MB/s", m_.ceiling_mb_per_s);
+      m_.info.model += text;
+    }
+    if (m_.band_bytes > 0 && m_.band_amplitude > 0) {
+      std::snprintf(text, sizeof text, ", bands of %.3g GB +-%.3g %%",
+                    static_cast<double>(m_.band_bytes) / kGB, m_.band_amplitude * 100);
+      m_.info.model += text;
+    }
+  }
+
+  const std::string model_name_;
+  SimModel m_;
+  const bool dips_model_;
+  const bool throttle_model_;
+  const bool banded_model_;
+  double outer_ = 0;  // MB/s: the outermost zone (CAV: the outer edge)
+  double inner_ = 0;  // MB/s: the innermost zone
+  int zones_ = 0;
+  bool rezone_ = false;         // a parameter changed outer_, inner_ or zones_
+  double cached_share_ = 0;     // ssd-dips: the cached region's share of the device
+  double cached_mb_per_s_ = 0;  // ssd-dips: its rate
+  bool zoned_keys_ = false;     // inner= and zones= apply (a disk of several zones)
+};
 
 class SimulatedDevice final : public Device {
  public:
@@ -404,23 +657,7 @@ double ZoneSeconds(const SimModel& model, double a, double b, double factor) {
 SimModel ParseSimSpec(const std::string& name) {
   const std::string spec = name.substr(name.rfind("sim:", 0) == 0 ? 4 : 0);
   const auto q = spec.find('?');
-  const std::string model_name = spec.substr(0, q);
-  SimModel m = BaseModel(model_name);
-  m.info.path = name;
-  const bool dips_model = model_name == "ssd-dips";
-  const bool throttle_model = model_name == "nvme-throttle";
-  const bool banded_model = model_name == "banded-hdd";
-  // ssd-dips: outer= is the device's own rate (after its cached region).
-  double outer = m.cav          ? m.outer_mb_per_s
-                 : dips_model   ? m.zones.back().mb_per_s
-                 : m.zones.empty() ? 0
-                                   : m.zones.front().mb_per_s;
-  double inner = m.zones.empty() ? 0 : m.zones.back().mb_per_s;
-  int zones = static_cast<int>(m.zones.size());
-  bool rezone = false;
-  double cached_share = dips_model ? m.zones.front().end_frac : 0;
-  double cached_mb_per_s = dips_model ? m.zones.front().mb_per_s : 0;
-  const bool zoned_keys = !m.cav && zones > 1 && !dips_model;
+  SimSpecParser parser(name, spec.substr(0, q));
   if (q != std::string::npos) {
     std::stringstream ss(spec.substr(q + 1));
     std::string item;
@@ -433,120 +670,10 @@ SimModel ParseSimSpec(const std::string& name) {
       const std::string key = item.substr(0, eq);
       const std::string value = item.substr(eq + 1);
       if (!seen.insert(key).second) throw Error("sim: parameter '" + key + "' given twice");
-      if (key == "size") {
-        m.info.size_bytes = RoundDown(ParseSize(value, "sim: size"), m.info.sector_bytes);
-        if (m.info.size_bytes == 0) throw Error("invalid sim: size '" + value + "': below one sector");
-      } else if (key == "seed") {
-        m.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
-      } else if (key == "noise") {
-        const bool pct = !value.empty() && value.back() == '%';
-        m.noise = ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
-      } else if (key == "outer") {
-        outer = ParseNumber(key, value);
-        rezone = true;
-      } else if (key == "inner" && zoned_keys) {
-        inner = ParseNumber(key, value);
-        rezone = true;
-      } else if (key == "zones" && zoned_keys) {
-        zones = static_cast<int>(ParseCount(value, "sim: zones"));
-        rezone = true;
-      } else if (key == "ceiling") {
-        m.ceiling_mb_per_s = ParseNumber(key, value);
-      } else if (key == "bad") {
-        m.bad = ParseRanges(value);
-      } else if (key == "slow") {
-        m.slow = ParseRanges(value);
-      } else if (key == "gone") {
-        m.gone_at_bytes = ParseSize(value, "sim: gone offset", true);
-      } else if (key == "seek") {
-        m.full_stroke_ms = ParseNumber(key, value);
-        m.track_to_track_ms = std::min(m.track_to_track_ms, m.full_stroke_ms);
-        if (m.full_stroke_ms == 0) m.rpm = 0;  // no positioning time at all
-      } else if (key == "cache") {
-        m.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m.info.sector_bytes);
-      } else if (key == "bus") {
-        if (value.empty()) throw Error("invalid sim: bus name: empty");
-        m.bus_name = value;
-        if (m.bus_mb_per_s == 0) m.bus_mb_per_s = kDefaultBusMbPerS;
-      } else if (key == "busrate") {
-        m.bus_mb_per_s = ParseNumber(key, value);
-        if (m.bus_mb_per_s <= 0) throw Error("invalid sim: busrate must be above 0 MB/s");
-      } else if (key == "interface") {
-        m.interface_mb_per_s = ParseNumber(key, value);
-        if (m.interface_mb_per_s <= 0) throw Error("invalid sim: interface rate must be above 0 MB/s");
-      } else if (key == "throttle_after" && throttle_model) {
-        m.throttle_after_s = ParseNumber(key, value);
-      } else if (key == "throttled" && throttle_model) {
-        m.throttled_mb_per_s = ParseNumber(key, value);
-        if (m.throttled_mb_per_s <= 0) throw Error("invalid sim: throttled rate must be above 0 MB/s");
-      } else if (key == "cool_after" && throttle_model) {
-        m.cool_after_s = ParseNumber(key, value);
-      } else if (key == "cached" && dips_model) {
-        cached_share = ParseFraction(key, value);
-        if (cached_share > 1) throw Error("invalid sim: cached share '" + value + "': above 100 %");
-      } else if (key == "cached_rate" && dips_model) {
-        cached_mb_per_s = ParseNumber(key, value);
-        if (cached_mb_per_s <= 0) throw Error("invalid sim: cached_rate must be above 0 MB/s");
-      } else if (key == "dip_every" && dips_model) {
-        m.dip_every_s = ParseNumber(key, value);
-      } else if (key == "dip_for" && dips_model) {
-        m.dip_for_s = ParseNumber(key, value);
-      } else if (key == "dip" && dips_model) {
-        m.dip_share = ParseFraction(key, value);
-        if (m.dip_share <= 0 || m.dip_share > 1) {
-          throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]");
-        }
-      } else if (key == "band" && banded_model) {
-        m.band_bytes = RoundDown(ParseSize(value, "sim: band", true), m.info.sector_bytes);
-      } else if (key == "amplitude" && banded_model) {
-        m.band_amplitude = ParseFraction(key, value);
-        if (m.band_amplitude >= 1) throw Error("invalid sim: amplitude '" + value + "': must be below 100 %");
-      } else {
-        std::string known =
-            "size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate";
-        if (zoned_keys) known += ", inner, zones";
-        if (throttle_model) known += ", throttle_after, throttled, cool_after";
-        if (dips_model) known += ", cached, cached_rate, dip_every, dip_for, dip";
-        if (banded_model) known += ", band, amplitude";
-        throw Error("unknown sim: parameter '" + key + "' for model " + model_name + " (known: " +
-                    known + ")");
-      }
+      parser.Apply(key, value);
     }
   }
-  if (m.bus_mb_per_s > 0 && m.bus_name.empty()) {
-    throw Error("invalid sim: busrate without bus=NAME (name the shared bus)");
-  }
-  if (rezone) {
-    if (outer <= 0 || (!m.cav && inner <= 0)) throw Error("invalid sim: rates must be above 0 MB/s");
-    if (m.cav) {
-      m.outer_mb_per_s = outer;
-    } else if (!dips_model) {
-      m.zones = LinearZones(zones, outer, zones == 1 ? outer : inner);
-    }
-  }
-  if (dips_model) m.zones = CachedZones(cached_share, cached_mb_per_s, outer);
-  if (m.dip_every_s > 0 && m.dip_for_s >= m.dip_every_s) {
-    throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)");
-  }
-  if (!m.cav && m.zones.size() > 1 && !dips_model) {
-    // Name what was built, so plots and reports label it truthfully.
-    char text[160];
-    std::snprintf(text, sizeof text, "simulated %.0f GB %zu-zone disk, %.0f to %.0f MB/s%s",
-                  static_cast<double>(m.info.size_bytes) / kGB, m.zones.size(),
-                  m.zones.front().mb_per_s, m.zones.back().mb_per_s,
-                  m.ceiling_mb_per_s > 0 ? " behind a bus capped at " : "");
-    m.info.model = text;
-    if (m.ceiling_mb_per_s > 0) {
-      std::snprintf(text, sizeof text, "%.0f MB/s", m.ceiling_mb_per_s);
-      m.info.model += text;
-    }
-    if (m.band_bytes > 0 && m.band_amplitude > 0) {
-      std::snprintf(text, sizeof text, ", bands of %.3g GB +-%.3g %%",
-                    static_cast<double>(m.band_bytes) / kGB, m.band_amplitude * 100);
-      m.info.model += text;
-    }
-  }
-  return m;
+  return parser.Finish();
 }
 
 double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::uint64_t length_bytes) {

@@ -641,101 +641,164 @@ std::optional<std::uint64_t> FitPass(const std::vector<double>& gib, double step
   return static_cast<std::uint64_t>(pick);
 }
 
-void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) {
-  // Block size: a timed row's rate × time is its block in MiB (rate printed
-  // with 2 decimals, time with 3); classic zcav blocks are whole MiB.
+// Block size: a timed row's rate × time is its block in MiB (rate printed
+// with 2 decimals, time with 3); classic zcav blocks are whole MiB. 0 when
+// no row is timed.
+std::uint64_t Classic19xBlockMib(const Input& in, const ClassicLog& log) {
   std::vector<double> sizes;
   for (const ClassicRow& c : log.rows) {
     if (c.rate) sizes.push_back(*c.rate * c.seconds);
   }
-  std::uint64_t block_mib = 0;
-  if (!sizes.empty()) {
-    const double median = std::round(Median(sizes));
-    if (median < 1 || median > kMaxBlockMib) {
-      in.FailFile("cannot infer the block size: rate × time gives " + FormatFixed(median, 0) +
-                  " MiB, not a usable block size");
-    }
-    block_mib = static_cast<std::uint64_t>(median);
+  if (sizes.empty()) return 0;
+  const double median = std::round(Median(sizes));
+  if (median < 1 || median > kMaxBlockMib) {
+    in.FailFile("cannot infer the block size: rate × time gives " + FormatFixed(median, 0) +
+                " MiB, not a usable block size");
   }
+  return static_cast<std::uint64_t>(median);
+}
 
-  // The printed offsets of each pass.
-  std::vector<std::vector<double>> passes(log.pass_count);
-  for (const ClassicRow& c : log.rows) passes[c.pass].push_back(c.offset_gib);
-  const auto longest = std::max_element(
-      passes.begin(), passes.end(), [](const std::vector<double>& a, const std::vector<double>& b) {
-        return a.size() < b.size();
-      });
+// The row grid of a 1.9x log: the printed offsets of each pass, the step
+// between rows that fits them all, and where each pass starts on it.
+class Classic19xGrid {
+ public:
+  explicit Classic19xGrid(const ClassicLog& log)
+      : passes_(log.pass_count), first_index_(log.pass_count, 0) {
+    for (const ClassicRow& c : log.rows) passes_[c.pass].push_back(c.offset_gib);
+    longest_ = &*std::max_element(passes_.begin(), passes_.end(),
+                                  [](const std::vector<double>& a, const std::vector<double>& b) {
+                                    return a.size() < b.size();
+                                  });
+  }
 
   // The step between rows: a whole number of blocks (zcav -s skips blocks),
-  // or when no row is timed a whole number of MiB, near the average printed
-  // step, such that every pass fits its grid.
-  std::uint64_t step_mib = 0;
-  std::vector<std::uint64_t> first_index(passes.size(), 0);
-  auto fits = [&](std::uint64_t step) {
-    if (!FitPass(*longest, static_cast<double>(step))) return false;  // fails fast
-    for (std::size_t p = 0; p < passes.size(); ++p) {
-      const std::optional<std::uint64_t> first = FitPass(passes[p], static_cast<double>(step));
+  // or when no row is timed (`block_mib` 0) a whole number of MiB, near the
+  // average printed step, such that every pass fits its grid. Throws when
+  // there is neither a block size nor a step to look for.
+  void FindStep(const Input& in, std::uint64_t block_mib) {
+    const std::size_t n = longest_->size();
+    if (n >= 2) {
+      const double estimate = EstimatedStepMib();
+      const double tol =
+          2 * PrintedGibToleranceMib(longest_->back() * 1024.0) / static_cast<double>(n - 1);
+      const double unit = block_mib > 0 ? static_cast<double>(block_mib) : 1.0;
+      const double k_lo = std::max(1.0, std::ceil((estimate - tol) / unit));
+      const double k_hi = std::floor((estimate + tol) / unit);
+      // Candidates nearest the estimate first; the first that fits wins.
+      std::vector<double> candidates;
+      for (double k = k_lo; k <= k_hi && candidates.size() < 100000; ++k) {
+        candidates.push_back(k * unit);
+      }
+      std::stable_sort(candidates.begin(), candidates.end(), [&](double a, double b) {
+        return std::abs(a - estimate) < std::abs(b - estimate);
+      });
+      for (double step : candidates) {
+        if (Fits(static_cast<std::uint64_t>(step))) {
+          step_mib_ = static_cast<std::uint64_t>(step);
+          break;
+        }
+      }
+    } else if (block_mib > 0) {
+      step_mib_ = Fits(block_mib) ? block_mib : 0;
+    } else {
+      in.FailFile(
+          "cannot infer the block size: every row is '++++' and no pass has two rows to give the "
+          "offset step");
+    }
+    if (step_mib_ > 0) Fits(step_mib_);  // first_index_ for the chosen step
+  }
+
+  // The step FindStep chose; 0 when none fits.
+  std::uint64_t step_mib() const { return step_mib_; }
+
+  // The average printed step of the longest pass, in MiB. REQUIRES: it has
+  // two rows or more.
+  double EstimatedStepMib() const {
+    const std::size_t n = longest_->size();
+    return (longest_->back() - longest_->front()) * 1024.0 / static_cast<double>(n - 1);
+  }
+
+  // Each row's offset as its index on the grid of step_mib(). REQUIRES:
+  // step_mib() > 0.
+  std::vector<std::uint64_t> Offsets(const ClassicLog& log) const {
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint64_t> index_in_pass(passes_.size(), 0);
+    for (const ClassicRow& c : log.rows) {
+      offsets.push_back((first_index_[c.pass] + index_in_pass[c.pass]++) * step_mib_ * kMiB);
+    }
+    return offsets;
+  }
+
+ private:
+  // Whether every pass fits the grid of `step` MiB; sets first_index_ when so.
+  bool Fits(std::uint64_t step) {
+    if (!FitPass(*longest_, static_cast<double>(step))) return false;  // fails fast
+    for (std::size_t p = 0; p < passes_.size(); ++p) {
+      const std::optional<std::uint64_t> first = FitPass(passes_[p], static_cast<double>(step));
       if (!first) return false;
-      first_index[p] = *first;
+      first_index_[p] = *first;
     }
     return true;
-  };
-  const std::size_t n = longest->size();
-  if (n >= 2) {
-    const double estimate =
-        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
-    const double tol =
-        2 * PrintedGibToleranceMib(longest->back() * 1024.0) / static_cast<double>(n - 1);
-    const double unit = block_mib > 0 ? static_cast<double>(block_mib) : 1.0;
-    const double k_lo = std::max(1.0, std::ceil((estimate - tol) / unit));
-    const double k_hi = std::floor((estimate + tol) / unit);
-    // Candidates nearest the estimate first; the first that fits wins.
-    std::vector<double> candidates;
-    for (double k = k_lo; k <= k_hi && candidates.size() < 100000; ++k) {
-      candidates.push_back(k * unit);
-    }
-    std::stable_sort(candidates.begin(), candidates.end(), [&](double a, double b) {
-      return std::abs(a - estimate) < std::abs(b - estimate);
-    });
-    for (double step : candidates) {
-      if (fits(static_cast<std::uint64_t>(step))) {
-        step_mib = static_cast<std::uint64_t>(step);
-        break;
-      }
-    }
-  } else if (block_mib > 0) {
-    step_mib = fits(block_mib) ? block_mib : 0;
-  } else {
-    in.FailFile(
-        "cannot infer the block size: every row is '++++' and no pass has two rows to give the "
-        "offset step");
   }
-  if (step_mib > 0) fits(step_mib);  // first_index for the chosen step
 
+  std::vector<std::vector<double>> passes_;       // the printed offsets (GiB) of each pass
+  const std::vector<double>* longest_ = nullptr;  // the pass with the most rows
+  std::uint64_t step_mib_ = 0;
+  std::vector<std::uint64_t> first_index_;  // of each pass, on step_mib_'s grid after FindStep
+};
+
+// The block size in MiB from rate × time (`block_mib`), else from the step
+// of `grid`, else estimated from the offsets; notes where it came from.
+std::uint64_t Classic19xSettleBlock(std::uint64_t block_mib, const Classic19xGrid& grid,
+                                    Profile& profile) {
   if (block_mib > 0) {
     profile.notes.push_back("block size " + MibText(block_mib * kMiB) +
                             " inferred from rate × time");
-  } else if (step_mib > 0) {
-    block_mib = step_mib;
+  } else if (grid.step_mib() > 0) {
+    block_mib = grid.step_mib();
     profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
                             " inferred from the offset step; positions are only known to "
                             "0.01 GiB");
   } else {
     // No timed row and no grid: the average printed step, to the MiB.
-    const double estimate =
-        (longest->back() - longest->front()) * 1024.0 / static_cast<double>(n - 1);
+    const double estimate = grid.EstimatedStepMib();
     block_mib = static_cast<std::uint64_t>(std::max(1.0, std::round(estimate)));
     profile.notes.push_back("every row is '++++': block size " + MibText(block_mib * kMiB) +
                             " estimated from the offsets; positions are only known to 0.01 GiB");
   }
+  return block_mib;
+}
+
+// Rows not evenly spaced (edited, or passes of different grids): the
+// printed positions, on the block grid when the grid is coarser than the
+// printing.
+std::vector<std::uint64_t> Classic19xPrintedOffsets(const ClassicLog& log, std::uint64_t block_mib,
+                                                    Profile& profile) {
+  std::vector<std::uint64_t> offsets;
+  const bool snap = static_cast<double>(block_mib) > 2 * PrintedGibToleranceMib(0);
+  for (const ClassicRow& c : log.rows) {
+    const double mib = c.offset_gib * 1024.0;
+    const auto unit = snap ? block_mib : 1;
+    offsets.push_back(static_cast<std::uint64_t>(std::llround(mib / static_cast<double>(unit))) *
+                      unit * kMiB);
+  }
+  profile.notes.push_back(
+      std::string("the rows are not evenly spaced: offsets are the printed values, only known "
+                  "to 0.01 GiB, rounded to ") +
+      (snap ? "the " + MibText(block_mib * kMiB) + " block grid" : "the MiB"));
+  return offsets;
+}
+
+void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) {
+  std::uint64_t block_mib = Classic19xBlockMib(in, log);
+  Classic19xGrid grid(log);
+  grid.FindStep(in, block_mib);
+  block_mib = Classic19xSettleBlock(block_mib, grid, profile);
   profile.block_bytes = block_mib * kMiB;
 
   std::vector<std::uint64_t> offsets;
-  if (step_mib > 0) {
-    std::vector<std::uint64_t> index_in_pass(passes.size(), 0);
-    for (const ClassicRow& c : log.rows) {
-      offsets.push_back((first_index[c.pass] + index_in_pass[c.pass]++) * step_mib * kMiB);
-    }
+  if (const std::uint64_t step_mib = grid.step_mib(); step_mib > 0) {
+    offsets = grid.Offsets(log);
     profile.notes.push_back("offsets computed as row index × " + MibText(step_mib * kMiB) +
                             ": the file prints them rounded to 0.01 GiB");
     if (step_mib != block_mib) {
@@ -744,20 +807,7 @@ void FinishClassic19x(const Input& in, const ClassicLog& log, Profile& profile) 
                               std::to_string(step_mib / block_mib) + ")");
     }
   } else {
-    // Rows not evenly spaced (edited, or passes of different grids): the
-    // printed positions, on the block grid when the grid is coarser than
-    // the printing.
-    const bool snap = static_cast<double>(block_mib) > 2 * PrintedGibToleranceMib(0);
-    for (const ClassicRow& c : log.rows) {
-      const double mib = c.offset_gib * 1024.0;
-      const auto unit = snap ? block_mib : 1;
-      offsets.push_back(static_cast<std::uint64_t>(std::llround(mib / static_cast<double>(unit))) *
-                        unit * kMiB);
-    }
-    profile.notes.push_back(
-        std::string("the rows are not evenly spaced: offsets are the printed values, only known "
-                    "to 0.01 GiB, rounded to ") +
-        (snap ? "the " + MibText(block_mib * kMiB) + " block grid" : "the MiB"));
+    offsets = Classic19xPrintedOffsets(log, block_mib, profile);
   }
   const std::vector<Row> rows =
       ClassicRates(in, log, profile, kMiB, " (the time has 1 ms resolution)", offsets);
@@ -843,208 +893,285 @@ SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
   return r;
 }
 
-void ParseZcavRaw(Input& in, Profile& profile) {
-  std::vector<UnreadableRange> final_unreadable, inline_unreadable;
-  SweepPlan plan;
-  bool has_options = false;
-  std::uint64_t block = 0;
-  std::uint64_t start = 0;
-  std::uint64_t end = 0;
-  std::string status;
-  RowReducer rows(profile);
-  PassOrder order(/*equal_allowed=*/false);
-  std::string_view line;
-  std::size_t n = 0;
-  while (in.Next(line, n)) {
-    if (line.empty()) continue;
-    if (line.front() == '#') {
-      if (StartsWith(line, "# zcav ")) {
-        order.StartTable();  // the start of a file (several may be concatenated)
-      } else if (StartsWith(line, "# size_bytes:")) {
-        profile.device_bytes = HeaderNumber(in, n, "size_bytes", Trim(line.substr(13)));
-      } else if (StartsWith(line, "# device:")) {
-        const std::string_view path = Trim(line.substr(9));
-        profile.device_path = path == "unknown" ? "" : std::string(path);
-      } else if (StartsWith(line, "# status:")) {
-        status = Trim(line.substr(9));
-      } else if (StartsWith(line, "# vendor:")) {
-        profile.device_vendor = KnownText(line.substr(9));
-      } else if (StartsWith(line, "# model:")) {
-        profile.device_model = KnownText(line.substr(8));
-      } else if (StartsWith(line, "# transport:")) {
-        profile.transport = KnownText(line.substr(12));
-      } else if (StartsWith(line, "# rotational:")) {
-        const std::string_view r = Trim(line.substr(13));
-        if (r == "yes" || r == "no") profile.rotational = r == "yes";
-      } else if (StartsWith(line, "# storage:")) {
-        // "# storage: TRANSPORT, rotational yes|no|unknown"
-        const std::string_view text = Trim(line.substr(10));
-        const std::size_t comma = text.find(',');
-        profile.storage_transport = std::string(Trim(text.substr(0, comma)));
-        if (comma != std::string_view::npos) {
-          const std::string_view r = Trim(text.substr(comma + 1));
-          if (r == "rotational yes" || r == "rotational no") {
-            profile.storage_rotational = r == "rotational yes";
-          }
-        }
-      } else if (StartsWith(line, "# link:")) {
-        profile.link = KnownText(line.substr(7));
-      } else if (StartsWith(line, "# summary:")) {
-        ParseRawSummary(line.substr(10), profile);
-      } else if (StartsWith(line, "# final unreadable: offset_bytes=")) {
-        final_unreadable.push_back(RawUnreadable(in, n, line.substr(20)));
-      } else if (StartsWith(line, "# unreadable: offset_bytes=")) {
-        inline_unreadable.push_back(RawUnreadable(in, n, line.substr(14)));
-      } else if (StartsWith(line, "# slow: offset_bytes=")) {
-        profile.slow_regions.push_back(RawSlow(in, n, line.substr(8)));
-      } else if (StartsWith(line, "# options:")) {
-        for (std::string_view word : Words(line.substr(10))) {
-          const std::size_t eq = word.find('=');
-          if (eq == std::string_view::npos) continue;
-          const std::string_view key = word.substr(0, eq);
-          const std::string_view value = word.substr(eq + 1);
-          if (key == "block_bytes") block = HeaderNumber(in, n, key, value);
-          if (key == "start_bytes") start = HeaderNumber(in, n, key, value);
-          if (key == "end_bytes") end = HeaderNumber(in, n, key, value);
-          if (key == "chunk_bytes") plan.chunk_bytes = HeaderNumber(in, n, key, value);
-          if (key == "passes") plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
-          if (key == "skip") plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 30));
-          if (key == "blocks") {
-            plan.block_count = HeaderNumber(in, n, key, value);
-            // One point per block: room for them all at once (within reason:
-            // a damaged count must not reserve gigabytes: 2^25 points, 256 MiB,
-            // more than a 20 TB disk in 1 MiB blocks; found by fuzz_raw).
-            if (profile.points.empty()) {
-              profile.points.reserve(static_cast<std::size_t>(
-                  std::min<std::uint64_t>(plan.block_count, std::uint64_t{1} << 25)));
-            }
-          }
-          if (key == "quick") plan.quick = value == "yes";
-          if (key == "warmup") plan.warmup = value == "yes";
-          if (key == "engine") plan.engine = std::string(value);
-          if (key == "queue_depth") plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(HeaderNumber(in, n, key, value), 1u << 20));
-        }
-        has_options = true;
-      } else if (StartsWith(line, "# timing:")) {
-        for (std::string_view word : Words(line.substr(9))) {
-          const std::size_t eq = word.find('=');
-          if (eq == std::string_view::npos || word.substr(0, eq) != "blur_blocks") continue;
-          const std::optional<double> v = ToDouble(word.substr(eq + 1));
-          if (!v || !std::isfinite(*v) || *v < 0 || *v > kMaxBlurBlocks) {
-            in.Fail(n, "blur_blocks " + Quote(word.substr(eq + 1)) +
-                           " is not a number of blocks (0 or more)");
-          }
-          profile.blur_blocks = *v;
-        }
-      } else if (StartsWith(line, "# sample: ")) {
-        Sample x;
-        for (std::string_view word : Words(line.substr(10))) {
-          const std::size_t eq = word.find('=');
-          if (eq == std::string_view::npos) continue;
-          const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
-          const std::uint64_t v = HeaderNumber(in, n, key, value);
-          if (key == "pass") x.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 20) - (v > 0 ? 1 : 0));
-          if (key == "block") x.block_index = v;
-          if (key == "offset_bytes") x.offset_bytes = v;
-          if (key == "length_bytes") x.length_bytes = v;
-          if (key == "elapsed_ns") x.elapsed = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(v, 1ULL << 62)));
-        }
-        profile.samples.push_back(x);
+// ParseZcavRaw's state: what the comment lines said so far (options,
+// status, unreadable ranges), and the data rows becoming points.
+class RawParser {
+ public:
+  RawParser(Input& in, Profile& profile) : in_(in), profile_(profile), rows_(profile) {}
+
+  void Run() {
+    std::string_view line;
+    std::size_t n = 0;
+    while (in_.Next(line, n)) {
+      if (line.empty()) continue;
+      if (line.front() == '#') {
+        CommentLine(line, n);
+      } else {
+        DataRow(line, n);
       }
-      continue;
     }
+    Finish();
+  }
+
+ private:
+  void CommentLine(std::string_view line, std::size_t n) {
+    if (StartsWith(line, "# zcav ")) {
+      order_.StartTable();  // the start of a file (several may be concatenated)
+    } else if (DeviceLine(line, n)) {
+      // taken
+    } else if (StartsWith(line, "# final unreadable: offset_bytes=")) {
+      final_unreadable_.push_back(RawUnreadable(in_, n, line.substr(20)));
+    } else if (StartsWith(line, "# unreadable: offset_bytes=")) {
+      inline_unreadable_.push_back(RawUnreadable(in_, n, line.substr(14)));
+    } else if (StartsWith(line, "# slow: offset_bytes=")) {
+      profile_.slow_regions.push_back(RawSlow(in_, n, line.substr(8)));
+    } else if (StartsWith(line, "# options:")) {
+      OptionsLine(line.substr(10), n);
+    } else if (StartsWith(line, "# timing:")) {
+      TimingLine(line.substr(9), n);
+    } else if (StartsWith(line, "# sample: ")) {
+      SampleLine(line.substr(10), n);
+    }
+  }
+
+  // The lines about the device and the run (size, path, status, identity,
+  // summary); false for any other line.
+  bool DeviceLine(std::string_view line, std::size_t n) {
+    if (StartsWith(line, "# size_bytes:")) {
+      profile_.device_bytes = HeaderNumber(in_, n, "size_bytes", Trim(line.substr(13)));
+    } else if (StartsWith(line, "# device:")) {
+      const std::string_view path = Trim(line.substr(9));
+      profile_.device_path = path == "unknown" ? "" : std::string(path);
+    } else if (StartsWith(line, "# status:")) {
+      status_ = Trim(line.substr(9));
+    } else if (StartsWith(line, "# vendor:")) {
+      profile_.device_vendor = KnownText(line.substr(9));
+    } else if (StartsWith(line, "# model:")) {
+      profile_.device_model = KnownText(line.substr(8));
+    } else if (StartsWith(line, "# transport:")) {
+      profile_.transport = KnownText(line.substr(12));
+    } else if (StartsWith(line, "# rotational:")) {
+      const std::string_view r = Trim(line.substr(13));
+      if (r == "yes" || r == "no") profile_.rotational = r == "yes";
+    } else if (StartsWith(line, "# storage:")) {
+      // "# storage: TRANSPORT, rotational yes|no|unknown"
+      const std::string_view text = Trim(line.substr(10));
+      const std::size_t comma = text.find(',');
+      profile_.storage_transport = std::string(Trim(text.substr(0, comma)));
+      if (comma != std::string_view::npos) {
+        const std::string_view r = Trim(text.substr(comma + 1));
+        if (r == "rotational yes" || r == "rotational no") {
+          profile_.storage_rotational = r == "rotational yes";
+        }
+      }
+    } else if (StartsWith(line, "# link:")) {
+      profile_.link = KnownText(line.substr(7));
+    } else if (StartsWith(line, "# summary:")) {
+      ParseRawSummary(line.substr(10), profile_);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // "# options: key=value ...": the sweep's plan.
+  void OptionsLine(std::string_view text, std::size_t n) {
+    for (std::string_view word : Words(text)) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view key = word.substr(0, eq);
+      const std::string_view value = word.substr(eq + 1);
+      if (key == "block_bytes") block_ = HeaderNumber(in_, n, key, value);
+      if (key == "start_bytes") start_ = HeaderNumber(in_, n, key, value);
+      if (key == "end_bytes") end_ = HeaderNumber(in_, n, key, value);
+      if (key == "chunk_bytes") plan_.chunk_bytes = HeaderNumber(in_, n, key, value);
+      if (key == "passes") {
+        plan_.passes = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(HeaderNumber(in_, n, key, value), 1u << 20));
+      }
+      if (key == "skip") {
+        plan_.skip = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(HeaderNumber(in_, n, key, value), 1u << 30));
+      }
+      if (key == "blocks") {
+        plan_.block_count = HeaderNumber(in_, n, key, value);
+        // One point per block: room for them all at once (within reason:
+        // a damaged count must not reserve gigabytes: 2^25 points, 256 MiB,
+        // more than a 20 TB disk in 1 MiB blocks; found by fuzz_raw).
+        if (profile_.points.empty()) {
+          profile_.points.reserve(static_cast<std::size_t>(
+              std::min<std::uint64_t>(plan_.block_count, std::uint64_t{1} << 25)));
+        }
+      }
+      if (key == "quick") plan_.quick = value == "yes";
+      if (key == "warmup") plan_.warmup = value == "yes";
+      if (key == "engine") plan_.engine = std::string(value);
+      if (key == "queue_depth") {
+        plan_.queue_depth = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(HeaderNumber(in_, n, key, value), 1u << 20));
+      }
+    }
+    has_options_ = true;
+  }
+
+  // "# timing: blur_blocks=B".
+  void TimingLine(std::string_view text, std::size_t n) {
+    for (std::string_view word : Words(text)) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string_view::npos || word.substr(0, eq) != "blur_blocks") continue;
+      const std::optional<double> v = ToDouble(word.substr(eq + 1));
+      if (!v || !std::isfinite(*v) || *v < 0 || *v > kMaxBlurBlocks) {
+        in_.Fail(n, "blur_blocks " + Quote(word.substr(eq + 1)) +
+                        " is not a number of blocks (0 or more)");
+      }
+      profile_.blur_blocks = *v;
+    }
+  }
+
+  // "# sample: pass=P block=B offset_bytes=X length_bytes=Y elapsed_ns=T".
+  void SampleLine(std::string_view text, std::size_t n) {
+    Sample x;
+    for (std::string_view word : Words(text)) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+      const std::uint64_t v = HeaderNumber(in_, n, key, value);
+      if (key == "pass") {
+        x.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 20) - (v > 0 ? 1 : 0));
+      }
+      if (key == "block") x.block_index = v;
+      if (key == "offset_bytes") x.offset_bytes = v;
+      if (key == "length_bytes") x.length_bytes = v;
+      if (key == "elapsed_ns") {
+        x.elapsed = std::chrono::nanoseconds(
+            static_cast<std::int64_t>(std::min<std::uint64_t>(v, 1ULL << 62)));
+      }
+    }
+    profile_.samples.push_back(x);
+  }
+
+  // A data row: "offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, passes".
+  void DataRow(std::string_view line, std::size_t n) {
     const std::vector<std::string_view> w = Words(line);
     if (w.size() != 8) {
-      in.Fail(n,
-              "expected 8 numbers (offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, "
-              "passes), got " +
-                  Quote(line));
+      in_.Fail(n,
+               "expected 8 numbers (offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, "
+               "passes), got " +
+                   Quote(line));
     }
     const std::optional<double> gib = ToDouble(w[0]);
     if (!gib || !std::isfinite(*gib) || *gib < 0) {
-      in.Fail(n, "offset " + Quote(w[0]) + " is not a non-negative number of GiB");
+      in_.Fail(n, "offset " + Quote(w[0]) + " is not a non-negative number of GiB");
     }
     const double bytes = *gib * static_cast<double>(kGiB);
-    if (bytes > kMaxOffsetBytes) in.Fail(n, "offset " + Quote(w[0]) + " GiB is out of range");
-    NonNegative(in, n, "rate (MiB/s)", w[1]);
-    NonNegative(in, n, "time (s)", w[2]);
-    const double mb_per_s = NonNegative(in, n, "rate (MB/s)", w[3]);
-    const double min_mb_per_s = NonNegative(in, n, "min rate (MB/s)", w[4]);
-    const double max_mb_per_s = NonNegative(in, n, "max rate (MB/s)", w[5]);
-    NonNegative(in, n, "stddev (MB/s)", w[6]);
+    if (bytes > kMaxOffsetBytes) in_.Fail(n, "offset " + Quote(w[0]) + " GiB is out of range");
+    NonNegative(in_, n, "rate (MiB/s)", w[1]);
+    NonNegative(in_, n, "time (s)", w[2]);
+    const double mb_per_s = NonNegative(in_, n, "rate (MB/s)", w[3]);
+    const double min_mb_per_s = NonNegative(in_, n, "min rate (MB/s)", w[4]);
+    const double max_mb_per_s = NonNegative(in_, n, "max rate (MB/s)", w[5]);
+    NonNegative(in_, n, "stddev (MB/s)", w[6]);
     const std::optional<std::uint64_t> passes = ToUint(w[7]);
     if (!passes || *passes == 0) {
-      in.Fail(n, "passes " + Quote(w[7]) + " is not a positive whole number");
+      in_.Fail(n, "passes " + Quote(w[7]) + " is not a positive whole number");
     }
-    // 9 decimals of GiB are about one byte: round to the block grid (or at
-    // least to 512-byte sectors) to get the exact offset back.
+    const std::uint64_t snapped = SnapOffset(bytes);
+    order_.Add(in_, n, snapped, std::string(w[0]) + " GiB");
+    rows_.Add(Row{.offset_bytes = snapped,
+                  .length_bytes = 0,
+                  .mb_per_s = mb_per_s,
+                  .passes = *passes,
+                  .min_mb_per_s = min_mb_per_s,
+                  .max_mb_per_s = max_mb_per_s});
+  }
+
+  // 9 decimals of GiB are about one byte: round to the block grid (or at
+  // least to 512-byte sectors) to get the exact offset back.
+  std::uint64_t SnapOffset(double bytes) const {
     auto offset = static_cast<std::uint64_t>(std::llround(bytes));
     const std::uint64_t sector = 512;
     std::uint64_t snapped = (offset + sector / 2) / sector * sector;
-    if (block > 0 && offset + sector >= start) {
+    if (block_ > 0 && offset + sector >= start_) {
       const double k =
-          std::round((bytes - static_cast<double>(start)) / static_cast<double>(block));
-      const std::uint64_t grid = start + static_cast<std::uint64_t>(std::max(0.0, k)) * block;
+          std::round((bytes - static_cast<double>(start_)) / static_cast<double>(block_));
+      const std::uint64_t grid = start_ + static_cast<std::uint64_t>(std::max(0.0, k)) * block_;
       if ((grid > offset ? grid - offset : offset - grid) <= sector) snapped = grid;
     }
-    order.Add(in, n, snapped, std::string(w[0]) + " GiB");
-    rows.Add(Row{.offset_bytes = snapped,
-                 .length_bytes = 0,
-                 .mb_per_s = mb_per_s,
-                 .passes = *passes,
-                 .min_mb_per_s = min_mb_per_s,
-                 .max_mb_per_s = max_mb_per_s});
+    return snapped;
   }
-  if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
-  rows.Finish();
-  if (has_options) {
-    plan.block_bytes = block;
-    plan.start_bytes = start;
-    plan.end_bytes = end;
-    profile.plan = plan;
-  }
-  profile.status = status;
-  // The footer's merged list when the run finished; else the ones found.
-  profile.unreadable = final_unreadable.empty() ? inline_unreadable : final_unreadable;
-  std::sort(profile.unreadable.begin(), profile.unreadable.end(),
-            [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
 
-  const Curve& points = profile.points;
-  if (block == 0 && points.size() >= 2) {
-    std::vector<double> steps;
-    for (std::size_t i = 1; i < points.size(); ++i) {
-      steps.push_back(static_cast<double>(points.offset_bytes(i) - points.offset_bytes(i - 1)));
+  // After the last line: the points, the plan, the status and the ranges.
+  void Finish() {
+    if (rows_.empty()) in_.FailFile("no data rows (the run measured no blocks?)");
+    rows_.Finish();
+    if (has_options_) {
+      plan_.block_bytes = block_;
+      plan_.start_bytes = start_;
+      plan_.end_bytes = end_;
+      profile_.plan = plan_;
     }
-    block = static_cast<std::uint64_t>(Median(steps));
-    profile.notes.push_back("no options line: block size " + MibText(block) +
-                            " inferred from the offsets");
+    profile_.status = status_;
+    // The footer's merged list when the run finished; else the ones found.
+    profile_.unreadable = final_unreadable_.empty() ? inline_unreadable_ : final_unreadable_;
+    std::sort(profile_.unreadable.begin(), profile_.unreadable.end(),
+              [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
+
+    const Curve& points = profile_.points;
+    if (block_ == 0 && points.size() >= 2) {
+      std::vector<double> steps;
+      for (std::size_t i = 1; i < points.size(); ++i) {
+        steps.push_back(static_cast<double>(points.offset_bytes(i) - points.offset_bytes(i - 1)));
+      }
+      block_ = static_cast<std::uint64_t>(Median(steps));
+      profile_.notes.push_back("no options line: block size " + MibText(block_) +
+                               " inferred from the offsets");
+    }
+    profile_.block_bytes = block_;
+    SizePoints();
+    if (status_.empty() || StartsWith(status_, "running")) {
+      profile_.notes.push_back("no final status line: the run was killed, or is still running");
+    } else if (status_ != "complete") {
+      profile_.notes.push_back("the run's status: " + status_);
+    }
   }
-  profile.block_bytes = block;
+
   // The lengths (the file gives none): a block, up to the next block and
   // the end of the range. The curve is copied with them.
-  const std::uint64_t limit = end > 0 ? end : profile.device_bytes;
-  Curve sized;
-  sized.reserve(points.size());
-  std::optional<CurvePoint> previous;
-  const auto add = [&](CurvePoint p, std::optional<std::uint64_t> next_offset) {
-    std::uint64_t length = block;
-    if (next_offset) length = std::min(length, *next_offset - p.offset_bytes);
-    if (limit > p.offset_bytes) length = std::min(length, limit - p.offset_bytes);
-    p.length_bytes = length;
-    sized.push_back(p);
-  };
-  for (const CurvePoint& p : points) {
-    if (previous) add(*previous, p.offset_bytes);
-    previous = p;
+  void SizePoints() {
+    const Curve& points = profile_.points;
+    const std::uint64_t limit = end_ > 0 ? end_ : profile_.device_bytes;
+    Curve sized;
+    sized.reserve(points.size());
+    std::optional<CurvePoint> previous;
+    const auto add = [&](CurvePoint p, std::optional<std::uint64_t> next_offset) {
+      std::uint64_t length = block_;
+      if (next_offset) length = std::min(length, *next_offset - p.offset_bytes);
+      if (limit > p.offset_bytes) length = std::min(length, limit - p.offset_bytes);
+      p.length_bytes = length;
+      sized.push_back(p);
+    };
+    for (const CurvePoint& p : points) {
+      if (previous) add(*previous, p.offset_bytes);
+      previous = p;
+    }
+    if (previous) add(*previous, std::nullopt);
+    profile_.points = std::move(sized);
   }
-  if (previous) add(*previous, std::nullopt);
-  profile.points = std::move(sized);
-  if (status.empty() || StartsWith(status, "running")) {
-    profile.notes.push_back("no final status line: the run was killed, or is still running");
-  } else if (status != "complete") {
-    profile.notes.push_back("the run's status: " + status);
-  }
-}
+
+  Input& in_;
+  Profile& profile_;
+  std::vector<UnreadableRange> final_unreadable_, inline_unreadable_;
+  SweepPlan plan_;
+  bool has_options_ = false;
+  std::uint64_t block_ = 0;  // the options' block_bytes, start_bytes and end_bytes
+  std::uint64_t start_ = 0;
+  std::uint64_t end_ = 0;
+  std::string status_;
+  RowReducer rows_;
+  PassOrder order_{/*equal_allowed=*/false};
+};
+
+void ParseZcavRaw(Input& in, Profile& profile) { RawParser(in, profile).Run(); }
 
 // ---------------------------------------------------------------------------
 // zcav CSV (csv_writer.cc).
@@ -1250,172 +1377,185 @@ std::optional<Row> JsonBlockRow(const Input& in, const Json& block, std::size_t 
 
 // Streams the document: each object of "blocks" becomes a row (and is
 // dropped) as soon as it is parsed, so memory does not grow with the blocks;
-// the rest is kept for the members read below.
-void ParseZcavJson(Input& in, Profile& profile) {
-  std::istream& stream = in.Restart();
-  JsonPosition position;
-  const std::size_t& line = position.line;
-  bool in_blocks = false;   // the last top-level key was "blocks"
-  bool blocks_array = false;  // inside its array
-  std::size_t block_index = 0;
-  std::size_t block_line = 0;  // where the current block object started
-  RowReducer rows(profile);
-  PassOrder order(/*equal_allowed=*/false);
-  const auto add_block = [&](const Json& block, std::size_t at) {
-    const std::size_t i = block_index++;
-    const std::optional<Row> row = JsonBlockRow(in, block, i, at);
-    if (!row) return;
-    order.Add(in, at > 0 ? at : 1, row->offset_bytes, std::to_string(row->offset_bytes));
-    rows.Add(*row);
-  };
-  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+// the rest is kept for the members ParseZcavJson reads.
+class JsonBlockStream {
+ public:
+  JsonBlockStream(const Input& in, RowReducer& rows) : in_(in), rows_(rows) {}
+
+  // The document without its blocks' objects. Throws for a syntax error, a
+  // number too large, or a bad block, naming the line.
+  Json Parse(std::istream& stream) {
+    const Json::parser_callback_t callback = [this](int depth, Json::parse_event_t event,
+                                                    Json& parsed) {
+      return OnEvent(depth, event, parsed);
+    };
+    try {
+      return Json::parse(CountingIterator(stream, &position_), CountingIterator(), callback);
+    } catch (const Json::parse_error& e) {
+      const std::size_t error_line = position_.LineOf(e.byte > 0 ? e.byte - 1 : 0);
+      const std::string what = e.what();
+      if (what.find("unexpected end of input") != std::string::npos) {
+        in_.Fail(error_line, "the JSON ends early (a truncated file: was the run killed?)");
+      }
+      const std::size_t colon = what.find(": ", what.find("parse error"));
+      in_.Fail(error_line,
+               "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+    } catch (const Json::exception& e) {
+      // Not a syntax error: a number too large ("number overflow parsing
+      // '1e999'"); the counting iterator knows how far the parser got.
+      const std::string what = e.what();
+      const std::size_t bracket = what.find("] ");
+      in_.Fail(position_.line,
+               "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    }
+  }
+
+ private:
+  // The parser's callback: false drops what was parsed.
+  bool OnEvent(int depth, Json::parse_event_t event, Json& parsed) {
     using E = Json::parse_event_t;
+    const std::size_t line = position_.line;
     if (depth == 1 && event == E::key) {
-      in_blocks = parsed == "blocks";
-    } else if (depth == 1 && in_blocks && event == E::array_start) {
-      blocks_array = true;
+      in_blocks_ = parsed == "blocks";
+    } else if (depth == 1 && in_blocks_ && event == E::array_start) {
+      blocks_array_ = true;
     } else if (depth == 1 && event == E::array_end) {
-      blocks_array = false;
-    } else if (blocks_array && depth == 2) {
-      if (event == E::object_start) block_line = line;
+      blocks_array_ = false;
+    } else if (blocks_array_ && depth == 2) {
+      if (event == E::object_start) block_line_ = line;
       if (event == E::object_end) {
-        add_block(parsed, block_line);
+        AddBlock(parsed, block_line_);
         return false;  // parsed: not kept
       }
-      if (event == E::value || event == E::array_end) add_block(parsed, line);
+      if (event == E::value || event == E::array_end) AddBlock(parsed, line);
     }
     return true;
+  }
+
+  void AddBlock(const Json& block, std::size_t at) {
+    const std::size_t i = block_index_++;
+    const std::optional<Row> row = JsonBlockRow(in_, block, i, at);
+    if (!row) return;
+    order_.Add(in_, at > 0 ? at : 1, row->offset_bytes, std::to_string(row->offset_bytes));
+    rows_.Add(*row);
+  }
+
+  const Input& in_;
+  RowReducer& rows_;
+  PassOrder order_{/*equal_allowed=*/false};
+  JsonPosition position_;
+  bool in_blocks_ = false;     // the last top-level key was "blocks"
+  bool blocks_array_ = false;  // inside its array
+  std::size_t block_index_ = 0;
+  std::size_t block_line_ = 0;  // where the current block object started
+};
+
+// A member of `object` that is a finite number of at least 0; empty when it
+// is missing or not one.
+std::optional<double> JsonNonNegative(const Json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+// "device": the path, size and what the device said about itself.
+void ReadJsonDevice(const Json& dev, Profile& profile) {
+  if (const auto p = dev.find("path"); p != dev.end() && p->is_string()) {
+    profile.device_path = p->get<std::string>();
+  }
+  if (const auto s = dev.find("size_bytes"); s != dev.end() && s->is_number_unsigned()) {
+    profile.device_bytes = s->get<std::uint64_t>();
+  }
+  auto device_text = [&](const char* name) {
+    const auto it = dev.find(name);
+    return it != dev.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  Json root;
-  try {
-    root = Json::parse(CountingIterator(stream, &position), CountingIterator(), callback);
-  } catch (const Json::parse_error& e) {
-    const std::size_t error_line = position.LineOf(e.byte > 0 ? e.byte - 1 : 0);
-    const std::string what = e.what();
-    if (what.find("unexpected end of input") != std::string::npos) {
-      in.Fail(error_line, "the JSON ends early (a truncated file: was the run killed?)");
-    }
-    const std::size_t colon = what.find(": ", what.find("parse error"));
-    in.Fail(error_line,
-            "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
-  } catch (const Json::exception& e) {
-    // Not a syntax error: a number too large ("number overflow parsing
-    // '1e999'"); the counting iterator knows how far the parser got.
-    const std::string what = e.what();
-    const std::size_t bracket = what.find("] ");
-    in.Fail(line,
-            "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
-  }
-  if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
-  const auto blocks = root.find("blocks");
-  if (blocks == root.end() || !blocks->is_array()) {
-    in.FailFile("not a zcav JSON file (no \"blocks\" array)");
-  }
-  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
-    if (const auto p = dev->find("path"); p != dev->end() && p->is_string()) {
-      profile.device_path = p->get<std::string>();
-    }
-    if (const auto s = dev->find("size_bytes"); s != dev->end() && s->is_number_unsigned()) {
-      profile.device_bytes = s->get<std::uint64_t>();
-    }
-    auto device_text = [&](const char* name) {
-      const auto it = dev->find(name);
-      return it != dev->end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    profile.device_vendor = device_text("vendor");
-    profile.device_model = device_text("model");
-    profile.transport = device_text("transport");
-    profile.link = device_text("link");
-    profile.storage_transport = device_text("storage_transport");
-    auto device_flag = [&](const char* name) -> std::optional<bool> {
-      const auto it = dev->find(name);
-      return it != dev->end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
-                                                  : std::nullopt;
-    };
-    profile.rotational = device_flag("rotational");
-    profile.storage_rotational = device_flag("storage_rotational");
-  }
-  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
-    auto number = [&](const char* name) -> std::optional<double> {
-      const auto it = sum->find(name);
-      if (it == sum->end() || !it->is_number()) return std::nullopt;
-      const double v = it->get<double>();
-      if (!std::isfinite(v) || v < 0) return std::nullopt;
-      return v;
-    };
-    profile.avg_mb_per_s = number("avg_mb_per_s");
-    profile.cpu_percent = number("cpu_percent");
-  }
-  if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
-    if (const auto b = opt->find("block_bytes"); b != opt->end() && b->is_number_unsigned()) {
-      profile.block_bytes = b->get<std::uint64_t>();
-    }
-    const auto whole = [&](const char* name) -> std::uint64_t {
-      const auto it = opt->find(name);
-      return it != opt->end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-    };
-    const auto flag = [&](const char* name) {
-      const auto it = opt->find(name);
-      return it != opt->end() && it->is_boolean() && it->get<bool>();
-    };
-    SweepPlan plan;
-    plan.start_bytes = whole("start_bytes");
-    plan.end_bytes = whole("end_bytes");
-    plan.block_bytes = whole("block_bytes");
-    plan.chunk_bytes = whole("chunk_bytes");
-    plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("passes"), 1u << 20));
-    plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("skip"), 1u << 30));
-    plan.quick = flag("quick");
-    plan.warmup = flag("warmup");
-    plan.block_count = whole("block_count");
-    if (const auto e = opt->find("engine"); e != opt->end() && e->is_string()) {
-      plan.engine = e->get<std::string>();
-    }
-    if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
-      plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
-    }
-    profile.plan = plan;
-    // Files before "timing" was recorded: unknown, taken as sharp (0).
-    if (const auto t = opt->find("timing"); t != opt->end() && t->is_object()) {
-      if (const auto b = t->find("blur_blocks"); b != t->end() && b->is_number()) {
-        const double v = b->get<double>();
-        if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
-      }
-    }
-  }
-  if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
-    profile.status = st->get<std::string>();
-  }
-  if (const auto samples = root.find("samples"); samples != root.end() && samples->is_array()) {
-    for (std::size_t i = 0; i < samples->size(); ++i) {
-      const Json& x = (*samples)[i];
-      if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() || x[0].get<std::uint64_t>() == 0 ||
-          !x[1].is_number_unsigned() || !x[2].is_number_unsigned()) {
-        in.FailFile("samples[" + std::to_string(i) + "]: expected [pass (from 1), block, elapsed_ns]");
-      }
-      Sample sample;
-      sample.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
-      sample.block_index = x[1].get<std::uint64_t>();
-      sample.elapsed = std::chrono::nanoseconds(
-          static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
-      profile.samples.push_back(sample);
-    }
-  }
-  // zcav profile's measurements besides the sweep (all optional).
-  const auto number_in = [](const Json& object, const char* name) -> std::optional<double> {
-    const auto it = object.find(name);
-    if (it == object.end() || !it->is_number()) return std::nullopt;
-    const double v = it->get<double>();
-    if (!std::isfinite(v) || v < 0) return std::nullopt;
-    return v;
+  profile.device_vendor = device_text("vendor");
+  profile.device_model = device_text("model");
+  profile.transport = device_text("transport");
+  profile.link = device_text("link");
+  profile.storage_transport = device_text("storage_transport");
+  auto device_flag = [&](const char* name) -> std::optional<bool> {
+    const auto it = dev.find(name);
+    return it != dev.end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
+                                               : std::nullopt;
   };
+  profile.rotational = device_flag("rotational");
+  profile.storage_rotational = device_flag("storage_rotational");
+}
+
+// "options": the sweep's plan and its timing.
+void ReadJsonOptions(const Json& opt, Profile& profile) {
+  if (const auto b = opt.find("block_bytes"); b != opt.end() && b->is_number_unsigned()) {
+    profile.block_bytes = b->get<std::uint64_t>();
+  }
+  const auto whole = [&](const char* name) -> std::uint64_t {
+    const auto it = opt.find(name);
+    return it != opt.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+  };
+  const auto flag = [&](const char* name) {
+    const auto it = opt.find(name);
+    return it != opt.end() && it->is_boolean() && it->get<bool>();
+  };
+  SweepPlan plan;
+  plan.start_bytes = whole("start_bytes");
+  plan.end_bytes = whole("end_bytes");
+  plan.block_bytes = whole("block_bytes");
+  plan.chunk_bytes = whole("chunk_bytes");
+  plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("passes"), 1u << 20));
+  plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("skip"), 1u << 30));
+  plan.quick = flag("quick");
+  plan.warmup = flag("warmup");
+  plan.block_count = whole("block_count");
+  if (const auto e = opt.find("engine"); e != opt.end() && e->is_string()) {
+    plan.engine = e->get<std::string>();
+  }
+  if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
+    plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
+  }
+  profile.plan = plan;
+  // Files before "timing" was recorded: unknown, taken as sharp (0).
+  if (const auto t = opt.find("timing"); t != opt.end() && t->is_object()) {
+    if (const auto b = t->find("blur_blocks"); b != t->end() && b->is_number()) {
+      const double v = b->get<double>();
+      if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
+    }
+  }
+}
+
+// "samples": [pass (from 1), block, elapsed_ns] of each read.
+void ReadJsonSamples(const Input& in, const Json& samples, Profile& profile) {
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const Json& x = samples[i];
+    if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() ||
+        x[0].get<std::uint64_t>() == 0 || !x[1].is_number_unsigned() ||
+        !x[2].is_number_unsigned()) {
+      in.FailFile("samples[" + std::to_string(i) +
+                  "]: expected [pass (from 1), block, elapsed_ns]");
+    }
+    Sample sample;
+    sample.pass = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
+    sample.block_index = x[1].get<std::uint64_t>();
+    sample.elapsed = std::chrono::nanoseconds(
+        static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
+    profile.samples.push_back(sample);
+  }
+}
+
+// zcav profile's measurements besides the sweep (all optional): "access",
+// "burst" and "verdict".
+void ReadJsonProfileMeasurements(const Input& in, const Json& root, Profile& profile) {
   if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
-    profile.access_mean_ms = number_in(*acc, "mean_ms");
+    profile.access_mean_ms = JsonNonNegative(*acc, "mean_ms");
     if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
       for (std::size_t i = 0; i < samples->size(); ++i) {
         const Json& sample = (*samples)[i];
         const auto offset = sample.is_object() ? sample.find("offset_bytes") : sample.end();
-        const std::optional<double> ms = sample.is_object() ? number_in(sample, "ms") : std::nullopt;
+        const std::optional<double> ms =
+            sample.is_object() ? JsonNonNegative(sample, "ms") : std::nullopt;
         if (offset == sample.end() || !offset->is_number_unsigned() || !ms) {
           in.FailFile("access.samples[" + std::to_string(i) +
                       "]: needs a whole offset_bytes and a number ms of at least 0");
@@ -1425,7 +1565,7 @@ void ParseZcavJson(Input& in, Profile& profile) {
     }
   }
   if (const auto burst = root.find("burst"); burst != root.end() && burst->is_object()) {
-    profile.burst_mb_per_s = number_in(*burst, "avg_mb_per_s");
+    profile.burst_mb_per_s = JsonNonNegative(*burst, "avg_mb_per_s");
   }
   if (const auto verdict = root.find("verdict"); verdict != root.end() && verdict->is_object()) {
     const auto kind = verdict->find("kind");
@@ -1435,39 +1575,77 @@ void ParseZcavJson(Input& in, Profile& profile) {
       profile.verdict_reason = reason->get<std::string>();
     }
   }
+}
 
-  // Unreadable ranges and slow regions (zcav's own sweeps).
-  const auto range_list = [&](const char* name, auto add) {
-    const auto list = root.find(name);
-    if (list == root.end() || list->is_null()) return;
-    if (!list->is_array()) in.FailFile(std::string(name) + " is not an array");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const Json& item = (*list)[i];
-      const auto offset = item.is_object() ? item.find("offset_bytes") : item.end();
-      const auto length = item.is_object() ? item.find("length_bytes") : item.end();
-      if (offset == item.end() || length == item.end() || !offset->is_number_unsigned() ||
-          !length->is_number_unsigned() || length->get<std::uint64_t>() == 0) {
-        in.FailFile(std::string(name) + "[" + std::to_string(i) +
-                    "]: needs whole offset_bytes and a positive whole length_bytes");
-      }
-      add(item, offset->get<std::uint64_t>(), length->get<std::uint64_t>());
+// Calls add(item, offset, length) for each item of the top-level array
+// `name` of ranges (none when it is missing or null); throws for an item
+// without a whole offset_bytes and a positive whole length_bytes.
+template <typename Add>
+void ForEachJsonRange(const Input& in, const Json& root, const char* name, Add add) {
+  const auto list = root.find(name);
+  if (list == root.end() || list->is_null()) return;
+  if (!list->is_array()) in.FailFile(std::string(name) + " is not an array");
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const Json& item = (*list)[i];
+    const auto offset = item.is_object() ? item.find("offset_bytes") : item.end();
+    const auto length = item.is_object() ? item.find("length_bytes") : item.end();
+    if (offset == item.end() || length == item.end() || !offset->is_number_unsigned() ||
+        !length->is_number_unsigned() || length->get<std::uint64_t>() == 0) {
+      in.FailFile(std::string(name) + "[" + std::to_string(i) +
+                  "]: needs whole offset_bytes and a positive whole length_bytes");
     }
-  };
-  range_list("errors", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
-    UnreadableRange r{offset, length, 0, 0, false};
-    if (const auto e = item.find("errno"); e != item.end() && e->is_number_integer()) {
-      r.errno_value = e->get<int>();
-    }
-    if (const auto b = item.find("bounded_by_budget"); b != item.end() && b->is_boolean()) {
-      r.bounded_by_budget = b->get<bool>();
-    }
-    profile.unreadable.push_back(r);
-  });
-  range_list("slow_regions", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
-    SlowRegion r{offset, length, 0, number_in(item, "ms").value_or(0),
-                 number_in(item, "expected_ms").value_or(0)};
-    profile.slow_regions.push_back(r);
-  });
+    add(item, offset->get<std::uint64_t>(), length->get<std::uint64_t>());
+  }
+}
+
+// Unreadable ranges and slow regions (zcav's own sweeps).
+void ReadJsonRanges(const Input& in, const Json& root, Profile& profile) {
+  ForEachJsonRange(
+      in, root, "errors", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+        UnreadableRange r{offset, length, 0, 0, false};
+        if (const auto e = item.find("errno"); e != item.end() && e->is_number_integer()) {
+          r.errno_value = e->get<int>();
+        }
+        if (const auto b = item.find("bounded_by_budget"); b != item.end() && b->is_boolean()) {
+          r.bounded_by_budget = b->get<bool>();
+        }
+        profile.unreadable.push_back(r);
+      });
+  ForEachJsonRange(in, root, "slow_regions",
+                   [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+                     SlowRegion r{offset, length, 0, JsonNonNegative(item, "ms").value_or(0),
+                                  JsonNonNegative(item, "expected_ms").value_or(0)};
+                     profile.slow_regions.push_back(r);
+                   });
+}
+
+void ParseZcavJson(Input& in, Profile& profile) {
+  std::istream& stream = in.Restart();
+  RowReducer rows(profile);
+  const Json root = JsonBlockStream(in, rows).Parse(stream);
+  if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
+  const auto blocks = root.find("blocks");
+  if (blocks == root.end() || !blocks->is_array()) {
+    in.FailFile("not a zcav JSON file (no \"blocks\" array)");
+  }
+  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+    ReadJsonDevice(*dev, profile);
+  }
+  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
+    profile.avg_mb_per_s = JsonNonNegative(*sum, "avg_mb_per_s");
+    profile.cpu_percent = JsonNonNegative(*sum, "cpu_percent");
+  }
+  if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
+    ReadJsonOptions(*opt, profile);
+  }
+  if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
+    profile.status = st->get<std::string>();
+  }
+  if (const auto samples = root.find("samples"); samples != root.end() && samples->is_array()) {
+    ReadJsonSamples(in, *samples, profile);
+  }
+  ReadJsonProfileMeasurements(in, root, profile);
+  ReadJsonRanges(in, root, profile);
 
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   rows.Finish();
