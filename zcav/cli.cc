@@ -199,28 +199,38 @@ po::variables_map ParseArgs(const std::vector<std::string>& args,
   return vm;
 }
 
-void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
-  const po::options_description desc = SweepOptionsDescription();
-  const po::variables_map vm = ParseArgs(args, desc, "device", "sweep");
-  if (vm.count("help")) {
-    std::ostringstream s;
-    s << "Usage: zcav sweep DEVICE [options]\n"
-      << "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n"
-      << desc << "\n"
-      << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
-      << "Several devices are read at the same time, one thread each: DIR gets one result\n"
-      << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
-      << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
-      << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
-      << "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
-      << "readable block is measured; the ranges go into the output and the summary.\n"
-      << "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
-      << "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
-    out.command = CliOptions::Command::kHelp;
-    out.help_text = s.str();
-    return;
+// zcav sweep --help.
+std::string SweepHelp(const po::options_description& desc) {
+  std::ostringstream s;
+  s << "Usage: zcav sweep DEVICE [options]\n"
+    << "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n"
+    << desc << "\n"
+    << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
+    << "Several devices are read at the same time, one thread each: DIR gets one result\n"
+    << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
+    << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
+    << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
+    << "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
+    << "readable block is measured; the ranges go into the output and the summary.\n"
+    << "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
+    << "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
+  return s.str();
+}
+
+// Classic -b MiB[:chunkMiB] (zcav sweep and zcav profile): block and chunk
+// size in MiB, each above zero.
+void ParseClassicBlock(const std::string& b, SweepOptions& s) {
+  const auto colon = b.find(':');
+  s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
+  if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
+  if (colon != std::string::npos) {
+    s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
+    if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
   }
-  out.command = CliOptions::Command::kSweep;
+}
+
+// --write, --destroy-data, --create-size: the write test and its consent.
+void ParseWriteTest(const po::variables_map& vm, CliOptions& out) {
   // The write test destroys data: only with the flag that says so.
   out.sweep.write = vm.count("write") > 0 || vm.count("-w") > 0;
   out.destroy_data = vm.count("destroy-data") > 0;
@@ -239,6 +249,10 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes");
     out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
   }
+}
+
+// The devices (DEVICE..., classic -f) and where their results go (-o, -l).
+void ParseSweepTargets(const po::variables_map& vm, CliOptions& out) {
   std::vector<std::string> devices;
   if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
   if (vm.count("-f")) {
@@ -288,22 +302,14 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     if (!outputs.empty()) out.output = outputs[0];
   }
   if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+}
 
-  if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
-  SweepOptions& s = out.sweep;
+// What is read: block and chunk size, passes, skip, the range.
+void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
   if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both");
   if (vm.count("block-size")) s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
   if (vm.count("chunk-size")) s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
-  if (vm.count("-b")) {
-    const std::string b = vm["-b"].as<std::string>();
-    const auto colon = b.find(':');
-    s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
-    if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
-    if (colon != std::string::npos) {
-      s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
-      if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
-    }
-  }
+  if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), s);
   if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both");
   if (vm.count("passes")) s.passes = ParseCount32(vm["passes"].as<std::string>(), "pass count");
   if (vm.count("-c")) s.passes = ParseCount32(vm["-c"].as<std::string>(), "-c count");
@@ -325,6 +331,10 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero");
   }
   s.quick = vm.count("quick") > 0;
+}
+
+// How it is read: warm-up, errors, reads in flight, engine, slow regions.
+void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
   s.warmup = vm.count("no-warmup") == 0;
   s.stop_on_error = vm.count("stop-on-error") > 0;
   if (vm.count("queue-depth")) {
@@ -346,11 +356,6 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
       throw Error("invalid engine '" + e + "': auto, io_uring or pread");
     }
   }
-  if (vm.count("resume")) {
-    out.resume_file = vm["resume"].as<std::string>();
-    if (out.resume_file.empty()) throw Error("empty --resume file name");
-    if (devices.size() > 1) throw Error("--resume continues one device's sweep: give one device");
-  }
   if (vm.count("slow-factor")) {
     const std::string text = vm["slow-factor"].as<std::string>();
     std::size_t used = 0;
@@ -365,6 +370,27 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
     }
     s.slow_factor = v;
   }
+}
+
+void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
+  const po::options_description desc = SweepOptionsDescription();
+  const po::variables_map vm = ParseArgs(args, desc, "device", "sweep");
+  if (vm.count("help")) {
+    out.command = CliOptions::Command::kHelp;
+    out.help_text = SweepHelp(desc);
+    return;
+  }
+  out.command = CliOptions::Command::kSweep;
+  ParseWriteTest(vm, out);
+  ParseSweepTargets(vm, out);
+  if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
+  ParseSweepRange(vm, out.sweep);
+  ParseSweepReading(vm, out.sweep);
+  if (vm.count("resume")) {
+    out.resume_file = vm["resume"].as<std::string>();
+    if (out.resume_file.empty()) throw Error("empty --resume file name");
+    if (out.devices.size() > 1) throw Error("--resume continues one device's sweep: give one device");
+  }
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
   if (vm.count("plot")) {
@@ -373,7 +399,7 @@ void ParseSweep(const std::vector<std::string>& args, CliOptions& out) {
   }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
-    if (out.labels.size() > 1 && devices.size() == 1) throw Error("zcav sweep takes one --label");
+    if (out.labels.size() > 1 && out.devices.size() == 1) throw Error("zcav sweep takes one --label");
   }
   ParseZoneOptions(vm, out);
   if (vm.count("-u") || vm.count("-g")) {
@@ -644,16 +670,7 @@ void ParseProfileCommand(const std::vector<std::string>& args, CliOptions& out) 
   if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both");
   if (vm.count("full")) out.profile_mode = CliOptions::ProfileMode::kFull;
   if (vm.count("quick")) out.profile_mode = CliOptions::ProfileMode::kQuick;
-  if (vm.count("-b")) {
-    const std::string b = vm["-b"].as<std::string>();
-    const auto colon = b.find(':');
-    out.sweep.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
-    if (out.sweep.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
-    if (colon != std::string::npos) {
-      out.sweep.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
-      if (out.sweep.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
-    }
-  }
+  if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), out.sweep);
   if (vm.count("-c")) {
     out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
     out.passes_given = true;
