@@ -390,6 +390,91 @@ std::uint64_t DefaultBlockBytes(const DeviceInfo& device, const SweepOptions& op
   return std::min(block, range);  // range is a whole number of sectors
 }
 
+// The range of `options` on `device`, checked, into `plan`: the start rounded
+// down and the end rounded up to the sector (with notes). Returns its bytes.
+std::uint64_t PlanRange(const DeviceInfo& device, const SweepOptions& options, SweepPlan& plan) {
+  const std::uint32_t sector = device.sector_bytes;
+  const std::uint64_t size = device.size_bytes;
+  const std::uint64_t end = options.end_bytes.value_or(size);
+  if (end > size) {
+    throw Error("range end " + Bytes(end) + " is beyond the end of " + device.path + " (" +
+                FormatBytes(size) + ")");
+  }
+  if (options.start_bytes >= end) {
+    throw Error(options.start_bytes > end
+                    ? "range start " + Bytes(options.start_bytes) + " is after its end " + Bytes(end)
+                    : "range is empty: start and end are both at " + Bytes(end));
+  }
+  plan.start_bytes = RoundDown(options.start_bytes, sector);
+  plan.end_bytes = end == size ? size : RoundUp(end, sector);
+  if (plan.start_bytes != options.start_bytes) {
+    plan.notes.push_back("range start rounded down to " + Bytes(plan.start_bytes) +
+                         " (a multiple of the " + std::to_string(sector) + "-byte sector)");
+  }
+  if (plan.end_bytes != end) {
+    plan.notes.push_back("range end rounded up to " + Bytes(plan.end_bytes) + " (a multiple of the " +
+                         std::to_string(sector) + "-byte sector)");
+  }
+  return plan.end_bytes - plan.start_bytes;
+}
+
+// A note on the default block size of `plan` over `range` bytes when it
+// gives noticeably fewer than kDefaultBlocks blocks.
+void NoteDefaultBlock(const SweepOptions& options, std::uint64_t range, SweepPlan& plan) {
+  const std::uint64_t per = options.quick ? kQuickSkip : 1;
+  const std::uint64_t blocks = (range + plan.block_bytes - 1) / plan.block_bytes / per;
+  if (blocks < kDefaultBlocks * 9 / 10) {
+    const std::string each =
+        options.expected_mb_per_s > 0
+            ? ", about " +
+                  std::to_string(std::llround(static_cast<double>(plan.block_bytes) /
+                                              (options.expected_mb_per_s * 1e3))) +
+                  " ms each at the start's " + FormatFixed1(options.expected_mb_per_s) + " MB/s"
+            : "";
+    plan.notes.push_back("default block size " + Binary(plan.block_bytes) + " (" +
+                         std::to_string(blocks) + " blocks" + each +
+                         "): each block is timed on its own, the reads in flight drained at "
+                         "its end; --block-size for more, shorter blocks");
+  }
+}
+
+// The default chunk size for blocks of `block_bytes`: the device's preferred
+// read if it divides the block (so no block ends in a short read), else the
+// largest power of two below it that does; blocks of at least 1 MiB are
+// whole MiB, so 1 MiB always does.
+std::uint64_t DefaultChunkBytes(const DeviceInfo& device, std::uint64_t block_bytes) {
+  for (std::uint64_t c = PreferredChunk(device); c > kDefaultChunkBytes; c /= 2) {
+    if (block_bytes % c == 0) return c;
+  }
+  return std::min(kDefaultChunkBytes, block_bytes);
+}
+
+// Completions of reads in flight can come in bursts (a virtual disk's
+// host, FUSE, a controller's cache, a blkio throttle's time slices): when
+// more than a block is in flight the queue is not drained per block
+// (BlockTimingOf), a burst's time is shared by its bytes, and a block's
+// rate is only as fine as the bytes completed together, up to the bytes in
+// flight (the average stays exact). Seen: on a virtio disk at 64 MiB in
+// flight, 4 MiB blocks spread 0.3x-1.6x of their median (1st-99th
+// percentile), 64 MiB blocks 0.8x-1.2x; on the zoned FUSE fixture at 64
+// reads of 1 MiB, zone edges blurred over 13 blocks of 4 MiB; on a loop
+// behind a 40 MB/s blkio throttle, 8 reads of 1 MiB in 1 MiB blocks read
+// 9.7-3519 MB/s. So a read plan that is not drained per block gets a note.
+void NoteBlur(SweepPlan& plan) {
+  const BlockTiming timing = BlockTimingOf(plan);
+  if (!plan.write && !timing.drained_per_block) {
+    const std::uint64_t in_flight = timing.bytes_in_flight;
+    plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " + Binary(plan.chunk_bytes) +
+                         " in flight (" + Binary(in_flight) + ") span " +
+                         std::to_string((in_flight + plan.block_bytes - 1) / plan.block_bytes) +
+                         " blocks of " + Binary(plan.block_bytes) +
+                         ": a device that completes reads in bursts blurs the per-block rates "
+                         "over up to " + Binary(in_flight) + " (the average is exact); --block-size " +
+                         std::to_string((in_flight + kMiB - 1) / kMiB) +
+                         "M or more, or --queue-depth 1, for a sharp curve");
+  }
+}
+
 }  // namespace
 
 BlockTiming BlockTimingOf(const SweepPlan& plan) {
@@ -411,27 +496,7 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   if (options.quick && options.skip > 1) {
     throw Error("--quick and --skip both choose which blocks to read: give only one");
   }
-  const std::uint64_t end = options.end_bytes.value_or(size);
-  if (end > size) {
-    throw Error("range end " + Bytes(end) + " is beyond the end of " + device.path + " (" +
-                FormatBytes(size) + ")");
-  }
-  if (options.start_bytes >= end) {
-    throw Error(options.start_bytes > end
-                    ? "range start " + Bytes(options.start_bytes) + " is after its end " + Bytes(end)
-                    : "range is empty: start and end are both at " + Bytes(end));
-  }
-  plan.start_bytes = RoundDown(options.start_bytes, sector);
-  plan.end_bytes = end == size ? size : RoundUp(end, sector);
-  if (plan.start_bytes != options.start_bytes) {
-    plan.notes.push_back("range start rounded down to " + Bytes(plan.start_bytes) +
-                         " (a multiple of the " + std::to_string(sector) + "-byte sector)");
-  }
-  if (plan.end_bytes != end) {
-    plan.notes.push_back("range end rounded up to " + Bytes(plan.end_bytes) + " (a multiple of the " +
-                         std::to_string(sector) + "-byte sector)");
-  }
-  const std::uint64_t range = plan.end_bytes - plan.start_bytes;
+  const std::uint64_t range = PlanRange(device, options, plan);
 
   if (options.chunk_bytes != 0) {
     plan.chunk_bytes = RoundToSector(options.chunk_bytes, sector, "chunk size", plan.notes);
@@ -458,34 +523,9 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     }
   } else {
     plan.block_bytes = DefaultBlockBytes(device, options, plan, range);
-    const std::uint64_t per = options.quick ? kQuickSkip : 1;
-    const std::uint64_t blocks = (range + plan.block_bytes - 1) / plan.block_bytes / per;
-    if (blocks < kDefaultBlocks * 9 / 10) {
-      const std::string each =
-          options.expected_mb_per_s > 0
-              ? ", about " +
-                    std::to_string(std::llround(static_cast<double>(plan.block_bytes) /
-                                                (options.expected_mb_per_s * 1e3))) +
-                    " ms each at the start's " + FormatFixed1(options.expected_mb_per_s) + " MB/s"
-              : "";
-      plan.notes.push_back("default block size " + Binary(plan.block_bytes) + " (" +
-                           std::to_string(blocks) + " blocks" + each +
-                           "): each block is timed on its own, the reads in flight drained at "
-                           "its end; --block-size for more, shorter blocks");
-    }
+    NoteDefaultBlock(options, range, plan);
   }
-  if (plan.chunk_bytes == 0) {
-    // The device's preferred read if it divides the block (so no block ends
-    // in a short read), else the largest power of two below it that does;
-    // blocks of at least 1 MiB are whole MiB, so 1 MiB always does.
-    plan.chunk_bytes = std::min(kDefaultChunkBytes, plan.block_bytes);
-    for (std::uint64_t c = PreferredChunk(device); c > kDefaultChunkBytes; c /= 2) {
-      if (plan.block_bytes % c == 0) {
-        plan.chunk_bytes = c;
-        break;
-      }
-    }
-  }
+  if (plan.chunk_bytes == 0) plan.chunk_bytes = DefaultChunkBytes(device, plan.block_bytes);
   if (plan.chunk_bytes > plan.block_bytes) {
     throw Error("chunk size " + FormatBytes(plan.chunk_bytes) + " is larger than the block size " +
                 FormatBytes(plan.block_bytes));
@@ -499,218 +539,44 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     plan.queue_depth = static_cast<std::uint32_t>(
         std::max<std::uint64_t>(1, plan.block_bytes / plan.chunk_bytes));
   }
-  // Completions of reads in flight can come in bursts (a virtual disk's
-  // host, FUSE, a controller's cache, a blkio throttle's time slices): when
-  // more than a block is in flight the queue is not drained per block
-  // (BlockTimingOf), a burst's time is shared by its bytes, and a block's
-  // rate is only as fine as the bytes completed together, up to the bytes in
-  // flight (the average stays exact). Seen: on a virtio disk at 64 MiB in
-  // flight, 4 MiB blocks spread 0.3x-1.6x of their median (1st-99th
-  // percentile), 64 MiB blocks 0.8x-1.2x; on the zoned FUSE fixture at 64
-  // reads of 1 MiB, zone edges blurred over 13 blocks of 4 MiB; on a loop
-  // behind a 40 MB/s blkio throttle, 8 reads of 1 MiB in 1 MiB blocks read
-  // 9.7-3519 MB/s.
-  const BlockTiming timing = BlockTimingOf(plan);
-  if (!plan.write && !timing.drained_per_block) {
-    const std::uint64_t in_flight = timing.bytes_in_flight;
-    plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " + Binary(plan.chunk_bytes) +
-                         " in flight (" + Binary(in_flight) + ") span " +
-                         std::to_string((in_flight + plan.block_bytes - 1) / plan.block_bytes) +
-                         " blocks of " + Binary(plan.block_bytes) +
-                         ": a device that completes reads in bursts blurs the per-block rates "
-                         "over up to " + Binary(in_flight) + " (the average is exact); --block-size " +
-                         std::to_string((in_flight + kMiB - 1) / kMiB) +
-                         "M or more, or --queue-depth 1, for a sharp curve");
-  }
+  NoteBlur(plan);
   const std::uint64_t slots = (range + plan.block_bytes - 1) / plan.block_bytes;
   plan.block_count = (slots + plan.skip - 1) / plan.skip;
   return plan;
 }
 
-SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
-                     const std::atomic<bool>* stop_requested, const ResumePoint* resume) {
-  const SweepPlan& plan = run.plan;
-  const std::uint32_t passes = plan.passes;
-  const std::uint32_t sector = device.info().sector_bytes;
-  const std::size_t alignment = std::max<std::size_t>(4096, sector);
-  // For the warm-up, retries and bisection (one read at a time).
-  AlignedBuffer buffer(plan.chunk_bytes, alignment);
-  if (plan.write) FillWritePattern(buffer.span(plan.chunk_bytes));  // write mode never reads into it
-  const std::unique_ptr<ReadQueue> queue =
-      plan.write ? MakeSyncQueue(device, plan.chunk_bytes, true)
-                 : plan.engine == "io_uring" ? device.OpenReadQueue(plan.queue_depth, plan.chunk_bytes)
-                                             : MakeSyncQueue(device, plan.chunk_bytes, false);
-  if (plan.write) FillWritePattern(queue->Buffer(0));
-  // Per-block rates of every pass (MB/s; NaN = no clean read in that pass),
-  // block-major: the only per-block history kept. Float (7 significant
-  // digits, far finer than any timing): 20 M blocks x 1 pass is 80 MB.
-  std::vector<float> rates(plan.block_count * passes, std::numeric_limits<float>::quiet_NaN());
+namespace {
 
-  SweepResult result;
-  const auto stopping = [&] {
-    return stop_requested != nullptr && stop_requested->load(std::memory_order_relaxed);
-  };
-  const auto fail = [&](SweepStatus status, std::uint64_t offset, std::error_code ec) {
-    result.status = status;
-    result.error_offset_bytes = offset;
-    result.error = ec;
-  };
-  SlowDetector slow(plan.slow_factor);
-  const auto report_slow = [&](const std::optional<SlowRegion>& region) {
-    if (!region) return;
-    result.slow_regions.push_back(*region);
-    sink.OnSlowRegion(*region);
-  };
+// One RunSweep: the sweep's state, shared by its steps (the member
+// functions), from the buffers to the result. Run() it once.
+//
+// The read pipeline (ReadPass). Chunks are submitted in offset order while a
+// slot is free; completions come back in any order, in batches (reads the
+// queue reports finished together). When the bytes in flight fit in a block
+// (drain_: BlockTimingOf(plan).drained_per_block), a block's chunks are only
+// submitted once the block before it is finished, and its time is its first
+// submission to its last completion: exact whatever the device's bursts.
+// Otherwise (a forced shape) chunks are submitted across block boundaries and
+// time is attributed per batch: the interval since the previous batch (or
+// since the earliest submission in the batch, when the device was idle) is
+// shared among the batch's chunks by their bytes, and a block's time is
+// the sum of its chunks' shares: consecutive blocks' times add up to the
+// pass's busy time. Blocks are finished (timed, reported) in order once
+// all their chunks are in. A failed chunk stops submission
+// until the queue has drained; it is then retried and mapped
+// (RecoverChunk), its time going to its block. Everything is sized once
+// (in the constructor): nothing is allocated per chunk.
+class SweepRunner {
+ public:
+  SweepRunner(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
+              const std::atomic<bool>* stop_requested, const ResumePoint* resume);
+  SweepRunner(const SweepRunner&) = delete;
+  SweepRunner& operator=(const SweepRunner&) = delete;
 
-  sink.OnStart(run);
-  const auto wall_start = clock.Now();
-  const auto cpu_start = clock.ProcessCpuTime();
-  const auto storage_start = clock.StorageReadBytes();
-  const auto system_start = clock.SystemCpuTicks();
+  // The whole sweep (see RunSweep in sweep.h).
+  SweepResult Run();
 
-  // Where reading starts: the beginning, or where a partial run stopped.
-  const std::uint32_t start_pass = resume != nullptr ? resume->pass : 0;
-  const std::uint64_t start_block = resume != nullptr ? resume->block : 0;
-  assert(start_pass < passes && start_block < plan.block_count);
-
-  if (plan.warmup) {
-    // Untimed: lets a disk spin up and seek, an optical drive reach speed. A
-    // failure here is left for the timed read of the same chunk to handle.
-    const std::uint64_t at = plan.BlockOffset(start_block);
-    const std::uint64_t n = std::min(plan.chunk_bytes, plan.BlockLength(start_block));
-    (void)(plan.write ? device.WriteAt(at, buffer.span(n)) : device.ReadAt(at, buffer.span(n)));
-  }
-
-  // The partial run's findings and samples, replayed.
-  std::vector<PassSummary> prior(passes);
-  if (resume != nullptr) {
-    for (const UnreadableRange& u : resume->unreadable) {
-      if (AddUnreadable(result.unreadable, u)) sink.OnUnreadable(u);
-    }
-    for (const SlowRegion& r : resume->slow_regions) {
-      result.slow_regions.push_back(r);
-      sink.OnSlowRegion(r);
-    }
-    for (const Sample& x : resume->samples) {
-      rates[x.block_index * passes + x.pass] = static_cast<float>(MbPerS(x.length_bytes, x.elapsed));
-      prior[x.pass].bytes += x.length_bytes;
-      prior[x.pass].read_time += x.elapsed;
-      sink.OnSample(x);
-    }
-  }
-
-  std::uint32_t pass = start_pass;
-  std::uint64_t block = 0;  // the first block without a sample in `pass`
-  std::uint64_t emitted = 0;
-  const auto emit_block = [&](std::uint64_t i, std::uint32_t count) {
-    std::array<double, 64> small{};
-    std::vector<double> large;
-    std::span<double> values;
-    if (count <= small.size()) {
-      values = std::span<double>(small.data(), count);
-    } else {
-      large.resize(count);
-      values = large;
-    }
-    std::size_t clean = 0;
-    for (std::uint32_t p = 0; p < count; ++p) {
-      const double r = rates[i * passes + p];
-      if (!std::isnan(r)) values[clean++] = r;
-    }
-    BlockResult b;
-    b.index = i;
-    b.offset_bytes = plan.BlockOffset(i);
-    b.length_bytes = plan.BlockLength(i);
-    b.unreadable_bytes = OverlapBytes(result.unreadable, b.offset_bytes, b.length_bytes);
-    if (clean > 0) {
-      const RateStats s = Summarize(values.first(clean));
-      b.passes = s.count;
-      b.mb_per_s = s.median;
-      b.mean_mb_per_s = s.mean;
-      b.min_mb_per_s = s.min;
-      b.max_mb_per_s = s.max;
-      b.stddev_mb_per_s = s.stddev;
-      b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
-      if (result.blocks_measured == 0 || b.mb_per_s < result.min_mb_per_s) result.min_mb_per_s = b.mb_per_s;
-      if (result.blocks_measured == 0 || b.mb_per_s > result.max_mb_per_s) result.max_mb_per_s = b.mb_per_s;
-      ++result.blocks_measured;
-    } else if (b.unreadable_bytes == 0) {
-      return;  // never read (cannot happen for a block that was attempted)
-    }
-    sink.OnBlock(b);
-  };
-
-  // A chunk whose read failed with `ec`: checks the device, retries once and
-  // maps the unreadable sectors. Returns false when the sweep must end
-  // (status set). `clean` becomes false when the chunk held unreadable data.
-  const auto recover_chunk = [&](std::uint64_t pos, std::uint64_t n, std::error_code ec,
-                                 bool& clean) {
-    if (plan.write) {  // write mode: the first failing write ends the sweep
-      fail(IsGone(ec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, ec);
-      return false;
-    }
-    if (!IsGone(ec)) {
-      if (const std::error_code gone = device.CheckPresent()) ec = gone;
-    }
-    if (IsGone(ec)) {
-      fail(SweepStatus::kDeviceGone, pos, ec);
-      return false;
-    }
-    if (plan.stop_on_error) {
-      fail(SweepStatus::kReadError, pos, ec);
-      return false;
-    }
-    ec = device.ReadAt(pos, buffer.span(n));  // one retry
-    if (!ec) return true;
-    if (IsGone(ec)) {
-      fail(SweepStatus::kDeviceGone, pos, ec);
-      return false;
-    }
-    clean = false;
-    Bisector bisect{device, buffer, clock, sector, pass, kBisectReads,
-                    clock.Now() + kBisectTime, {}, {}, {}};
-    if (const std::error_code gone = bisect.Run(pos, n, ec)) {
-      fail(SweepStatus::kDeviceGone, pos, gone);
-      return false;
-    }
-    for (const UnreadableRange& range : bisect.found) {
-      if (AddUnreadable(result.unreadable, range)) sink.OnUnreadable(range);
-    }
-    return true;
-  };
-
-  // Passes the partial run completed.
-  for (std::uint32_t p = 0; p < start_pass; ++p) {
-    PassSummary summary = prior[p];
-    summary.pass = p;
-    summary.complete = true;
-    summary.mb_per_s = MbPerS(summary.bytes, summary.read_time);
-    result.bytes_read += summary.bytes;
-    result.read_time += summary.read_time;
-    result.passes.push_back(summary);
-    sink.OnPassDone(summary);
-  }
-  // In the last pass, the blocks the partial run finished are final.
-  if (start_pass + 1 == passes) {
-    for (std::uint64_t i = 0; i < start_block; ++i) emit_block(i, passes);
-  }
-
-  // The read pipeline. Chunks are submitted in offset order while a slot is
-  // free; completions come back in any order, in batches (reads the queue
-  // reports finished together). When the bytes in flight fit in a block
-  // (timing.drained_per_block), a block's chunks are only submitted once the
-  // block before it is finished, and its time is its first submission to
-  // its last completion: exact whatever the device's bursts. Otherwise
-  // (a forced shape) chunks are submitted across block boundaries and time
-  // is attributed per batch: the interval since the previous batch (or
-  // since the earliest submission in the batch, when the device was idle) is
-  // shared among the batch's chunks by their bytes, and a block's time is
-  // the sum of its chunks' shares: consecutive blocks' times add up to the
-  // pass's busy time. Blocks are finished (timed, reported) in order once
-  // all their chunks are in. A failed chunk stops submission
-  // until the queue has drained; it is then retried and mapped
-  // (recover_chunk), its time going to its block. Everything is sized once:
-  // nothing is allocated per chunk.
+ private:
   using Nanos = std::chrono::nanoseconds;
   struct ChunkInFlight {
     std::uint64_t block = 0;
@@ -726,186 +592,484 @@ SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSin
     Nanos last_done{0};  // its last chunk's completion
     bool clean = true;
   };
-  const bool drain = BlockTimingOf(plan).drained_per_block;
-  const std::uint32_t depth = queue->depth();
+
+  bool Stopping() const {
+    return stop_requested_ != nullptr && stop_requested_->load(std::memory_order_relaxed);
+  }
+  void Fail(SweepStatus status, std::uint64_t offset, std::error_code ec) {
+    result_.status = status;
+    result_.error_offset_bytes = offset;
+    result_.error = ec;
+  }
+  void ReportSlow(const std::optional<SlowRegion>& region) {
+    if (!region) return;
+    result_.slow_regions.push_back(*region);
+    sink_.OnSlowRegion(*region);
+  }
+
+  void WarmUp();
+  void ReplayPartialRun();
+  void ReportResumedPasses();
+  void EmitBlock(std::uint64_t i, std::uint32_t count);
+  bool RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_code ec, bool& clean);
+  bool ReadPass();
+  void StartPass();
+  void SubmitChunks();
+  void CompleteBatch();
+  bool RecoverFailures();
+  // A chunk read (or recovered) cleanly in `share`, found at `at` in an
+  // interval of `wait` (the floor of the slow test applies to the wait).
+  // Defined here, inline: it runs for every chunk.
+  void ChunkDone(const ChunkInFlight& c, Nanos share, Nanos wait, Nanos at) {
+    BlockInFlight& b = blocks_[c.block % window_];
+    --b.chunks_left;
+    b.busy += share;
+    b.last_done = std::max(b.last_done, at);
+    ReportSlow(slow_.Add(c.offset_bytes, c.length_bytes, share, wait, pass_));
+  }
+  void FinishBlocks();
+  bool EndPass();
+  void EmitStoppedBlocks();
+  void Finish();
+
+  Device& device_;
+  const RunInfo& run_;
+  const SweepPlan& plan_;
+  Clock& clock_;
+  SampleSink& sink_;
+  const std::atomic<bool>* const stop_requested_;
+  const ResumePoint* const resume_;
+  const std::uint32_t passes_;
+  const std::uint32_t sector_;
+  // For the warm-up, retries and bisection (one read at a time).
+  AlignedBuffer buffer_;
+  const std::unique_ptr<ReadQueue> queue_;
+  // Per-block rates of every pass (MB/s; NaN = no clean read in that pass),
+  // block-major: the only per-block history kept. Float (7 significant
+  // digits, far finer than any timing): 20 M blocks x 1 pass is 80 MB.
+  std::vector<float> rates_;
+  SweepResult result_;
+  SlowDetector slow_;
+
+  // Taken at the start, for the result's totals.
+  Nanos wall_start_{0};
+  Nanos cpu_start_{0};
+  std::optional<std::uint64_t> storage_start_;
+  std::optional<Clock::SystemCpu> system_start_;
+
+  // Where reading starts: the beginning, or where a partial run stopped.
+  const std::uint32_t start_pass_;
+  const std::uint64_t start_block_;
+  // The partial run's bytes and time per pass.
+  std::vector<PassSummary> prior_;
+  std::uint32_t pass_;
+  std::uint64_t block_ = 0;  // the first block without a sample in `pass_`
+  std::uint64_t emitted_ = 0;
+
+  // The read pipeline, sized once.
+  const bool drain_;
+  const std::uint32_t depth_;
   // Unfinished blocks at most: a slow front block holds back the others.
-  const std::uint64_t window = depth + 2;
-  std::vector<ChunkInFlight> slots(depth);
-  std::vector<std::uint32_t> free_slots;
-  free_slots.reserve(depth);
-  std::vector<ChunkInFlight> failures;
-  failures.reserve(depth);
-  std::vector<BlockInFlight> blocks(window);
-  std::vector<ReadQueue::Completion> batch(depth);
+  const std::uint64_t window_;
+  std::vector<ChunkInFlight> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<ChunkInFlight> failures_;
+  std::vector<BlockInFlight> blocks_;
+  std::vector<ReadQueue::Completion> batch_;
 
-  for (; pass < passes && result.status == SweepStatus::kComplete; ++pass) {
-    const bool resuming = pass == start_pass && start_block > 0;
-    // Also before a resumed pass: the warm-up moved the head, as between passes.
-    (void)device.PreparePass();  // advisory (page-cache drop); a failure is not a read error
-    slow.Restart();
-    PassSummary summary = prior[pass];
-    summary.pass = pass;
-    free_slots.clear();
-    for (std::uint32_t i = depth; i-- > 0;) free_slots.push_back(i);
-    std::uint64_t next_block = resuming ? start_block : 0;  // being submitted
-    std::uint64_t next_pos = next_block < plan.block_count ? plan.BlockOffset(next_block) : 0;
-    block = next_block;  // the first unfinished block
-    std::uint32_t in_flight = 0;
-    bool halt = false;         // no more submissions this pass
-    Nanos last_completion{0};  // when the previous batch came in
+  // The pass being read.
+  PassSummary summary_;
+  std::uint64_t next_block_ = 0;  // being submitted
+  std::uint64_t next_pos_ = 0;
+  std::uint32_t in_flight_ = 0;
+  bool halt_ = false;         // no more submissions this pass
+  Nanos last_completion_{0};  // when the previous batch came in
+};
 
-    const auto finish_blocks = [&] {
-      while (block < next_block || (block == next_block && next_pos > plan.BlockOffset(block))) {
-        const BlockInFlight& b = blocks[block % window];
-        if (b.chunks_left != 0) return;
-        const std::uint64_t offset = plan.BlockOffset(block);
-        const std::uint64_t length = plan.BlockLength(block);
-        if (b.clean) {
-          const Nanos elapsed = drain ? b.last_done - b.first_submit : b.busy;
-          rates[block * passes + pass] = static_cast<float>(MbPerS(length, elapsed));
-          summary.bytes += length;
-          summary.read_time += elapsed;
-          sink.OnSample({pass, block, offset, length, elapsed, b.first_submit});
-        }
-        if (pass + 1 == passes) emit_block(block, passes);
-        ++block;
-      }
-    };
-    // A chunk read (or recovered) cleanly in `share`, found at `at` in an
-    // interval of `wait` (the floor of the slow test applies to the wait).
-    const auto chunk_done = [&](const ChunkInFlight& c, Nanos share, Nanos wait, Nanos at) {
-      BlockInFlight& b = blocks[c.block % window];
-      --b.chunks_left;
-      b.busy += share;
-      b.last_done = std::max(b.last_done, at);
-      report_slow(slow.Add(c.offset_bytes, c.length_bytes, share, wait, pass));
-    };
+SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
+                         const std::atomic<bool>* stop_requested, const ResumePoint* resume)
+    : device_(device),
+      run_(run),
+      plan_(run.plan),
+      clock_(clock),
+      sink_(sink),
+      stop_requested_(stop_requested),
+      resume_(resume),
+      passes_(plan_.passes),
+      sector_(device.info().sector_bytes),
+      buffer_(plan_.chunk_bytes, std::max<std::size_t>(4096, sector_)),
+      queue_(plan_.write ? MakeSyncQueue(device, plan_.chunk_bytes, true)
+             : plan_.engine == "io_uring"
+                 ? device.OpenReadQueue(plan_.queue_depth, plan_.chunk_bytes)
+                 : MakeSyncQueue(device, plan_.chunk_bytes, false)),
+      rates_(plan_.block_count * passes_, std::numeric_limits<float>::quiet_NaN()),
+      slow_(plan_.slow_factor),
+      start_pass_(resume != nullptr ? resume->pass : 0),
+      start_block_(resume != nullptr ? resume->block : 0),
+      prior_(passes_),
+      pass_(start_pass_),
+      drain_(BlockTimingOf(plan_).drained_per_block),
+      depth_(queue_->depth()),
+      window_(depth_ + 2),
+      slots_(depth_),
+      blocks_(window_),
+      batch_(depth_) {
+  assert(start_pass_ < passes_ && start_block_ < plan_.block_count);
+  if (plan_.write) {  // write mode never reads into them
+    FillWritePattern(buffer_.span(plan_.chunk_bytes));
+    FillWritePattern(queue_->Buffer(0));
+  }
+  free_slots_.reserve(depth_);
+  failures_.reserve(depth_);
+}
 
-    for (;;) {
-      while (!halt && failures.empty() && in_flight < depth && next_block < plan.block_count &&
-             next_block < block + window - 1 && (!drain || next_block == block)) {
-        if (stopping()) {
-          result.status = SweepStatus::kInterrupted;
-          halt = true;
-          break;
-        }
-        const std::uint64_t offset = plan.BlockOffset(next_block);
-        const std::uint64_t end = offset + plan.BlockLength(next_block);
-        const Nanos now = clock.Now();
-        if (next_pos == offset) {
-          blocks[next_block % window] = {(end - offset + plan.chunk_bytes - 1) / plan.chunk_bytes,
-                                         now, Nanos{0}, now, true};
-        }
-        const std::uint64_t n = std::min(plan.chunk_bytes, end - next_pos);
-        const std::uint32_t slot = free_slots.back();
-        free_slots.pop_back();
-        slots[slot] = {next_block, next_pos, n, now, {}};
-        queue->Submit(slot, next_pos, n);
-        ++in_flight;
-        next_pos += n;
-        if (next_pos == end && ++next_block < plan.block_count) next_pos = plan.BlockOffset(next_block);
-      }
-      if (in_flight == 0) {
-        if (failures.empty()) break;  // the pass is read, or it stopped
-        // The queue is empty: recover the failed chunks in offset order.
-        std::sort(failures.begin(), failures.end(),
-                  [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
-        for (const ChunkInFlight& f : failures) {
-          const Nanos t0 = clock.Now();
-          bool chunk_clean = true;
-          if (!recover_chunk(f.offset_bytes, f.length_bytes, f.error, chunk_clean)) {
-            halt = true;
-            break;
-          }
-          const Nanos t = clock.Now();
-          // Its failed read's time was its share of that batch.
-          BlockInFlight& b = blocks[f.block % window];
-          if (chunk_clean) {
-            chunk_done(f, t - t0, t - t0, t);
-          } else {
-            --b.chunks_left;
-            b.last_done = std::max(b.last_done, t);
-            b.clean = false;
-            report_slow(slow.Close());
-          }
-          last_completion = t;
-        }
-        failures.clear();
-        if (halt) break;
-        finish_blocks();
-        if (stopping() && result.status == SweepStatus::kComplete) {
-          result.status = SweepStatus::kInterrupted;
-          halt = true;
-        }
-        continue;
-      }
-      const std::size_t got = queue->Wait(batch);
-      const Nanos t = clock.Now();
-      Nanos interval_start = t;
-      std::uint64_t batch_bytes = 0;
-      for (std::size_t i = 0; i < got; ++i) {
-        const ChunkInFlight& c = slots[batch[i].slot];
-        interval_start = std::min(interval_start, c.submitted);
-        batch_bytes += c.length_bytes;
-      }
-      interval_start = std::max(interval_start, last_completion);
-      last_completion = t;
-      const Nanos wait = t - interval_start;
-      for (std::size_t i = 0; i < got; ++i) {
-        const ReadQueue::Completion& done = batch[i];
-        --in_flight;
-        free_slots.push_back(done.slot);
-        ChunkInFlight& chunk = slots[done.slot];
-        const Nanos share{static_cast<std::int64_t>(
-            static_cast<double>(wait.count()) * static_cast<double>(chunk.length_bytes) /
-            static_cast<double>(batch_bytes))};
-        if (!done.error) {
-          chunk_done(chunk, share, wait, t);
-          continue;
-        }
-        // Handled once the queue is empty, lowest offset first: a device
-        // that went away, or a failed write, ends the sweep there.
-        chunk.error = done.error;
-        failures.push_back(chunk);
-        blocks[chunk.block % window].busy += share;
-        blocks[chunk.block % window].last_done = t;
-      }
-      finish_blocks();
-    }
-    report_slow(slow.Close());
-    summary.complete = block == plan.block_count;
+SweepResult SweepRunner::Run() {
+  sink_.OnStart(run_);
+  wall_start_ = clock_.Now();
+  cpu_start_ = clock_.ProcessCpuTime();
+  storage_start_ = clock_.StorageReadBytes();
+  system_start_ = clock_.SystemCpuTicks();
+  WarmUp();
+  ReplayPartialRun();
+  ReportResumedPasses();
+  for (; pass_ < passes_ && result_.status == SweepStatus::kComplete; ++pass_) {
+    if (!ReadPass()) break;
+  }
+  if (result_.status != SweepStatus::kComplete) EmitStoppedBlocks();
+  Finish();
+  return std::move(result_);
+}
+
+// Untimed: lets a disk spin up and seek, an optical drive reach speed. A
+// failure here is left for the timed read of the same chunk to handle.
+void SweepRunner::WarmUp() {
+  if (!plan_.warmup) return;
+  const std::uint64_t at = plan_.BlockOffset(start_block_);
+  const std::uint64_t n = std::min(plan_.chunk_bytes, plan_.BlockLength(start_block_));
+  (void)(plan_.write ? device_.WriteAt(at, buffer_.span(n)) : device_.ReadAt(at, buffer_.span(n)));
+}
+
+// The partial run's findings and samples, replayed.
+void SweepRunner::ReplayPartialRun() {
+  if (resume_ == nullptr) return;
+  for (const UnreadableRange& u : resume_->unreadable) {
+    if (AddUnreadable(result_.unreadable, u)) sink_.OnUnreadable(u);
+  }
+  for (const SlowRegion& r : resume_->slow_regions) {
+    result_.slow_regions.push_back(r);
+    sink_.OnSlowRegion(r);
+  }
+  for (const Sample& x : resume_->samples) {
+    rates_[x.block_index * passes_ + x.pass] =
+        static_cast<float>(MbPerS(x.length_bytes, x.elapsed));
+    prior_[x.pass].bytes += x.length_bytes;
+    prior_[x.pass].read_time += x.elapsed;
+    sink_.OnSample(x);
+  }
+}
+
+// The passes the partial run completed and, in the last pass, the blocks it
+// finished (final).
+void SweepRunner::ReportResumedPasses() {
+  for (std::uint32_t p = 0; p < start_pass_; ++p) {
+    PassSummary summary = prior_[p];
+    summary.pass = p;
+    summary.complete = true;
     summary.mb_per_s = MbPerS(summary.bytes, summary.read_time);
-    result.bytes_read += summary.bytes;
-    result.read_time += summary.read_time;
-    if (summary.bytes > 0 || summary.complete) {
-      result.passes.push_back(summary);
-      sink.OnPassDone(summary);
-    }
-    emitted = pass + 1 == passes ? block : 0;
-    if (!summary.complete) break;
+    result_.bytes_read += summary.bytes;
+    result_.read_time += summary.read_time;
+    result_.passes.push_back(summary);
+    sink_.OnPassDone(summary);
   }
-  if (result.status != SweepStatus::kComplete) {
-    // Stopped early in `pass` at `block`: blocks before it have pass+1
-    // samples, the rest have pass samples. Report every block measured at
-    // least once, in order, each once.
-    for (std::uint64_t i = emitted; i < plan.block_count; ++i) {
-      const std::uint32_t count = i < block ? pass + 1 : pass;
-      if (count > 0) emit_block(i, count);
-    }
+  if (start_pass_ + 1 == passes_) {
+    for (std::uint64_t i = 0; i < start_block_; ++i) EmitBlock(i, passes_);
   }
+}
 
-  const auto wall = clock.Now() - wall_start;
-  result.wall_seconds = static_cast<double>(wall.count()) * 1e-9;
-  result.avg_mb_per_s = MbPerS(result.bytes_read, result.read_time);
-  const auto cpu = clock.ProcessCpuTime() - cpu_start;
-  result.cpu_percent = wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) /
-                                              static_cast<double>(wall.count())
-                                        : 0;
-  result.system_busy_percent = SystemBusyPercent(system_start, clock.SystemCpuTicks());
-  const auto storage_end = clock.StorageReadBytes();
-  if (storage_start && storage_end) result.storage_read_bytes = *storage_end - *storage_start;
-  sink.OnFinish(result);
-  return result;
+// Reports block `i` from the rates of its first `count` passes.
+void SweepRunner::EmitBlock(std::uint64_t i, std::uint32_t count) {
+  std::array<double, 64> small{};
+  std::vector<double> large;
+  std::span<double> values;
+  if (count <= small.size()) {
+    values = std::span<double>(small.data(), count);
+  } else {
+    large.resize(count);
+    values = large;
+  }
+  std::size_t clean = 0;
+  for (std::uint32_t p = 0; p < count; ++p) {
+    const double r = static_cast<double>(rates_[i * passes_ + p]);
+    if (!std::isnan(r)) values[clean++] = r;
+  }
+  BlockResult b;
+  b.index = i;
+  b.offset_bytes = plan_.BlockOffset(i);
+  b.length_bytes = plan_.BlockLength(i);
+  b.unreadable_bytes = OverlapBytes(result_.unreadable, b.offset_bytes, b.length_bytes);
+  if (clean > 0) {
+    const RateStats s = Summarize(values.first(clean));
+    b.passes = s.count;
+    b.mb_per_s = s.median;
+    b.mean_mb_per_s = s.mean;
+    b.min_mb_per_s = s.min;
+    b.max_mb_per_s = s.max;
+    b.stddev_mb_per_s = s.stddev;
+    b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
+    if (result_.blocks_measured == 0 || b.mb_per_s < result_.min_mb_per_s) {
+      result_.min_mb_per_s = b.mb_per_s;
+    }
+    if (result_.blocks_measured == 0 || b.mb_per_s > result_.max_mb_per_s) {
+      result_.max_mb_per_s = b.mb_per_s;
+    }
+    ++result_.blocks_measured;
+  } else if (b.unreadable_bytes == 0) {
+    return;  // never read (cannot happen for a block that was attempted)
+  }
+  sink_.OnBlock(b);
+}
+
+// A chunk whose read failed with `ec`: checks the device, retries once and
+// maps the unreadable sectors. Returns false when the sweep must end
+// (status set). `clean` becomes false when the chunk held unreadable data.
+bool SweepRunner::RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_code ec,
+                               bool& clean) {
+  if (plan_.write) {  // write mode: the first failing write ends the sweep
+    Fail(IsGone(ec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, ec);
+    return false;
+  }
+  if (!IsGone(ec)) {
+    if (const std::error_code gone = device_.CheckPresent()) ec = gone;
+  }
+  if (IsGone(ec)) {
+    Fail(SweepStatus::kDeviceGone, pos, ec);
+    return false;
+  }
+  if (plan_.stop_on_error) {
+    Fail(SweepStatus::kReadError, pos, ec);
+    return false;
+  }
+  ec = device_.ReadAt(pos, buffer_.span(n));  // one retry
+  if (!ec) return true;
+  if (IsGone(ec)) {
+    Fail(SweepStatus::kDeviceGone, pos, ec);
+    return false;
+  }
+  clean = false;
+  Bisector bisect{device_, buffer_, clock_, sector_, pass_, kBisectReads,
+                  clock_.Now() + kBisectTime, {}, {}, {}};
+  if (const std::error_code gone = bisect.Run(pos, n, ec)) {
+    Fail(SweepStatus::kDeviceGone, pos, gone);
+    return false;
+  }
+  for (const UnreadableRange& range : bisect.found) {
+    if (AddUnreadable(result_.unreadable, range)) sink_.OnUnreadable(range);
+  }
+  return true;
+}
+
+// Reads pass `pass_` through the pipeline (see the class comment) from
+// where it starts. Returns false when the pass did not complete (the sweep
+// ends).
+bool SweepRunner::ReadPass() {
+  StartPass();
+  for (;;) {
+    SubmitChunks();
+    if (in_flight_ == 0) {
+      if (failures_.empty()) break;  // the pass is read, or it stopped
+      if (!RecoverFailures()) break;
+      continue;
+    }
+    CompleteBatch();
+  }
+  return EndPass();
+}
+
+void SweepRunner::StartPass() {
+  const bool resuming = pass_ == start_pass_ && start_block_ > 0;
+  // Also before a resumed pass: the warm-up moved the head, as between passes.
+  (void)device_.PreparePass();  // advisory (page-cache drop); a failure is not a read error
+  slow_.Restart();
+  summary_ = prior_[pass_];
+  summary_.pass = pass_;
+  free_slots_.clear();
+  for (std::uint32_t i = depth_; i-- > 0;) free_slots_.push_back(i);
+  next_block_ = resuming ? start_block_ : 0;
+  next_pos_ = next_block_ < plan_.block_count ? plan_.BlockOffset(next_block_) : 0;
+  block_ = next_block_;  // the first unfinished block
+  in_flight_ = 0;
+  halt_ = false;
+  last_completion_ = Nanos{0};
+}
+
+// Submits chunks in offset order while a slot is free, no failure waits, and
+// the block is inside the window (drained: only the first unfinished one).
+void SweepRunner::SubmitChunks() {
+  while (!halt_ && failures_.empty() && in_flight_ < depth_ && next_block_ < plan_.block_count &&
+         next_block_ < block_ + window_ - 1 && (!drain_ || next_block_ == block_)) {
+    if (Stopping()) {
+      result_.status = SweepStatus::kInterrupted;
+      halt_ = true;
+      break;
+    }
+    const std::uint64_t offset = plan_.BlockOffset(next_block_);
+    const std::uint64_t end = offset + plan_.BlockLength(next_block_);
+    const Nanos now = clock_.Now();
+    if (next_pos_ == offset) {
+      blocks_[next_block_ % window_] = {(end - offset + plan_.chunk_bytes - 1) / plan_.chunk_bytes,
+                                        now, Nanos{0}, now, true};
+    }
+    const std::uint64_t n = std::min(plan_.chunk_bytes, end - next_pos_);
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = {next_block_, next_pos_, n, now, {}};
+    queue_->Submit(slot, next_pos_, n);
+    ++in_flight_;
+    next_pos_ += n;
+    if (next_pos_ == end && ++next_block_ < plan_.block_count) {
+      next_pos_ = plan_.BlockOffset(next_block_);
+    }
+  }
+}
+
+// Waits for a batch of completions and shares its interval among its chunks
+// by their bytes; failed chunks wait in failures_.
+void SweepRunner::CompleteBatch() {
+  const std::size_t got = queue_->Wait(batch_);
+  const Nanos t = clock_.Now();
+  Nanos interval_start = t;
+  std::uint64_t batch_bytes = 0;
+  for (std::size_t i = 0; i < got; ++i) {
+    const ChunkInFlight& c = slots_[batch_[i].slot];
+    interval_start = std::min(interval_start, c.submitted);
+    batch_bytes += c.length_bytes;
+  }
+  interval_start = std::max(interval_start, last_completion_);
+  last_completion_ = t;
+  const Nanos wait = t - interval_start;
+  for (std::size_t i = 0; i < got; ++i) {
+    const ReadQueue::Completion& done = batch_[i];
+    --in_flight_;
+    free_slots_.push_back(done.slot);
+    ChunkInFlight& chunk = slots_[done.slot];
+    const Nanos share{static_cast<std::int64_t>(
+        static_cast<double>(wait.count()) * static_cast<double>(chunk.length_bytes) /
+        static_cast<double>(batch_bytes))};
+    if (!done.error) {
+      ChunkDone(chunk, share, wait, t);
+      continue;
+    }
+    // Handled once the queue is empty, lowest offset first: a device
+    // that went away, or a failed write, ends the sweep there.
+    chunk.error = done.error;
+    failures_.push_back(chunk);
+    blocks_[chunk.block % window_].busy += share;
+    blocks_[chunk.block % window_].last_done = t;
+  }
+  FinishBlocks();
+}
+
+// The queue is empty: recovers the failed chunks in offset order. Returns
+// false when the pass must end (the sweep stops, or it had stopped already).
+bool SweepRunner::RecoverFailures() {
+  std::sort(failures_.begin(), failures_.end(),
+            [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
+  for (const ChunkInFlight& f : failures_) {
+    const Nanos t0 = clock_.Now();
+    bool chunk_clean = true;
+    if (!RecoverChunk(f.offset_bytes, f.length_bytes, f.error, chunk_clean)) {
+      halt_ = true;
+      break;
+    }
+    const Nanos t = clock_.Now();
+    // Its failed read's time was its share of that batch.
+    BlockInFlight& b = blocks_[f.block % window_];
+    if (chunk_clean) {
+      ChunkDone(f, t - t0, t - t0, t);
+    } else {
+      --b.chunks_left;
+      b.last_done = std::max(b.last_done, t);
+      b.clean = false;
+      ReportSlow(slow_.Close());
+    }
+    last_completion_ = t;
+  }
+  failures_.clear();
+  if (halt_) return false;
+  FinishBlocks();
+  if (Stopping() && result_.status == SweepStatus::kComplete) {
+    result_.status = SweepStatus::kInterrupted;
+    halt_ = true;
+  }
+  return true;
+}
+
+// Finishes (times, reports) the blocks whose chunks are all in, in order.
+void SweepRunner::FinishBlocks() {
+  while (block_ < next_block_ ||
+         (block_ == next_block_ && next_pos_ > plan_.BlockOffset(block_))) {
+    const BlockInFlight& b = blocks_[block_ % window_];
+    if (b.chunks_left != 0) return;
+    const std::uint64_t offset = plan_.BlockOffset(block_);
+    const std::uint64_t length = plan_.BlockLength(block_);
+    if (b.clean) {
+      const Nanos elapsed = drain_ ? b.last_done - b.first_submit : b.busy;
+      rates_[block_ * passes_ + pass_] = static_cast<float>(MbPerS(length, elapsed));
+      summary_.bytes += length;
+      summary_.read_time += elapsed;
+      sink_.OnSample({pass_, block_, offset, length, elapsed, b.first_submit});
+    }
+    if (pass_ + 1 == passes_) EmitBlock(block_, passes_);
+    ++block_;
+  }
+}
+
+// Reports the pass. Returns whether it was complete.
+bool SweepRunner::EndPass() {
+  ReportSlow(slow_.Close());
+  summary_.complete = block_ == plan_.block_count;
+  summary_.mb_per_s = MbPerS(summary_.bytes, summary_.read_time);
+  result_.bytes_read += summary_.bytes;
+  result_.read_time += summary_.read_time;
+  if (summary_.bytes > 0 || summary_.complete) {
+    result_.passes.push_back(summary_);
+    sink_.OnPassDone(summary_);
+  }
+  emitted_ = pass_ + 1 == passes_ ? block_ : 0;
+  return summary_.complete;
+}
+
+// Stopped early in `pass_` at `block_`: blocks before it have pass_+1
+// samples, the rest have pass_ samples. Reports every block measured at
+// least once, in order, each once.
+void SweepRunner::EmitStoppedBlocks() {
+  for (std::uint64_t i = emitted_; i < plan_.block_count; ++i) {
+    const std::uint32_t count = i < block_ ? pass_ + 1 : pass_;
+    if (count > 0) EmitBlock(i, count);
+  }
+}
+
+// The result's totals, then sink.OnFinish().
+void SweepRunner::Finish() {
+  const auto wall = clock_.Now() - wall_start_;
+  result_.wall_seconds = static_cast<double>(wall.count()) * 1e-9;
+  result_.avg_mb_per_s = MbPerS(result_.bytes_read, result_.read_time);
+  const auto cpu = clock_.ProcessCpuTime() - cpu_start_;
+  result_.cpu_percent = wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) /
+                                               static_cast<double>(wall.count())
+                                         : 0;
+  result_.system_busy_percent = SystemBusyPercent(system_start_, clock_.SystemCpuTicks());
+  const auto storage_end = clock_.StorageReadBytes();
+  if (storage_start_ && storage_end) result_.storage_read_bytes = *storage_end - *storage_start_;
+  sink_.OnFinish(result_);
+}
+
+}  // namespace
+
+SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
+                     const std::atomic<bool>* stop_requested, const ResumePoint* resume) {
+  SweepRunner sweep(device, run, clock, sink, stop_requested, resume);
+  return sweep.Run();
 }
 
 }  // namespace zcav
