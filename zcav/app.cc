@@ -36,7 +36,6 @@
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/io/zone_report.h"
-#include "zcav/version.h"
 
 namespace zcav {
 namespace {
@@ -53,36 +52,10 @@ void KeepRecordedShape(const Profile& partial, SweepOptions& options) {
   }
 }
 
-}  // namespace
-
-int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
-                    const std::atomic<bool>& stop_requested) {
-  if (options.devices.size() > 1) return RunSeveralSweepsCommand(options, err, stop_requested);
-  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
-  VirtualClock virtual_clock;
-  SteadyClock steady_clock;
-  const std::unique_ptr<Device> device =
-      options.sweep.write ? OpenDeviceForWrite(options.device, options.create_bytes, virtual_clock)
-                          : OpenDevice(options.device, virtual_clock);
-  Clock& clock = IsSimulatedName(options.device) ? static_cast<Clock&>(virtual_clock)
-                                                 : static_cast<Clock&>(steady_clock);
-  RunInfo run;
-  run.device = device->info();
-  // The default block size follows a short estimate of the start's rate
-  // (WithStartRate); a resumed sweep keeps the shape its partial run had.
-  std::optional<Profile> partial;
-  SweepOptions sweep_options = options.sweep;
-  if (!options.resume_file.empty()) {
-    partial = ReadProfile(options.resume_file);
-    KeepRecordedShape(*partial, sweep_options);
-  } else {
-    sweep_options = WithStartRate(*device, clock, sweep_options, &stop_requested);
-  }
-  run.plan = PlanSweep(run.device, sweep_options);
-  run.version = ZCAV_VERSION;
-  run.command_line = options.command_line;
-  run.start_time_utc = UtcNow();
-
+// Says what a user should know before the sweep starts (O_DIRECT refused,
+// the device's and the plan's notes) and, for a write sweep, asks for
+// consent (write_confirm.h; throws Error when it is not given).
+void SayBeforeSweep(const CliOptions& options, const RunInfo& run, std::ostream& err) {
   if (!run.device.direct_io) {
     err << "zcav: warning: O_DIRECT refused for " << run.device.path
         << ": reading through the page cache, dropped before each pass; results may include "
@@ -96,24 +69,77 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
     ConfirmWrite(run.device, options.device,
                  isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, err);
   }
+}
 
-  std::unique_ptr<OutputFile> file;
-  // --resume: the partial result must belong to this sweep (checked before
-  // anything is written or read).
-  std::optional<ResumePoint> resume;
+// --resume: the partial result must belong to this sweep (checked before
+// anything is written or read). Nothing without --resume.
+std::optional<ResumePoint> ResumeFrom(const CliOptions& options,
+                                      const std::optional<Profile>& partial, const RunInfo& run,
+                                      std::ostream& err) {
+  if (options.resume_file.empty()) return std::nullopt;
+  std::optional<ResumePoint> resume = PrepareResume(*partial, run.plan, run.device);
+  if (!options.quiet) {
+    err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
+        << " samples kept, going on at pass " << resume->pass + 1 << ", block "
+        << resume->block << " of " << run.plan.block_count << "\n";
+  }
+  return resume;
+}
+
+// The result file options.output names; none for "-" (stdout).
+std::unique_ptr<OutputFile> OpenResultFile(const CliOptions& options) {
+  if (options.output == "-") return nullptr;
+  std::vector<std::string> inputs{options.device};
+  if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
+  return std::make_unique<OutputFile>(options.output, inputs);
+}
+
+// Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
+void PlotSweep(const CliOptions& options, const RunInfo& run, const SweepResult& result,
+               Curve points, Media media, ZoneAnalysis zones, std::ostream& err) {
+  PlotInput input;
+  Profile& p = input.profile;
+  p = SweepProfile(options.device, "sweep", run, result, std::move(points));
+  p.unreadable = result.unreadable;
+  p.slow_regions = result.slow_regions;
+  input.media = media;
+  input.zones = std::move(zones);
+  input.label = !options.labels.empty() ? options.labels.front()
+                : !p.device_model.empty() ? DefaultPlotLabel(p)
+                                          : options.device;
+  const std::string name = PlotNameFor(options.device);
+  WriteAndRender(PlotKind::kFalloff, {input}, options.plot_dir, name,
+                 {name + ".png", name + ".svg"}, options.quiet, err);
+}
+
+}  // namespace
+
+int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                    const std::atomic<bool>& stop_requested) {
+  if (options.devices.size() > 1) return RunSeveralSweepsCommand(options, err, stop_requested);
+  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  OpenedDevice d;
+  if (options.sweep.write) {
+    d.OpenForWrite(options.device, options.create_bytes);
+  } else {
+    d.Open(options.device);
+  }
+  const DeviceInfo info = d.device().info();
+  // The default block size follows a short estimate of the start's rate
+  // (WithStartRate); a resumed sweep keeps the shape its partial run had.
+  std::optional<Profile> partial;
+  SweepOptions sweep_options = options.sweep;
   if (!options.resume_file.empty()) {
-    resume = PrepareResume(*partial, run.plan, run.device);
-    if (!options.quiet) {
-      err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
-          << " samples kept, going on at pass " << resume->pass + 1 << ", block "
-          << resume->block << " of " << run.plan.block_count << "\n";
-    }
+    partial = ReadProfile(options.resume_file);
+    KeepRecordedShape(*partial, sweep_options);
+  } else {
+    sweep_options = WithStartRate(d.device(), d.clock(), sweep_options, &stop_requested);
   }
-  if (options.output != "-") {
-    std::vector<std::string> inputs{options.device};
-    if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
-    file = std::make_unique<OutputFile>(options.output, inputs);
-  }
+  const RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
+  SayBeforeSweep(options, run, err);
+
+  const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
+  const std::unique_ptr<OutputFile> file = OpenResultFile(options);
   std::ostream& result_stream = file ? file->stream() : out;
   const std::unique_ptr<SampleSink> writer =
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
@@ -121,7 +147,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   std::unique_ptr<ProgressSink> progress;
   if (!options.quiet) {
     // Progress is paced in real time, also for a simulated device.
-    progress = std::make_unique<ProgressSink>(err, steady_clock, isatty(STDERR_FILENO) == 1);
+    progress = std::make_unique<ProgressSink>(err, d.steady_clock(), isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
   }
   CurveSink curve;
@@ -138,7 +164,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   ZoneDetectingSink zones(origins, zone_options, media, transport);
   SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
   const SweepResult result =
-      RunSweep(*device, run, clock, sink, &stop_requested, resume ? &*resume : nullptr);
+      RunSweep(d.device(), run, d.clock(), sink, &stop_requested, resume ? &*resume : nullptr);
   if (file) file->Commit(result.partial());
   // The partial result this run completed is not needed any more.
   if (file && !result.partial() && options.resume_file == options.output + ".partial") {
@@ -147,35 +173,10 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
     err << FormatZoneTable(origins.analysis(), origins.context());
   }
-
   if (!options.plot_dir.empty() && !curve.points.empty()) {
-    PlotInput input;
-    Profile& p = input.profile;
-    p.source = options.device;
-    p.format = "sweep";
-    p.device_path = run.device.path;
-    p.device_bytes = run.device.size_bytes;
-    p.block_bytes = run.plan.block_bytes;
-    p.passes = run.plan.passes;
-    p.points = std::move(curve.points);
-    p.device_vendor = run.device.vendor;
-    p.device_model = run.device.model;
-    p.transport = run.device.transport;
-    p.link = run.device.link;
-    p.avg_mb_per_s = result.avg_mb_per_s;
-    p.cpu_percent = result.cpu_percent;
-    p.unreadable = result.unreadable;
-    p.slow_regions = result.slow_regions;
-    input.media = media;
-    input.zones = options.detect_zones ? origins.analysis() : ZoneAnalysis{};
-    input.label = !options.labels.empty() ? options.labels.front()
-                  : !p.device_model.empty() ? DefaultPlotLabel(p)
-                                            : options.device;
-    const std::string name = PlotNameFor(options.device);
-    WriteAndRender(PlotKind::kFalloff, {input}, options.plot_dir, name,
-                   {name + ".png", name + ".svg"}, options.quiet, err);
+    PlotSweep(options, run, result, std::move(curve.points), media,
+              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
   }
-
   return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
 }
 
@@ -314,20 +315,6 @@ void WriteResult(const CliOptions& options, std::ostream& out, const std::string
   file.Commit();
 }
 
-// Opens options.device; `virtual_clock` drives a simulated one.
-struct OpenedDevice {
-  VirtualClock virtual_clock;
-  SteadyClock steady_clock;
-  std::unique_ptr<Device> device;
-  Clock* clock = nullptr;
-};
-
-void Open(const CliOptions& options, OpenedDevice& d) {
-  d.device = OpenDevice(options.device, d.virtual_clock);
-  d.clock = IsSimulatedName(options.device) ? static_cast<Clock*>(&d.virtual_clock)
-                                            : static_cast<Clock*>(&d.steady_clock);
-}
-
 int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupted,
               const std::string& device, std::ostream& err) {
   if (error) {
@@ -343,8 +330,8 @@ int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupt
 int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                      const std::atomic<bool>& stop_requested) {
   OpenedDevice d;
-  Open(options, d);
-  const AccessResult r = MeasureAccess(*d.device, *d.clock, options.access, &stop_requested);
+  d.Open(options.device);
+  const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &stop_requested);
   std::string text;
   if (options.zones_format == "json") {
     Json samples = Json::array();
@@ -354,9 +341,9 @@ int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream&
                          {"ms", Finite(x.ms)}});
     }
     const Json doc = {
-        {"device", DeviceJson(d.device->info())},
+        {"device", DeviceJson(d.device().info())},
         {"access",
-         {{"read_bytes", RoundUp(options.access.read_bytes, d.device->info().sector_bytes)},
+         {{"read_bytes", RoundUp(options.access.read_bytes, d.device().info().sector_bytes)},
           {"count", r.samples.size()},
           {"mean_ms", Finite(r.mean_ms)},
           {"median_ms", Finite(r.median_ms)},
@@ -368,9 +355,9 @@ int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream&
         {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
-    text = "access time of " + d.device->info().path + ": " + std::to_string(r.samples.size()) +
+    text = "access time of " + d.device().info().path + ": " + std::to_string(r.samples.size()) +
            " random reads of " +
-           std::to_string(RoundUp(options.access.read_bytes, d.device->info().sector_bytes)) +
+           std::to_string(RoundUp(options.access.read_bytes, d.device().info().sector_bytes)) +
            " bytes\nmin " + Num(r.min_ms, 3) + "  mean " + Num(r.mean_ms, 3) + "  median " +
            Num(r.median_ms, 3) + "  p95 " + Num(r.p95_ms, 3) + "  max " + Num(r.max_ms, 3) +
            " ms (" + Num(r.cpu_percent, 1) + "% cpu)\n";
@@ -382,15 +369,15 @@ int RunAccessCommand(const CliOptions& options, std::ostream& out, std::ostream&
 int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
                     const std::atomic<bool>& stop_requested) {
   OpenedDevice d;
-  Open(options, d);
-  if (options.burst.region_bytes > d.device->info().size_bytes) {
+  d.Open(options.device);
+  if (options.burst.region_bytes > d.device().info().size_bytes) {
     throw Error("burst region " + FormatBytes(options.burst.region_bytes) + " is larger than " +
                 options.device);
   }
-  const BurstResult r = MeasureBurst(*d.device, *d.clock, options.burst, &stop_requested);
+  const BurstResult r = MeasureBurst(d.device(), d.clock(), options.burst, &stop_requested);
   std::string text;
   if (options.zones_format == "json") {
-    const Json doc = {{"device", DeviceJson(d.device->info())},
+    const Json doc = {{"device", DeviceJson(d.device().info())},
                       {"burst",
                        {{"region_bytes", options.burst.region_bytes},
                         {"repetitions", r.repetitions},
@@ -401,7 +388,7 @@ int RunBurstCommand(const CliOptions& options, std::ostream& out, std::ostream& 
                       {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
-    text = "burst rate of " + d.device->info().path + ": the first " +
+    text = "burst rate of " + d.device().info().path + ": the first " +
            FormatBytes(options.burst.region_bytes) + " read " + std::to_string(r.repetitions) +
            " times\nmin " + Num(r.min_mb_per_s, 2) + "  avg " + Num(r.avg_mb_per_s, 2) + "  max " +
            Num(r.max_mb_per_s, 2) + " MB/s (MB = 10^6 B; " + Num(r.cpu_percent, 1) + "% cpu)\n";

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "zcav/base/units.h"
+#include "zcav/version.h"
 
 namespace zcav {
 
@@ -23,6 +24,47 @@ std::string UtcNow() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+void OpenedDevice::Open(const std::string& name, SimBusSet* buses) {
+  device_ = OpenDevice(name, virtual_clock_, buses);
+  simulated_ = IsSimulatedName(name);
+}
+
+void OpenedDevice::OpenForWrite(const std::string& name,
+                                std::optional<std::uint64_t> create_bytes) {
+  device_ = OpenDeviceForWrite(name, create_bytes, virtual_clock_);
+  simulated_ = IsSimulatedName(name);
+}
+
+RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
+                   const std::string& command_line) {
+  RunInfo run;
+  run.device = device;
+  run.plan = plan;
+  run.version = ZCAV_VERSION;
+  run.command_line = command_line;
+  run.start_time_utc = UtcNow();
+  return run;
+}
+
+Profile SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
+                     const SweepResult& result, Curve points) {
+  Profile p;
+  p.source = source;
+  p.format = format;
+  p.device_path = run.device.path;
+  p.device_bytes = run.device.size_bytes;
+  p.block_bytes = run.plan.block_bytes;
+  p.passes = run.plan.passes;
+  p.points = std::move(points);
+  p.device_vendor = run.device.vendor;
+  p.device_model = run.device.model;
+  p.transport = run.device.transport;
+  p.link = run.device.link;
+  p.avg_mb_per_s = result.avg_mb_per_s;
+  p.cpu_percent = result.cpu_percent;
+  return p;
 }
 
 std::string PlotNameFor(const std::string& device) {

@@ -1,5 +1,7 @@
-// Pieces the CLI commands share: the atomic output file, the curve kept for
-// plots, file names made from device names, rendering, JSON and number text.
+// Pieces the CLI commands share: the device opened with its clock, the run's
+// record, the atomic output file, the curve kept for plots and the profile
+// made of it, file names made from device names, rendering, JSON and number
+// text.
 // Private to the zcav executable (not part of the library).
 #pragma once
 
@@ -12,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -19,8 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "zcav/base/clock.h"
 #include "zcav/device/device.h"
 #include "zcav/base/error.h"
+#include "zcav/io/data_reader.h"
 #include "zcav/io/plot.h"
 #include "zcav/measure/sample_sink.h"
 
@@ -46,6 +52,56 @@ Json DeviceJson(const DeviceInfo& dev);
 // device went away; 130 interrupted.
 int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
                   std::ostream& err);
+
+// A device opened from a user-given name, and the clock that times it: the
+// virtual clock a simulated device ("sim:...") advances, else the steady
+// clock. Not copyable: the device refers to the virtual clock.
+class OpenedDevice {
+ public:
+  OpenedDevice() = default;
+  OpenedDevice(const OpenedDevice&) = delete;
+  OpenedDevice& operator=(const OpenedDevice&) = delete;
+
+  // Opens `name` with OpenDevice (device.h), on `buses` when given. Throws
+  // Error(kBadInput) as OpenDevice does.
+  void Open(const std::string& name, SimBusSet* buses = nullptr);
+  // Opens `name` for a write sweep with OpenDeviceForWrite (device.h).
+  // Throws Error(kBadInput) as OpenDeviceForWrite does. REQUIRES: the
+  // user's consent to destroy the data.
+  void OpenForWrite(const std::string& name, std::optional<std::uint64_t> create_bytes);
+
+  // The device. REQUIRES: opened, not taken or closed.
+  Device& device() { return *device_; }
+  // Hands the device over (a concurrent sweep owns it); clock() stays valid.
+  std::unique_ptr<Device> TakeDevice() { return std::move(device_); }
+  // Closes the device; clock() stays valid.
+  void Close() { device_.reset(); }
+  // The clock that times the device's reads. REQUIRES: opened.
+  Clock& clock() {
+    return simulated_ ? static_cast<Clock&>(virtual_clock_) : static_cast<Clock&>(steady_clock_);
+  }
+  // Real time, also for a simulated device: what paces a progress line.
+  SteadyClock& steady_clock() { return steady_clock_; }
+
+ private:
+  VirtualClock virtual_clock_;
+  SteadyClock steady_clock_;
+  std::unique_ptr<Device> device_;
+  bool simulated_ = false;
+};
+
+// The record of a run that starts now: `device`, `plan`, this zcav's version,
+// `command_line` and the start time (UtcNow).
+RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
+                   const std::string& command_line);
+
+// A sweep's result as the plots and reports take it: the device facts of
+// `run` (path, size, vendor, model, transport, link), its plan's block size
+// and passes, the curve `points`, and the average rate and CPU share of
+// `result`; `source` and `format` as a reader would set them. The unreadable
+// and slow regions are the caller's to add (not every command draws them).
+Profile SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
+                     const SweepResult& result, Curve points);
 
 // A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
 // -> "sim-hdd-size-2T".

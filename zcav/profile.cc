@@ -53,7 +53,6 @@
 #include "zcav/measure/sweep.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/base/units.h"
-#include "zcav/version.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 
@@ -193,209 +192,382 @@ std::string TransportText(const Transport& t) {
   return text;
 }
 
-}  // namespace
-
-int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
-                      const std::atomic<bool>& stop) {
-  (void)out;  // stdout stays empty: the results are files, the summary is on stderr
-  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+// One `zcav profile` run: what its steps share (leveldb's CompactionState
+// beside DoCompactionWork). RunProfileCommand calls the steps in order; each
+// reads what the ones before it left.
+class ProfileRun {
+ public:
+  ProfileRun(const CliOptions& options, std::ostream& err, const std::atomic<bool>& stop)
+      : options_(options), err_(err), stop_(stop) {}
 
   // --- Everything that can be refused, before anything is read or written.
-  VirtualClock virtual_clock;
-  SteadyClock steady_clock;
-  const std::unique_ptr<Device> device = OpenDevice(options.device, virtual_clock);
-  Clock& clock = IsSimulatedName(options.device) ? static_cast<Clock&>(virtual_clock)
-                                                 : static_cast<Clock&>(steady_clock);
-  const DeviceInfo info = device->info();
-  const Transport transport =
-      options.bus.empty() ? TransportFromDevice(info) : TransportFromName(options.bus);
-  const Media media = options.media_given ? options.media : GuessMedia(options.device);
-  SweepOptions full_options = options.sweep;
-  full_options.quick = false;
-  SweepOptions quick_options = options.sweep;
-  quick_options.quick = true;
-  SweepPlan full_plan = PlanSweep(info, full_options);
-  SweepPlan quick_plan = PlanSweep(info, quick_options);
-  AccessOptions access_options = options.access;
-  if (RoundUp(access_options.read_bytes, info.sector_bytes) > info.size_bytes) {
-    throw Error(options.device + " (" + FormatBytes(info.size_bytes) +
-                ") is too small to profile: the access test reads " +
-                ShortBytes(access_options.read_bytes));
+  // Throws Error(kBadInput).
+  void CheckInput() {
+    device_.Open(options_.device);
+    info_ = device_.device().info();
+    transport_ =
+        options_.bus.empty() ? TransportFromDevice(info_) : TransportFromName(options_.bus);
+    media_ = options_.media_given ? options_.media : GuessMedia(options_.device);
+    full_options_ = options_.sweep;
+    full_options_.quick = false;
+    quick_options_ = options_.sweep;
+    quick_options_.quick = true;
+    full_plan_ = PlanSweep(info_, full_options_);
+    quick_plan_ = PlanSweep(info_, quick_options_);
+    access_options_ = options_.access;
+    if (RoundUp(access_options_.read_bytes, info_.sector_bytes) > info_.size_bytes) {
+      throw Error(options_.device + " (" + FormatBytes(info_.size_bytes) +
+                  ") is too small to profile: the access test reads " +
+                  ShortBytes(access_options_.read_bytes));
+    }
+    burst_options_ = options_.burst;
+    if (burst_options_.region_bytes > info_.size_bytes) {
+      // A small device: the burst reads all of it.
+      burst_options_.region_bytes = RoundDown(info_.size_bytes, info_.sector_bytes);
+    }
+    burst_options_.chunk_bytes = std::min(burst_options_.chunk_bytes, burst_options_.region_bytes);
+    name_ = PlotNameFor(options_.device);
+    dir_ = options_.output == "-" ? "zcav-profile-" + name_ : options_.output;
+    CheckOutputDir(dir_);
+    data_name_ = name_ + ".dat";
   }
-  BurstOptions burst_options = options.burst;
-  if (burst_options.region_bytes > info.size_bytes) {
-    // A small device: the burst reads all of it.
-    burst_options.region_bytes = RoundDown(info.size_bytes, info.sector_bytes);
-  }
-  burst_options.chunk_bytes = std::min(burst_options.chunk_bytes, burst_options.region_bytes);
-  const std::string name = PlotNameFor(options.device);
-  const std::string dir = options.output == "-" ? "zcav-profile-" + name : options.output;
-  CheckOutputDir(dir);
-  const std::string data_name = name + ".dat";
-  const fs::path d(dir);
-  const auto in_dir = [&](const std::string& file) { return (d / file).string(); };
 
   // --- Measure.
-  CreateOutputDir(dir);
-  if (!options.quiet) {
-    for (const auto& n : info.notes) err << "zcav: note: " << n << "\n";
-  }
-  if (!info.direct_io) {
-    err << "zcav: warning: O_DIRECT refused for " << info.path
-        << ": reading through the page cache; results may include page-cache effects (use a "
-           "block device or a file system that supports O_DIRECT)\n";
-  }
-
-  // 1. Full or quick.
-  std::optional<StartRate> estimate;
-  double full_seconds = 0;
-  bool quick = false;
-  std::string quick_reason;
-  if (options.profile_mode == CliOptions::ProfileMode::kFull) {
-    quick_reason = "--full";
-  } else if (options.profile_mode == CliOptions::ProfileMode::kQuick) {
-    quick = true;
-    quick_reason = "--quick";
-  } else {
-    StartRateOptions estimate_options;
-    estimate_options.start_bytes = full_plan.start_bytes;
-    estimate_options.chunk_bytes = full_plan.chunk_bytes;
-    estimate_options.queue_depth = full_plan.queue_depth;  // the rate the sweep will see
-    estimate = MeasureStartRate(*device, clock, estimate_options, &stop);
-    full_seconds = EstimateSweepSeconds(full_plan, estimate->mb_per_s);
-    quick = full_seconds > kQuickAboveSeconds;
-    const std::string basis = ShortBytes(estimate->bytes) + " at the start read at " +
-                              Num(estimate->mb_per_s, 1) + " MB/s";
-    if (estimate->mb_per_s <= 0) {
-      quick_reason = "full: the duration could not be estimated";
-    } else if (quick) {
-      quick_reason = "quick: a full sweep would take about " + Duration(full_seconds) + " (" +
-                     basis + "), over 1 h";
-      if (!options.quiet) {
-        err << "zcav: note: full sweep would take about " << Duration(full_seconds)
-            << "; run with --full to read every block (reading an evenly spaced tenth now; "
-               "estimated from "
-            << basis << ")\n";
-      }
-    } else {
-      quick_reason = "full: about " + Duration(full_seconds) + " (" + basis + ")";
+  void CreateDir() {
+    CreateOutputDir(dir_);
+    if (!options_.quiet) {
+      for (const auto& n : info_.notes) err_ << "zcav: note: " << n << "\n";
+    }
+    if (!info_.direct_io) {
+      err_ << "zcav: warning: O_DIRECT refused for " << info_.path
+           << ": reading through the page cache; results may include page-cache effects (use a "
+              "block device or a file system that supports O_DIRECT)\n";
     }
   }
-  // The default block size follows the start's rate (PlanSweep): the
-  // estimate above, or a short one (WithStartRate) with --full or --quick.
-  if (options.sweep.block_bytes == 0 && info.read_engine != "sim") {
-    const double rate =
-        !estimate ? WithStartRate(*device, clock, options.sweep, &stop).expected_mb_per_s
-        : estimate->error || estimate->interrupted ? 0
-                                                   : estimate->mb_per_s;
-    full_options.expected_mb_per_s = rate;
-    quick_options.expected_mb_per_s = rate;
-    full_plan = PlanSweep(info, full_options);
-    quick_plan = PlanSweep(info, quick_options);
-  }
-  // A device read in full within kShortPassSeconds gets kShortDevicePasses
-  // passes unless -c says otherwise: a sweep of a few seconds is a few dozen
-  // blocks, and one slowdown of the machine (another process's I/O, a
-  // host's flush) over a handful of them reads as a zone of its own. The
-  // blocks' medians keep a slowdown of one pass out, and steps that move
-  // between passes are merged away (step_origin.h).
-  std::string passes_reason;
-  if (!options.passes_given && !quick && estimate && estimate->mb_per_s > 0 &&
-      full_seconds <= kShortPassSeconds) {
-    full_options.passes = kShortDevicePasses;
-    full_plan = PlanSweep(info, full_options);
-    passes_reason = std::to_string(kShortDevicePasses) + " passes: one takes about " +
-                    Duration(full_seconds) + ", under " + Duration(kShortPassSeconds) +
-                    " (the median of each block keeps a passing slowdown out of the zones)";
-    full_seconds *= kShortDevicePasses;
-  }
-  const SweepPlan& plan = quick ? quick_plan : full_plan;
-  if (!options.quiet) {
-    err << "zcav: profiling " << info.path << ": burst rate, access time, then a "
-        << (quick ? "quick" : "full") << " sweep of " << plan.block_count << " blocks"
-        << (full_seconds > 0 && !quick ? " (about " + Duration(full_seconds) + ")" : "")
-        << "; results into " << dir << "/\n";
-    for (const auto& n : plan.notes) err << "zcav: note: " << n << "\n";
-    if (!passes_reason.empty()) err << "zcav: note: " << passes_reason << "\n";
+
+  // 1. Full or quick; the block size and the passes; says what is planned.
+  void ChooseSweep() {
+    DecideQuick();
+    FollowStartRate();
+    ChoosePasses();
+    if (!options_.quiet) {
+      err_ << "zcav: profiling " << info_.path << ": burst rate, access time, then a "
+           << (quick_ ? "quick" : "full") << " sweep of " << plan().block_count << " blocks"
+           << (full_seconds_ > 0 && !quick_ ? " (about " + Duration(full_seconds_) + ")" : "")
+           << "; results into " << dir_ << "/\n";
+      for (const auto& n : plan().notes) err_ << "zcav: note: " << n << "\n";
+      if (!passes_reason_.empty()) err_ << "zcav: note: " << passes_reason_ << "\n";
+    }
   }
 
   // 2. Burst, 3. access.
-  const BurstResult burst = MeasureBurst(*device, clock, burst_options, &stop);
-  const std::optional<double> burst_mb_per_s =
-      burst.repetitions > 0 ? std::optional<double>(burst.avg_mb_per_s) : std::nullopt;
-  const AccessResult access = MeasureAccess(*device, clock, access_options, &stop);
+  void MeasureBurstAndAccess() {
+    burst_ = MeasureBurst(device_.device(), device_.clock(), burst_options_, &stop_);
+    burst_mb_per_s_ =
+        burst_.repetitions > 0 ? std::optional<double>(burst_.avg_mb_per_s) : std::nullopt;
+    access_ = MeasureAccess(device_.device(), device_.clock(), access_options_, &stop_);
+  }
 
   // 4. The sweep: NAME.dat as blocks arrive, the JSON document in memory.
-  RunInfo run;
-  run.device = info;
-  run.plan = plan;
-  run.version = ZCAV_VERSION;
-  run.command_line = options.command_line;
-  run.start_time_utc = UtcNow();
-  OutputFile raw_file(in_dir(data_name), std::vector<std::string>{options.device});
+  void Sweep();
+
+  // --- The overall status: the first read error, else an interrupt.
+  void DecideStatus() {
+    if (estimate_) NoteStep("duration estimate", estimate_->error, estimate_->error_offset_bytes);
+    NoteStep("burst test", burst_.error, burst_.error_offset_bytes);
+    NoteStep("access test", access_.error, access_.error_offset_bytes);
+    NoteStep("sweep", sweep_.error, sweep_.error_offset_bytes);
+    interrupted_ = stop_.load() || sweep_.status == SweepStatus::kInterrupted ||
+                   burst_.interrupted || access_.interrupted ||
+                   (estimate_ && estimate_->interrupted);
+    if (!read_error_ && interrupted_) status_ = "partial: interrupted";
+    partial_ = read_error_ || interrupted_;
+  }
+
+  // --- profile.json: the sweep's own document plus the other measurements.
+  void WriteProfileJson();
+  // --- zones.txt, the plots, the reports.
+  void WriteZonesPlotsAndReports();
+  // --- The summary: DIR/summary.txt, and on stderr unless quiet.
+  void WriteSummary();
+
+  // Says how the run ended; returns the exit code (app.h).
+  int ExitCode() {
+    if (read_error_) {
+      err_ << "zcav: " << status_.substr(std::string("partial: ").size())
+           << "; what was measured is in " << dir_ << "/ (marked partial)\n";
+      return 1;
+    }
+    if (interrupted_) {
+      err_ << "zcav: interrupted: what was measured is in " << dir_ << "/ (marked partial)\n";
+      return 130;
+    }
+    return 0;
+  }
+
+ private:
+  void DecideQuick();
+  void FollowStartRate();
+  void ChoosePasses();
+  std::string CutSweepClosing();
+  Json SweepJson() const;
+  Json AccessJson() const;
+  Json BurstJson() const;
+  Json ProfileJson() const;
+  void PlotAndReport(bool gnuplot);
+  void SummarizeMeasurements(std::ostream& s) const;
+
+  const SweepPlan& plan() const { return quick_ ? quick_plan_ : full_plan_; }
+  std::string InDir(const std::string& file) const { return (fs::path(dir_) / file).string(); }
+  // The bytes the burst test reads.
+  std::uint64_t BurstRegionBytes() const {
+    return RoundUp(burst_options_.region_bytes,
+                   RoundUp(burst_options_.chunk_bytes, info_.sector_bytes));
+  }
+  // Makes `step`'s read error the run's status unless an earlier step had one.
+  void NoteStep(const char* step, const std::error_code& error, std::uint64_t offset) {
+    if (!error || read_error_) return;
+    read_error_ = true;
+    status_ = std::string("partial: read error in the ") + step + " at offset " +
+              std::to_string(offset) + " bytes: " + error.message();
+  }
+
+  const CliOptions& options_;
+  std::ostream& err_;
+  const std::atomic<bool>& stop_;
+  // What CheckInput settles.
+  OpenedDevice device_;
+  DeviceInfo info_;
+  Transport transport_;
+  Media media_ = Media::kNone;
+  SweepOptions full_options_, quick_options_;
+  SweepPlan full_plan_, quick_plan_;
+  AccessOptions access_options_;
+  BurstOptions burst_options_;
+  std::string name_, dir_, data_name_;
+  // What ChooseSweep settles.
+  std::optional<StartRate> estimate_;
+  double full_seconds_ = 0;
+  bool quick_ = false;
+  std::string quick_reason_, passes_reason_;
+  // What was measured.
+  BurstResult burst_;
+  std::optional<double> burst_mb_per_s_;
+  AccessResult access_;
+  RunInfo run_;
+  CurveSink curve_;  // for the plots and reports
+  std::unique_ptr<OutputFile> json_file_;
+  std::ostringstream json_text_;
+  std::uint64_t blocks_end_ = 0;  // where the sweep's JSON closing part begins
+  SweepResult sweep_;
+  ZoneAnalysis analysis_;
+  ZoneReportContext context_;
+  Verdict verdict_;
+  // What DecideStatus settles.
+  std::string status_ = "complete";
+  bool read_error_ = false;
+  bool interrupted_ = false;
+  bool partial_ = false;
+  // What was written into DIR, and the warnings to give about it.
+  std::vector<std::string> wrote_;
+  std::vector<std::string> notes_;
+};
+
+void ProfileRun::DecideQuick() {
+  if (options_.profile_mode == CliOptions::ProfileMode::kFull) {
+    quick_reason_ = "--full";
+    return;
+  }
+  if (options_.profile_mode == CliOptions::ProfileMode::kQuick) {
+    quick_ = true;
+    quick_reason_ = "--quick";
+    return;
+  }
+  StartRateOptions estimate_options;
+  estimate_options.start_bytes = full_plan_.start_bytes;
+  estimate_options.chunk_bytes = full_plan_.chunk_bytes;
+  estimate_options.queue_depth = full_plan_.queue_depth;  // the rate the sweep will see
+  estimate_ = MeasureStartRate(device_.device(), device_.clock(), estimate_options, &stop_);
+  full_seconds_ = EstimateSweepSeconds(full_plan_, estimate_->mb_per_s);
+  quick_ = full_seconds_ > kQuickAboveSeconds;
+  const std::string basis = ShortBytes(estimate_->bytes) + " at the start read at " +
+                            Num(estimate_->mb_per_s, 1) + " MB/s";
+  if (estimate_->mb_per_s <= 0) {
+    quick_reason_ = "full: the duration could not be estimated";
+  } else if (quick_) {
+    quick_reason_ = "quick: a full sweep would take about " + Duration(full_seconds_) + " (" +
+                    basis + "), over 1 h";
+    if (!options_.quiet) {
+      err_ << "zcav: note: full sweep would take about " << Duration(full_seconds_)
+           << "; run with --full to read every block (reading an evenly spaced tenth now; "
+              "estimated from "
+           << basis << ")\n";
+    }
+  } else {
+    quick_reason_ = "full: about " + Duration(full_seconds_) + " (" + basis + ")";
+  }
+}
+
+// The default block size follows the start's rate (PlanSweep): the
+// estimate above, or a short one (WithStartRate) with --full or --quick.
+void ProfileRun::FollowStartRate() {
+  if (options_.sweep.block_bytes != 0 || info_.read_engine == "sim") return;
+  const double rate =
+      !estimate_ ? WithStartRate(device_.device(), device_.clock(), options_.sweep, &stop_)
+                       .expected_mb_per_s
+      : estimate_->error || estimate_->interrupted ? 0
+                                                   : estimate_->mb_per_s;
+  full_options_.expected_mb_per_s = rate;
+  quick_options_.expected_mb_per_s = rate;
+  full_plan_ = PlanSweep(info_, full_options_);
+  quick_plan_ = PlanSweep(info_, quick_options_);
+}
+
+// A device read in full within kShortPassSeconds gets kShortDevicePasses
+// passes unless -c says otherwise: a sweep of a few seconds is a few dozen
+// blocks, and one slowdown of the machine (another process's I/O, a
+// host's flush) over a handful of them reads as a zone of its own. The
+// blocks' medians keep a slowdown of one pass out, and steps that move
+// between passes are merged away (step_origin.h).
+void ProfileRun::ChoosePasses() {
+  if (!options_.passes_given && !quick_ && estimate_ && estimate_->mb_per_s > 0 &&
+      full_seconds_ <= kShortPassSeconds) {
+    full_options_.passes = kShortDevicePasses;
+    full_plan_ = PlanSweep(info_, full_options_);
+    passes_reason_ = std::to_string(kShortDevicePasses) + " passes: one takes about " +
+                     Duration(full_seconds_) + ", under " + Duration(kShortPassSeconds) +
+                     " (the median of each block keeps a passing slowdown out of the zones)";
+    full_seconds_ *= kShortDevicePasses;
+  }
+}
+
+void ProfileRun::Sweep() {
+  run_ = NewRunInfo(info_, plan(), options_.command_line);
+  OutputFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
   const std::unique_ptr<SampleSink> raw_writer =
       MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
   // profile.json starts as the sweep's JSON, written as blocks arrive (a
   // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
   // closing part is replaced by the profile's at the end. A target that
   // cannot be cut (not a regular file) gets the text from memory.
-  OutputFile json_file(in_dir("profile.json"), std::vector<std::string>{options.device});
-  std::ostringstream json_text;
-  std::ostream& json_stream = json_file.seekable() ? json_file.stream() : json_text;
-  const std::unique_ptr<SampleSink> json_writer = MakeWriter(OutputFormat::kJson, json_stream, false);
+  json_file_ = std::make_unique<OutputFile>(InDir("profile.json"),
+                                            std::vector<std::string>{options_.device});
+  std::ostream& json_stream = json_file_->seekable() ? json_file_->stream() : json_text_;
+  const std::unique_ptr<SampleSink> json_writer =
+      MakeWriter(OutputFormat::kJson, json_stream, false);
   BlocksEndSink json_sink(*json_writer, json_stream);
-  CurveSink curve;  // for the plots and reports
-  std::vector<SampleSink*> sinks{raw_writer.get(), &json_sink, &curve};
+  std::vector<SampleSink*> sinks{raw_writer.get(), &json_sink, &curve_};
   std::unique_ptr<ProgressSink> progress;
-  if (!options.quiet) {
-    progress = std::make_unique<ProgressSink>(err, steady_clock, isatty(STDERR_FILENO) == 1);
+  if (!options_.quiet) {
+    progress =
+        std::make_unique<ProgressSink>(err_, device_.steady_clock(), isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
   }
   TeeSink tee(sinks);
   // With 2+ passes, steps that follow the time, not the position, are merged
   // away before the writers see the zones (step_origin.h).
-  PassCurveSink origins(tee, burst_mb_per_s);
-  ZoneOptions zone_options = options.zones;
-  zone_options.blur_blocks = BlockTimingOf(plan).blur_blocks();
-  ZoneDetectingSink zones(origins, zone_options, media, transport, burst_mb_per_s);
-  const SweepResult sweep = RunSweep(*device, run, clock, zones, &stop);
+  PassCurveSink origins(tee, burst_mb_per_s_);
+  ZoneOptions zone_options = options_.zones;
+  zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
+  ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
+  sweep_ = RunSweep(device_.device(), run_, device_.clock(), zones, &stop_);
   raw_file.Commit();
-  const ZoneAnalysis& analysis = origins.analysis();
-  const Verdict verdict = origins.context().verdict ? *origins.context().verdict
-                                                    : VerdictFor(analysis, transport, burst_mb_per_s);
+  blocks_end_ = json_sink.blocks_end();
+  analysis_ = origins.analysis();
+  context_ = origins.context();
+  verdict_ = context_.verdict ? *context_.verdict
+                              : VerdictFor(analysis_, transport_, burst_mb_per_s_);
+}
 
-  // --- The overall status: the first read error, else an interrupt.
-  std::string status = "complete";
-  bool read_error = false;
-  const auto note_step = [&](const char* step, const std::error_code& error, std::uint64_t offset) {
-    if (!error || read_error) return;
-    read_error = true;
-    status = std::string("partial: read error in the ") + step + " at offset " +
-             std::to_string(offset) + " bytes: " + error.message();
-  };
-  if (estimate) note_step("duration estimate", estimate->error, estimate->error_offset_bytes);
-  note_step("burst test", burst.error, burst.error_offset_bytes);
-  note_step("access test", access.error, access.error_offset_bytes);
-  note_step("sweep", sweep.error, sweep.error_offset_bytes);
-  const bool interrupted = stop.load() || sweep.status == SweepStatus::kInterrupted ||
-                           burst.interrupted || access.interrupted ||
-                           (estimate && estimate->interrupted);
-  if (!read_error && interrupted) status = "partial: interrupted";
-  const bool partial = read_error || interrupted;
+// The sweep's members after "blocks" (its closing part, cut off the file).
+std::string ProfileRun::CutSweepClosing() {
+  if (json_file_->seekable()) return json_file_->CutAt(blocks_end_);
+  const std::string text = json_text_.str();
+  json_file_->stream() << text.substr(0, blocks_end_);
+  return text.substr(blocks_end_);
+}
 
-  // --- profile.json: the sweep's own document plus the other measurements.
-  // The sweep's members after "blocks" (its closing part, cut off the file):
-  // "blocks":[ before it gives them back as a JSON object.
-  const std::uint64_t blocks_end = json_sink.blocks_end();
-  std::string closing;
-  if (json_file.seekable()) {
-    closing = json_file.CutAt(blocks_end);
-  } else {
-    const std::string text = json_text.str();
-    json_file.stream() << text.substr(0, blocks_end);
-    closing = text.substr(blocks_end);
+Json ProfileRun::SweepJson() const {
+  const SweepPlan& p = plan();
+  Json j = {
+      {"status", sweep_.StatusText()},
+      {"partial", sweep_.partial()},
+      {"quick", p.quick},
+      {"passes", p.passes},
+      {"block_bytes", p.block_bytes},
+      {"blocks_planned", p.block_count},
+      {"blocks", sweep_.blocks_measured},
+      {"min_mb_per_s", Finite(sweep_.min_mb_per_s)},
+      {"avg_mb_per_s", Finite(sweep_.avg_mb_per_s)},
+      {"max_mb_per_s", Finite(sweep_.max_mb_per_s)},
+      {"cpu_percent", Finite(sweep_.cpu_percent)},
+      {"system_busy_percent",
+       sweep_.system_busy_percent ? Json(Finite(*sweep_.system_busy_percent)) : Json(nullptr)},
+      {"bytes_read", sweep_.bytes_read},
+      {"wall_seconds", Finite(sweep_.wall_seconds)}};
+  if (sweep_.error) j["error"] = ErrorJson(sweep_.error, sweep_.error_offset_bytes);
+  return j;
+}
+
+Json ProfileRun::AccessJson() const {
+  Json samples = Json::array();
+  for (const AccessReading& x : access_.samples) {
+    samples.push_back({{"offset_bytes", x.offset_bytes},
+                       {"distance_bytes", x.distance_bytes},
+                       {"ms", Finite(x.ms)}});
   }
-  Json sweep_doc = Json::parse("{\"blocks\":[" + closing);
+  Json j = {
+      {"status", StepStatus(access_.error, access_.error_offset_bytes, access_.interrupted)},
+      {"read_bytes", RoundUp(access_options_.read_bytes, info_.sector_bytes)},
+      {"count", access_.samples.size()},
+      {"mean_ms", Finite(access_.mean_ms)},
+      {"median_ms", Finite(access_.median_ms)},
+      {"p95_ms", Finite(access_.p95_ms)},
+      {"min_ms", Finite(access_.min_ms)},
+      {"max_ms", Finite(access_.max_ms)},
+      {"cpu_percent", Finite(access_.cpu_percent)},
+      {"samples", samples}};
+  if (access_.error) j["error"] = ErrorJson(access_.error, access_.error_offset_bytes);
+  return j;
+}
+
+Json ProfileRun::BurstJson() const {
+  Json j = {{"status", StepStatus(burst_.error, burst_.error_offset_bytes, burst_.interrupted)},
+            {"region_bytes", BurstRegionBytes()},
+            {"repetitions", burst_.repetitions},
+            {"min_mb_per_s", Finite(burst_.min_mb_per_s)},
+            {"avg_mb_per_s", Finite(burst_.avg_mb_per_s)},
+            {"max_mb_per_s", Finite(burst_.max_mb_per_s)},
+            {"cpu_percent", Finite(burst_.cpu_percent)}};
+  if (burst_.error) j["error"] = ErrorJson(burst_.error, burst_.error_offset_bytes);
+  return j;
+}
+
+// How the sweep was chosen: full or quick, the passes, the estimate.
+Json ProfileRun::ProfileJson() const {
+  Json estimate_json = nullptr;
+  if (estimate_) {
+    estimate_json = {{"bytes", estimate_->bytes},
+                     {"seconds", static_cast<double>(estimate_->time.count()) / 1e9},
+                     {"mb_per_s", Finite(estimate_->mb_per_s)},
+                     {"full_sweep_seconds", Finite(full_seconds_)}};
+    if (estimate_->error)
+      estimate_json["error"] = ErrorJson(estimate_->error, estimate_->error_offset_bytes);
+  }
+  return {{"quick", quick_},
+          {"why", quick_reason_},
+          {"quick_above_seconds", kQuickAboveSeconds},
+          {"passes", plan().passes},
+          {"passes_why", passes_reason_.empty()
+                             ? std::string(options_.passes_given ? "-c" : "default")
+                             : passes_reason_},
+          {"estimate", estimate_json}};
+}
+
+void ProfileRun::WriteProfileJson() {
+  // The sweep's closing part: "blocks":[ before it gives it back as a JSON
+  // object.
+  Json sweep_doc = Json::parse("{\"blocks\":[" + CutSweepClosing());
   Json doc = Json::object();
   for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
     if (it.key() == "blocks" || it.key() == "status" || it.key() == "partial" ||
@@ -404,71 +576,14 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
     }
     doc[it.key()] = it.value();
   }
-  doc["transport"] = TransportJson(transport);
-  doc["verdict"] = VerdictJson(verdict);
-  doc["sweep"] = {
-      {"status", sweep.StatusText()},
-      {"partial", sweep.partial()},
-      {"quick", plan.quick},
-      {"passes", plan.passes},
-      {"block_bytes", plan.block_bytes},
-      {"blocks_planned", plan.block_count},
-      {"blocks", sweep.blocks_measured},
-      {"min_mb_per_s", Finite(sweep.min_mb_per_s)},
-      {"avg_mb_per_s", Finite(sweep.avg_mb_per_s)},
-      {"max_mb_per_s", Finite(sweep.max_mb_per_s)},
-      {"cpu_percent", Finite(sweep.cpu_percent)},
-      {"system_busy_percent",
-       sweep.system_busy_percent ? Json(Finite(*sweep.system_busy_percent)) : Json(nullptr)},
-      {"bytes_read", sweep.bytes_read},
-      {"wall_seconds", Finite(sweep.wall_seconds)}};
-  if (sweep.error) doc["sweep"]["error"] = ErrorJson(sweep.error, sweep.error_offset_bytes);
-  Json samples = Json::array();
-  for (const AccessReading& x : access.samples) {
-    samples.push_back({{"offset_bytes", x.offset_bytes},
-                       {"distance_bytes", x.distance_bytes},
-                       {"ms", Finite(x.ms)}});
-  }
-  doc["access"] = {
-      {"status", StepStatus(access.error, access.error_offset_bytes, access.interrupted)},
-      {"read_bytes", RoundUp(access_options.read_bytes, info.sector_bytes)},
-      {"count", access.samples.size()},
-      {"mean_ms", Finite(access.mean_ms)},
-      {"median_ms", Finite(access.median_ms)},
-      {"p95_ms", Finite(access.p95_ms)},
-      {"min_ms", Finite(access.min_ms)},
-      {"max_ms", Finite(access.max_ms)},
-      {"cpu_percent", Finite(access.cpu_percent)},
-      {"samples", samples}};
-  if (access.error) doc["access"]["error"] = ErrorJson(access.error, access.error_offset_bytes);
-  doc["burst"] = {{"status", StepStatus(burst.error, burst.error_offset_bytes, burst.interrupted)},
-                  {"region_bytes", RoundUp(burst_options.region_bytes,
-                                           RoundUp(burst_options.chunk_bytes, info.sector_bytes))},
-                  {"repetitions", burst.repetitions},
-                  {"min_mb_per_s", Finite(burst.min_mb_per_s)},
-                  {"avg_mb_per_s", Finite(burst.avg_mb_per_s)},
-                  {"max_mb_per_s", Finite(burst.max_mb_per_s)},
-                  {"cpu_percent", Finite(burst.cpu_percent)}};
-  if (burst.error) doc["burst"]["error"] = ErrorJson(burst.error, burst.error_offset_bytes);
-  Json estimate_json = nullptr;
-  if (estimate) {
-    estimate_json = {{"bytes", estimate->bytes},
-                     {"seconds", static_cast<double>(estimate->time.count()) / 1e9},
-                     {"mb_per_s", Finite(estimate->mb_per_s)},
-                     {"full_sweep_seconds", Finite(full_seconds)}};
-    if (estimate->error)
-      estimate_json["error"] = ErrorJson(estimate->error, estimate->error_offset_bytes);
-  }
-  doc["profile"] = {{"quick", quick},
-                    {"why", quick_reason},
-                    {"quick_above_seconds", kQuickAboveSeconds},
-                    {"passes", plan.passes},
-                    {"passes_why", passes_reason.empty()
-                                       ? std::string(options.passes_given ? "-c" : "default")
-                                       : passes_reason},
-                    {"estimate", estimate_json}};
-  doc["status"] = status;
-  doc["partial"] = partial;
+  doc["transport"] = TransportJson(transport_);
+  doc["verdict"] = VerdictJson(verdict_);
+  doc["sweep"] = SweepJson();
+  doc["access"] = AccessJson();
+  doc["burst"] = BurstJson();
+  doc["profile"] = ProfileJson();
+  doc["status"] = status_;
+  doc["partial"] = partial_;
   // The blocks' array is open at the end of the file: close it, then the
   // members one a line.
   std::string end = "\n]";
@@ -477,149 +592,156 @@ int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream
            it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   end += "}\n";
-  json_file.stream() << end;
-  json_file.Commit();
+  json_file_->stream() << end;
+  json_file_->Commit();
+}
 
-  // --- zones.txt, the plots, the reports.
-  ZoneReportContext context = origins.context();
-  context.transport = transport;
-  context.verdict = verdict;
-  WriteFileAtomically(in_dir("zones.txt"),
-                      sweep.blocks_measured > 0 ? FormatZoneTable(analysis, context)
-                                                : "no blocks measured: no zones\n",
-                      options.device);
-  std::vector<std::string> wrote = {"profile.json", data_name, "zones.txt"};
-  std::vector<std::string> notes;
+void ProfileRun::WriteZonesPlotsAndReports() {
+  ZoneReportContext context = context_;
+  context.transport = transport_;
+  context.verdict = verdict_;
+  WriteFileAtomically(InDir("zones.txt"),
+                      sweep_.blocks_measured > 0 ? FormatZoneTable(analysis_, context)
+                                                 : "no blocks measured: no zones\n",
+                      options_.device);
+  wrote_ = {"profile.json", data_name_, "zones.txt"};
   const bool gnuplot = GnuplotAvailable();
-  if (sweep.blocks_measured > 0) {
-    // What `zcav plot|report DIR/profile.json` would read back, from memory.
-    PlotInput input;
-    Profile& p = input.profile;
-    p.source = in_dir("profile.json");
-    p.format = "zcav-json";
-    p.device_path = info.path;
-    p.device_bytes = info.size_bytes;
-    p.block_bytes = plan.block_bytes;
-    p.passes = plan.passes;
-    p.points = std::move(curve.points);
-    p.device_vendor = info.vendor;
-    p.device_model = info.model;
-    p.transport = info.transport;
-    p.link = info.link;
-    p.avg_mb_per_s = sweep.avg_mb_per_s;
-    p.cpu_percent = sweep.cpu_percent;
-    if (!access.samples.empty()) p.access_mean_ms = access.mean_ms;
-    for (const AccessReading& x : access.samples)
-      p.access_samples.push_back({x.offset_bytes, x.ms});
-    p.burst_mb_per_s = burst_mb_per_s;
-    p.verdict = VerdictKindName(verdict.kind);
-    p.verdict_reason = verdict.reason;
-    if (partial) p.notes.push_back("the run's status: " + status);
-    input.media = media;
-    input.zones = analysis;
-    input.access = p.access_samples;
-    input.label = !options.labels.empty()   ? options.labels.front()
-                  : !p.device_model.empty() ? DefaultPlotLabel(p)
-                                            : options.device;
-    const auto plot = [&](PlotKind kind, const std::string& plot_name) {
-      const PlotFiles files =
-          WritePlot(kind, {input}, dir, plot_name, {plot_name + ".png", plot_name + ".svg"});
-      if (gnuplot) RenderPlot(files);
-      wrote.push_back(plot_name + (gnuplot ? ".png" : ".gp"));
-    };
-    plot(PlotKind::kFalloff, name);
-    if (!input.access.empty()) plot(PlotKind::kAccess, name + "-access");
-    for (const char* report : {"report.html", "report.md"}) {
-      const ReportFiles files = WriteReport({input}, in_dir(report));
-      wrote.push_back(report);
-      (void)files;  // its notes say gnuplot is missing, said once below
-    }
-    if (!gnuplot) {
-      notes.push_back(
-          "gnuplot (with the pngcairo and svg terminals) is not installed: wrote the "
-          ".gp scripts and their data in " +
-          dir +
-          " but no images, and the reports "
-          "without plots; install gnuplot and run 'gnuplot FILE.gp' there to draw them");
-    }
+  if (sweep_.blocks_measured > 0) {
+    PlotAndReport(gnuplot);
   } else {
-    notes.push_back("no blocks were measured: no plots and no report");
+    notes_.push_back("no blocks were measured: no plots and no report");
   }
+}
 
-  // --- The summary.
+void ProfileRun::PlotAndReport(bool gnuplot) {
+  // What `zcav plot|report DIR/profile.json` would read back, from memory.
+  PlotInput input;
+  Profile& p = input.profile;
+  p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_, std::move(curve_.points));
+  if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;
+  for (const AccessReading& x : access_.samples)
+    p.access_samples.push_back({x.offset_bytes, x.ms});
+  p.burst_mb_per_s = burst_mb_per_s_;
+  p.verdict = VerdictKindName(verdict_.kind);
+  p.verdict_reason = verdict_.reason;
+  if (partial_) p.notes.push_back("the run's status: " + status_);
+  input.media = media_;
+  input.zones = analysis_;
+  input.access = p.access_samples;
+  input.label = !options_.labels.empty()  ? options_.labels.front()
+                : !p.device_model.empty() ? DefaultPlotLabel(p)
+                                          : options_.device;
+  const auto plot = [&](PlotKind kind, const std::string& plot_name) {
+    const PlotFiles files =
+        WritePlot(kind, {input}, dir_, plot_name, {plot_name + ".png", plot_name + ".svg"});
+    if (gnuplot) RenderPlot(files);
+    wrote_.push_back(plot_name + (gnuplot ? ".png" : ".gp"));
+  };
+  plot(PlotKind::kFalloff, name_);
+  if (!input.access.empty()) plot(PlotKind::kAccess, name_ + "-access");
+  for (const char* report : {"report.html", "report.md"}) {
+    const ReportFiles files = WriteReport({input}, InDir(report));
+    wrote_.push_back(report);
+    (void)files;  // its notes say gnuplot is missing, said once below
+  }
+  if (!gnuplot) {
+    notes_.push_back(
+        "gnuplot (with the pngcairo and svg terminals) is not installed: wrote the "
+        ".gp scripts and their data in " +
+        dir_ +
+        " but no images, and the reports "
+        "without plots; install gnuplot and run 'gnuplot FILE.gp' there to draw them");
+  }
+}
+
+void ProfileRun::WriteSummary() {
   std::ostringstream s;
-  s << "Device:        " << info.path;
-  if (!info.model.empty()) s << "  " << info.model;
-  const double size = static_cast<double>(info.size_bytes);
+  s << "Device:        " << info_.path;
+  if (!info_.model.empty()) s << "  " << info_.model;
+  const double size = static_cast<double>(info_.size_bytes);
   s << " (" << (size >= kGB ? Num(size / kGB, 1) + " GB" : Num(size / kMB, 1) + " MB") << "), "
-    << TransportText(transport) << "\n";
+    << TransportText(transport_) << "\n";
+  SummarizeMeasurements(s);
+  s << "Zones:         ";
+  if (analysis_.zones.empty()) {
+    s << "none";
+  } else if (analysis_.zones.size() == 1) {
+    s << "1 zone (" << CurveTypeName(analysis_.type) << ") at "
+      << Num(analysis_.zones.front().mb_per_s, 1) << " MB/s";
+  } else {
+    s << analysis_.zones.size() << " zones (" << CurveTypeName(analysis_.type) << "), "
+      << Num(analysis_.zones.front().mb_per_s, 1) << " -> "
+      << Num(analysis_.zones.back().mb_per_s, 1) << " MB/s ("
+      << Num(analysis_.outer_inner_ratio, 2) << ":1)";
+  }
+  s << "\n";
+  s << "Verdict:       " << VerdictKindName(verdict_.kind) << " — " << verdict_.reason << "\n";
+  s << "Wrote:         " << dir_ << "/ (";
+  wrote_.push_back("summary.txt");
+  for (std::size_t i = 0; i < wrote_.size(); ++i) s << (i ? ", " : "") << wrote_[i];
+  s << ")\n";
+  WriteFileAtomically(InDir("summary.txt"), s.str(), options_.device);
+  for (const std::string& note : notes_) err_ << "zcav: warning: " << note << "\n";
+  if (!options_.quiet) err_ << s.str();
+}
+
+// The summary's lines for the sweep, the access time and the burst rate.
+void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   s << "Linear read:   ";
-  if (sweep.blocks_measured > 0) {
-    s << "min " << Num(sweep.min_mb_per_s, 1) << "  avg " << Num(sweep.avg_mb_per_s, 1) << "  max "
-      << Num(sweep.max_mb_per_s, 1) << " MB/s  (" << Num(sweep.cpu_percent, 1)
+  if (sweep_.blocks_measured > 0) {
+    s << "min " << Num(sweep_.min_mb_per_s, 1) << "  avg " << Num(sweep_.avg_mb_per_s, 1)
+      << "  max " << Num(sweep_.max_mb_per_s, 1) << " MB/s  (" << Num(sweep_.cpu_percent, 1)
       << "% CPU; MB = 10^6 B)";
   } else {
     s << "not measured";
   }
-  if (plan.quick) {
+  if (plan().quick) {
     s << "  [quick: every 10th block]";
-  } else if (plan.passes > 1) {
-    s << "  [" << plan.passes << " passes]";
+  } else if (plan().passes > 1) {
+    s << "  [" << plan().passes << " passes]";
   }
-  if (sweep.partial()) s << "  [" << sweep.StatusText() << "]";
+  if (sweep_.partial()) s << "  [" << sweep_.StatusText() << "]";
   s << "\n";
   s << "Access time:   ";
-  if (!access.samples.empty()) {
-    s << Num(access.mean_ms, 1) << " ms mean, " << Num(access.median_ms, 1) << " median, "
-      << Num(access.p95_ms, 1) << " p95 (" << access.samples.size() << " random "
-      << ShortBytes(RoundUp(access_options.read_bytes, info.sector_bytes)) << " reads)";
+  if (!access_.samples.empty()) {
+    s << Num(access_.mean_ms, 1) << " ms mean, " << Num(access_.median_ms, 1) << " median, "
+      << Num(access_.p95_ms, 1) << " p95 (" << access_.samples.size() << " random "
+      << ShortBytes(RoundUp(access_options_.read_bytes, info_.sector_bytes)) << " reads)";
   } else {
     s << "not measured";
   }
-  if (access.error)
-    s << "  [stopped by a read error at offset " << access.error_offset_bytes << "]";
+  if (access_.error)
+    s << "  [stopped by a read error at offset " << access_.error_offset_bytes << "]";
   s << "\n";
   s << "Burst rate:    ";
-  if (burst_mb_per_s) {
-    s << Num(*burst_mb_per_s, 1) << " MB/s (the first "
-      << ShortBytes(doc["burst"]["region_bytes"].get<std::uint64_t>()) << ", " << burst.repetitions
-      << " times)";
+  if (burst_mb_per_s_) {
+    s << Num(*burst_mb_per_s_, 1) << " MB/s (the first " << ShortBytes(BurstRegionBytes()) << ", "
+      << burst_.repetitions << " times)";
   } else {
     s << "not measured";
   }
-  if (burst.error) s << "  [stopped by a read error at offset " << burst.error_offset_bytes << "]";
+  if (burst_.error)
+    s << "  [stopped by a read error at offset " << burst_.error_offset_bytes << "]";
   s << "\n";
-  s << "Zones:         ";
-  if (analysis.zones.empty()) {
-    s << "none";
-  } else if (analysis.zones.size() == 1) {
-    s << "1 zone (" << CurveTypeName(analysis.type) << ") at "
-      << Num(analysis.zones.front().mb_per_s, 1) << " MB/s";
-  } else {
-    s << analysis.zones.size() << " zones (" << CurveTypeName(analysis.type) << "), "
-      << Num(analysis.zones.front().mb_per_s, 1) << " -> " << Num(analysis.zones.back().mb_per_s, 1)
-      << " MB/s (" << Num(analysis.outer_inner_ratio, 2) << ":1)";
-  }
-  s << "\n";
-  s << "Verdict:       " << VerdictKindName(verdict.kind) << " — " << verdict.reason << "\n";
-  s << "Wrote:         " << dir << "/ (";
-  wrote.push_back("summary.txt");
-  for (std::size_t i = 0; i < wrote.size(); ++i) s << (i ? ", " : "") << wrote[i];
-  s << ")\n";
-  WriteFileAtomically(in_dir("summary.txt"), s.str(), options.device);
-  for (const std::string& note : notes) err << "zcav: warning: " << note << "\n";
-  if (!options.quiet) err << s.str();
+}
 
-  if (read_error) {
-    err << "zcav: " << status.substr(std::string("partial: ").size())
-        << "; what was measured is in " << dir << "/ (marked partial)\n";
-    return 1;
-  }
-  if (interrupted) {
-    err << "zcav: interrupted: what was measured is in " << dir << "/ (marked partial)\n";
-    return 130;
-  }
-  return 0;
+}  // namespace
+
+int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
+                      const std::atomic<bool>& stop) {
+  (void)out;  // stdout stays empty: the results are files, the summary is on stderr
+  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  ProfileRun run(options, err, stop);
+  run.CheckInput();
+  run.CreateDir();
+  run.ChooseSweep();
+  run.MeasureBurstAndAccess();
+  run.Sweep();
+  run.DecideStatus();
+  run.WriteProfileJson();
+  run.WriteZonesPlotsAndReports();
+  run.WriteSummary();
+  return run.ExitCode();
 }
 
 }  // namespace zcav

@@ -129,9 +129,7 @@ class LaneProgressSink final : public SampleSink {
 struct Lane {
   std::string device_name;
   std::string file_name;  // short name for files and messages
-  VirtualClock virtual_clock;
-  SteadyClock steady_clock;
-  std::unique_ptr<Device> device;
+  OpenedDevice opened;
   RunInfo run;
   std::unique_ptr<OutputFile> file;
   std::unique_ptr<SampleSink> writer;
@@ -141,21 +139,13 @@ struct Lane {
   std::unique_ptr<TeeSink> tee;
   std::unique_ptr<ZoneDetectingSink> zones;
   SweepResult result;
-
-  Clock& clock() {
-    return IsSimulatedName(device_name) ? static_cast<Clock&>(virtual_clock)
-                                        : static_cast<Clock&>(steady_clock);
-  }
 };
 
 // Opens the device (on `buses`) and plans the sweep. Throws Error.
 void Open(const CliOptions& options, Lane& lane, SimBusSet& buses) {
-  lane.device = OpenDevice(lane.device_name, lane.virtual_clock, &buses);
-  lane.run.device = lane.device->info();
-  lane.run.plan = PlanSweep(lane.run.device, options.sweep);
-  lane.run.version = ZCAV_VERSION;
-  lane.run.command_line = options.command_line;
-  lane.run.start_time_utc = UtcNow();
+  lane.opened.Open(lane.device_name, &buses);
+  const DeviceInfo info = lane.opened.device().info();
+  lane.run = NewRunInfo(info, PlanSweep(info, options.sweep), options.command_line);
 }
 
 // Creates the output file and the sinks. Throws Error.
@@ -179,16 +169,7 @@ std::string Mb(double v) { return Num(v, 1) + " MB/s"; }
 
 PlotInput PlotInputOf(const CliOptions& options, const Lane& lane, std::size_t index) {
   PlotInput input;
-  Profile& p = input.profile;
-  p.source = lane.device_name;
-  p.format = "sweep";
-  p.device_path = lane.run.device.path;
-  p.device_bytes = lane.run.device.size_bytes;
-  p.block_bytes = lane.run.plan.block_bytes;
-  p.passes = lane.run.plan.passes;
-  p.points = lane.curve.points;
-  p.device_model = lane.run.device.model;
-  p.avg_mb_per_s = lane.result.avg_mb_per_s;
+  input.profile = SweepProfile(lane.device_name, "sweep", lane.run, lane.result, lane.curve.points);
   input.media = options.media_given ? options.media : GuessMedia(lane.device_name);
   input.label = index < options.labels.size() ? options.labels[index] : lane.file_name;
   return input;
@@ -219,136 +200,214 @@ void CheckSeveral(const CliOptions& options, bool classic_logs) {
   }
 }
 
-}  // namespace
-
-int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
-                            const std::atomic<bool>& stop_requested) {
-  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
-  const bool classic_logs = !options.outputs.empty();
-  CheckSeveral(options, classic_logs);
-  const std::vector<std::string> names = UniqueNames(options.devices);
-  const std::size_t n = options.devices.size();
-  const std::filesystem::path dir(classic_logs ? std::string() : options.output);
-  const auto output_for = [&](std::size_t i, bool alone) {
-    if (classic_logs) {
-      return alone ? options.outputs[i] + ".alone" : options.outputs[i];
-    }
-    return (dir / (names[i] + (alone ? ".alone" : "") + Extension(options.format))).string();
-  };
+// One `zcav sweep DEV1 DEV2 ...`: the lanes and what the steps share.
+// RunSeveralSweepsCommand calls the steps in order; each reads what the ones
+// before it left.
+class SeveralSweeps {
+ public:
+  // REQUIRES: CheckSeveral(options, ...) passed.
+  SeveralSweeps(const CliOptions& options, std::ostream& err, const std::atomic<bool>& stop)
+      : options_(options), err_(err), stop_(stop), classic_logs_(!options.outputs.empty()),
+        names_(UniqueNames(options.devices)), n_(options.devices.size()),
+        dir_(classic_logs_ ? std::string() : options.output), progress_(err, names_) {}
 
   // Every device is opened and every file created before the first read,
-  // so bad input fails with nothing measured.
-  std::vector<std::unique_ptr<Lane>> together;
-  SimBusSet buses;
-  for (std::size_t i = 0; i < n; ++i) {
-    together.push_back(std::make_unique<Lane>());
-    together[i]->device_name = options.devices[i];
-    together[i]->file_name = names[i];
-    Open(options, *together[i], buses);
-  }
-  if (!classic_logs) std::filesystem::create_directories(dir);
-  SeveralProgress progress(err, names);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!options.quiet) together[i]->progress = std::make_unique<LaneProgressSink>(progress, i);
-    CreateOutput(options, *together[i], output_for(i, false));
+  // so bad input fails with nothing measured. Throws Error.
+  void OpenAll() {
+    for (std::size_t i = 0; i < n_; ++i) {
+      together_.push_back(std::make_unique<Lane>());
+      together_[i]->device_name = options_.devices[i];
+      together_[i]->file_name = names_[i];
+      Open(options_, *together_[i], buses_);
+    }
+    if (!classic_logs_) std::filesystem::create_directories(dir_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (!options_.quiet) {
+        together_[i]->progress = std::make_unique<LaneProgressSink>(progress_, i);
+      }
+      CreateOutput(options_, *together_[i], OutputFor(i, false));
+    }
   }
 
-  // Alone first: each device by itself (a bus of its own).
-  std::vector<double> alone_mb_per_s;
-  std::vector<std::unique_ptr<Lane>> alone;
-  bool stopped = false;
-  if (options.alone_and_together) {
-    for (std::size_t i = 0; i < n && !stopped; ++i) {
+  // Alone first (--alone-and-together): each device by itself (a bus of its
+  // own), until one is cut short.
+  void SweepAlone() {
+    if (!options_.alone_and_together) return;
+    for (std::size_t i = 0; i < n_ && !stopped_; ++i) {
       SimBusSet own_buses;
       auto lane = std::make_unique<Lane>();
-      lane->device_name = options.devices[i];
-      lane->file_name = names[i];
+      lane->device_name = options_.devices[i];
+      lane->file_name = names_[i];
       // The device is already open for the together run: a second handle.
-      Open(options, *lane, own_buses);
-      CreateOutput(options, *lane, output_for(i, true));
-      if (!options.quiet) err << "zcav: reading " << lane->device_name << " alone\n";
-      lane->result = RunSweep(*lane->device, lane->run, lane->clock(), SinkOf(options, *lane),
-                              &stop_requested);
-      lane->device.reset();
+      Open(options_, *lane, own_buses);
+      CreateOutput(options_, *lane, OutputFor(i, true));
+      if (!options_.quiet) err_ << "zcav: reading " << lane->device_name << " alone\n";
+      lane->result = RunSweep(lane->opened.device(), lane->run, lane->opened.clock(),
+                              SinkOf(options_, *lane), &stop_);
+      lane->opened.Close();
       lane->file->Commit(lane->result.partial());
-      alone_mb_per_s.push_back(lane->result.avg_mb_per_s);
-      if (!options.quiet) {
-        err << "zcav: alone: " << lane->file_name << " " << Mb(lane->result.avg_mb_per_s) << "\n";
+      alone_mb_per_s_.push_back(lane->result.avg_mb_per_s);
+      if (!options_.quiet) {
+        err_ << "zcav: alone: " << lane->file_name << " " << Mb(lane->result.avg_mb_per_s) << "\n";
       }
-      stopped = lane->result.partial();
-      alone.push_back(std::move(lane));
+      stopped_ = lane->result.partial();
+      alone_.push_back(std::move(lane));
     }
   }
 
-  std::vector<SweepResult> results(n);
-  if (!stopped) {
-    if (!options.quiet) err << "zcav: reading " << n << " devices together, one thread each\n";
-    std::vector<ConcurrentJob> jobs;
-    for (auto& lane : together) {
-      jobs.push_back({std::move(lane->device), lane->run, &lane->clock(), &SinkOf(options, *lane)});
+  // Then every device together, one thread each (not when stopped alone).
+  void SweepTogether() {
+    std::vector<SweepResult> results(n_);
+    if (!stopped_) {
+      if (!options_.quiet) err_ << "zcav: reading " << n_ << " devices together, one thread each\n";
+      std::vector<ConcurrentJob> jobs;
+      for (auto& lane : together_) {
+        jobs.push_back({lane->opened.TakeDevice(), lane->run, &lane->opened.clock(),
+                        &SinkOf(options_, *lane)});
+      }
+      results = RunConcurrentSweeps(jobs, &stop_);
+      progress_.Finish();
     }
-    results = RunConcurrentSweeps(jobs, &stop_requested);
-    progress.Finish();
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    together[i]->result = results[i];
-    // Not read at all (interrupted while reading alone): no file.
-    if (!stopped) together[i]->file->Commit(results[i].partial());
-  }
-  if (!options.alone_and_together || alone.size() != n || stopped) alone_mb_per_s.clear();
-
-  // The aggregate.
-  std::vector<std::vector<TimedRead>> timelines;
-  for (const auto& lane : together) timelines.push_back(lane->timeline.reads());
-  const Aggregate aggregate = AggregateTimelines(timelines);
-  const auto run_of = [](const Lane& lane) {
-    DeviceRun run;
-    run.name = lane.file_name;
-    run.avg_mb_per_s = lane.result.avg_mb_per_s;
-    for (const CurvePoint& p : lane.curve.points) {
-      run.block_mb_per_s.push_back(p.mb_per_s);
-      run.block_bytes.push_back(p.length_bytes);
+    for (std::size_t i = 0; i < n_; ++i) {
+      together_[i]->result = results[i];
+      // Not read at all (interrupted while reading alone): no file.
+      if (!stopped_) together_[i]->file->Commit(results[i].partial());
     }
-    return run;
-  };
-  std::vector<DeviceRun> alone_runs, together_runs;
-  if (!alone_mb_per_s.empty()) {
-    for (const auto& lane : alone) alone_runs.push_back(run_of(*lane));
+    if (!options_.alone_and_together || alone_.size() != n_ || stopped_) alone_mb_per_s_.clear();
   }
-  for (const auto& lane : together) together_runs.push_back(run_of(*lane));
-  const SharedCeiling ceiling = JudgeSharedCeiling(alone_runs, together_runs, aggregate);
 
-  if (!classic_logs) {
-    OutputFile dat((dir / "aggregate.dat").string(), options.devices);
+  // The aggregate, and whether the devices share a ceiling.
+  void Judge() {
+    std::vector<std::vector<TimedRead>> timelines;
+    for (const auto& lane : together_) timelines.push_back(lane->timeline.reads());
+    aggregate_ = AggregateTimelines(timelines);
+    const auto run_of = [](const Lane& lane) {
+      DeviceRun run;
+      run.name = lane.file_name;
+      run.avg_mb_per_s = lane.result.avg_mb_per_s;
+      for (const CurvePoint& p : lane.curve.points) {
+        run.block_mb_per_s.push_back(p.mb_per_s);
+        run.block_bytes.push_back(p.length_bytes);
+      }
+      return run;
+    };
+    std::vector<DeviceRun> alone_runs, together_runs;
+    if (!alone_mb_per_s_.empty()) {
+      for (const auto& lane : alone_) alone_runs.push_back(run_of(*lane));
+    }
+    for (const auto& lane : together_) together_runs.push_back(run_of(*lane));
+    ceiling_ = JudgeSharedCeiling(alone_runs, together_runs, aggregate_);
+  }
+
+  // DIR/aggregate.dat and DIR/aggregate.json; nothing with classic -l logs.
+  void WriteAggregate() {
+    if (classic_logs_) return;
+    WriteAggregateDat();
+    WriteAggregateJson();
+  }
+
+  // The comparison (or, alone and together, the concurrent) plot.
+  void Plot() {
+    if (options_.plot_dir.empty()) return;
+    std::vector<PlotInput> inputs;
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (together_[i]->curve.points.empty()) continue;
+      if (alone_.size() == n_ && !alone_[i]->curve.points.empty()) {
+        PlotInput input = PlotInputOf(options_, *alone_[i], i);
+        input.concurrent = together_[i]->curve.points;
+        inputs.push_back(std::move(input));
+      } else {
+        inputs.push_back(PlotInputOf(options_, *together_[i], i));
+      }
+    }
+    if (!inputs.empty()) {
+      const bool both = alone_.size() == n_ && inputs.size() == n_;
+      const std::string name = both ? "together" : "comparison";
+      WriteAndRender(both ? PlotKind::kConcurrent : PlotKind::kComparison, inputs,
+                     options_.plot_dir, name, {name + ".png", name + ".svg"}, options_.quiet, err_);
+    }
+  }
+
+  // The summary, in the style of the zone table: always (it is the result).
+  void SaySummary() {
+    err_ << "zcav: together:";
+    for (std::size_t i = 0; i < n_; ++i) {
+      err_ << (i ? "," : "") << " " << names_[i] << " " << Mb(aggregate_.device_mb_per_s[i]);
+    }
+    err_ << "; all together " << Mb(aggregate_.aggregate_mb_per_s) << " (peak "
+         << Mb(aggregate_.peak_mb_per_s) << ") over " << Num(aggregate_.overlap_seconds, 1)
+         << " s of " << Num(aggregate_.wall_seconds, 1) << " s; MB = 10^6 B\n";
+    err_ << "zcav: " << ceiling_.reason << "\n";
+    if (!classic_logs_ && !options_.quiet) {
+      err_ << "zcav: wrote " << n_ << " results, aggregate.dat and aggregate.json to "
+           << dir_.string() << "\n";
+    }
+  }
+
+  // Says how the sweeps ended; returns 0, 1 after a read error, 130 when
+  // interrupted.
+  int ExitCode() {
+    int code = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const SweepResult& r = together_[i]->result;
+      if (stopped_ || r.status == SweepStatus::kInterrupted) {
+        code = 130;
+      } else if (r.status == SweepStatus::kReadError) {
+        err_ << "zcav: read error at offset " << r.error_offset_bytes << " bytes ("
+             << FormatBytes(r.error_offset_bytes) << ") of " << options_.devices[i] << ": "
+             << r.error.message() << "; stopped there, data before it kept (marked partial)\n";
+        if (code == 0) code = 1;
+      }
+    }
+    for (const auto& lane : alone_) {
+      if (lane->result.status == SweepStatus::kReadError && code == 0) code = 1;
+    }
+    if (code == 130) err_ << "zcav: interrupted: partial results written (marked partial)\n";
+    return code;
+  }
+
+ private:
+  // Where device i's result goes (read alone or together).
+  std::string OutputFor(std::size_t i, bool alone) const {
+    if (classic_logs_) {
+      return alone ? options_.outputs[i] + ".alone" : options_.outputs[i];
+    }
+    return (dir_ / (names_[i] + (alone ? ".alone" : "") + Extension(options_.format))).string();
+  }
+
+  void WriteAggregateDat() {
+    OutputFile dat((dir_ / "aggregate.dat").string(), options_.devices);
     std::ostream& o = dat.stream();
-    o << "# zcav " << ZCAV_VERSION << ": " << n << " devices read together, one thread each\n";
-    for (std::size_t i = 0; i < n; ++i) {
-      o << "# device " << i + 1 << ": " << options.devices[i] << " (" << names[i] << ")\n";
+    o << "# zcav " << ZCAV_VERSION << ": " << n_ << " devices read together, one thread each\n";
+    for (std::size_t i = 0; i < n_; ++i) {
+      o << "# device " << i + 1 << ": " << options_.devices[i] << " (" << names_[i] << ")\n";
     }
-    o << "# rates in MB/s (MB = 10^6 B), per slice of " << Num(aggregate.wall_seconds / 200, 3)
+    o << "# rates in MB/s (MB = 10^6 B), per slice of " << Num(aggregate_.wall_seconds / 200, 3)
       << " s; time from the first read\n# time_s total_mb_per_s";
-    for (std::size_t i = 0; i < n; ++i) o << " " << names[i] << "_mb_per_s";
+    for (std::size_t i = 0; i < n_; ++i) o << " " << names_[i] << "_mb_per_s";
     o << "\n";
-    for (const AggregatePoint& p : aggregate.points) {
+    for (const AggregatePoint& p : aggregate_.points) {
       o << Num(p.time_s, 4) << " " << Num(p.total_mb_per_s, 3);
       for (double v : p.device_mb_per_s) o << " " << Num(v, 3);
       o << "\n";
     }
     dat.Commit();
+  }
 
+  void WriteAggregateJson() {
     Json devices = Json::array();
-    for (std::size_t i = 0; i < n; ++i) {
-      Json d = {{"path", options.devices[i]},
-                {"name", names[i]},
+    for (std::size_t i = 0; i < n_; ++i) {
+      Json d = {{"path", options_.devices[i]},
+                {"name", names_[i]},
                 {"alone_mb_per_s", nullptr},
-                {"together_mb_per_s", Finite(aggregate.device_mb_per_s[i])},
-                {"avg_mb_per_s", Finite(together[i]->result.avg_mb_per_s)},
-                {"status", together[i]->result.StatusText()}};
-      if (!alone_mb_per_s.empty()) d["alone_mb_per_s"] = Finite(alone_mb_per_s[i]);
+                {"together_mb_per_s", Finite(aggregate_.device_mb_per_s[i])},
+                {"avg_mb_per_s", Finite(together_[i]->result.avg_mb_per_s)},
+                {"status", together_[i]->result.StatusText()}};
+      if (!alone_mb_per_s_.empty()) d["alone_mb_per_s"] = Finite(alone_mb_per_s_[i]);
       devices.push_back(d);
     }
     Json timeline = Json::array();
-    for (const AggregatePoint& p : aggregate.points) {
+    for (const AggregatePoint& p : aggregate_.points) {
       Json rates = Json::array();
       for (double v : p.device_mb_per_s) rates.push_back(Finite(v));
       timeline.push_back({{"time_s", Finite(p.time_s)},
@@ -359,78 +418,62 @@ int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
                 {"units", "MB = 10^6 bytes"},
                 {"devices", devices},
                 {"together",
-                 {{"aggregate_mb_per_s", Finite(aggregate.aggregate_mb_per_s)},
-                  {"peak_mb_per_s", Finite(aggregate.peak_mb_per_s)},
-                  {"wall_seconds", Finite(aggregate.wall_seconds)},
-                  {"high_mb_per_s", Finite(aggregate.high_mb_per_s)},
-                  {"overlap_seconds", Finite(aggregate.overlap_seconds)}}},
+                 {{"aggregate_mb_per_s", Finite(aggregate_.aggregate_mb_per_s)},
+                  {"peak_mb_per_s", Finite(aggregate_.peak_mb_per_s)},
+                  {"wall_seconds", Finite(aggregate_.wall_seconds)},
+                  {"high_mb_per_s", Finite(aggregate_.high_mb_per_s)},
+                  {"overlap_seconds", Finite(aggregate_.overlap_seconds)}}},
                 {"alone", nullptr},
-                {"ceiling", {{"shared", nullptr}, {"reason", ceiling.reason}}},
+                {"ceiling", {{"shared", nullptr}, {"reason", ceiling_.reason}}},
                 {"timeline", timeline}};
-    if (!alone_mb_per_s.empty()) doc["alone"] = {{"sum_mb_per_s", Finite(ceiling.sum_alone_mb_per_s)}};
-    if (ceiling.shared) {
-      doc["ceiling"]["shared"] = *ceiling.shared;
-      doc["ceiling"]["share_of_alone"] = Finite(ceiling.share);
+    if (!alone_mb_per_s_.empty()) {
+      doc["alone"] = {{"sum_mb_per_s", Finite(ceiling_.sum_alone_mb_per_s)}};
+    }
+    if (ceiling_.shared) {
+      doc["ceiling"]["shared"] = *ceiling_.shared;
+      doc["ceiling"]["share_of_alone"] = Finite(ceiling_.share);
       Json slowed = Json::array();
-      for (double v : ceiling.slowed_share) slowed.push_back(Finite(v));
+      for (double v : ceiling_.slowed_share) slowed.push_back(Finite(v));
       doc["ceiling"]["slowed_share"] = slowed;
     }
-    OutputFile json((dir / "aggregate.json").string(), options.devices);
+    OutputFile json((dir_ / "aggregate.json").string(), options_.devices);
     json.stream() << Dump(doc);
     json.Commit();
   }
 
-  if (!options.plot_dir.empty()) {
-    std::vector<PlotInput> inputs;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (together[i]->curve.points.empty()) continue;
-      if (alone.size() == n && !alone[i]->curve.points.empty()) {
-        PlotInput input = PlotInputOf(options, *alone[i], i);
-        input.concurrent = together[i]->curve.points;
-        inputs.push_back(std::move(input));
-      } else {
-        inputs.push_back(PlotInputOf(options, *together[i], i));
-      }
-    }
-    if (!inputs.empty()) {
-      const bool both = alone.size() == n && inputs.size() == n;
-      const std::string name = both ? "together" : "comparison";
-      WriteAndRender(both ? PlotKind::kConcurrent : PlotKind::kComparison, inputs, options.plot_dir,
-                     name, {name + ".png", name + ".svg"}, options.quiet, err);
-    }
-  }
+  const CliOptions& options_;
+  std::ostream& err_;
+  const std::atomic<bool>& stop_;
+  const bool classic_logs_;
+  const std::vector<std::string> names_;
+  const std::size_t n_;
+  const std::filesystem::path dir_;
+  SimBusSet buses_;  // the together run's
+  SeveralProgress progress_;
+  std::vector<std::unique_ptr<Lane>> together_;
+  std::vector<std::unique_ptr<Lane>> alone_;
+  // Each device's rate alone; after SweepTogether empty unless all were read alone.
+  std::vector<double> alone_mb_per_s_;
+  bool stopped_ = false;                // a sweep alone was cut short
+  Aggregate aggregate_;
+  SharedCeiling ceiling_;
+};
 
-  // The summary, in the style of the zone table: always (it is the result).
-  err << "zcav: together:";
-  for (std::size_t i = 0; i < n; ++i) {
-    err << (i ? "," : "") << " " << names[i] << " " << Mb(aggregate.device_mb_per_s[i]);
-  }
-  err << "; all together " << Mb(aggregate.aggregate_mb_per_s) << " (peak "
-      << Mb(aggregate.peak_mb_per_s) << ") over " << Num(aggregate.overlap_seconds, 1)
-      << " s of " << Num(aggregate.wall_seconds, 1) << " s; MB = 10^6 B\n";
-  err << "zcav: " << ceiling.reason << "\n";
-  if (!classic_logs && !options.quiet) {
-    err << "zcav: wrote " << n << " results, aggregate.dat and aggregate.json to " << dir.string()
-        << "\n";
-  }
+}  // namespace
 
-  int code = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const SweepResult& r = together[i]->result;
-    if (stopped || r.status == SweepStatus::kInterrupted) {
-      code = 130;
-    } else if (r.status == SweepStatus::kReadError) {
-      err << "zcav: read error at offset " << r.error_offset_bytes << " bytes ("
-          << FormatBytes(r.error_offset_bytes) << ") of " << options.devices[i] << ": "
-          << r.error.message() << "; stopped there, data before it kept (marked partial)\n";
-      if (code == 0) code = 1;
-    }
-  }
-  for (const auto& lane : alone) {
-    if (lane->result.status == SweepStatus::kReadError && code == 0) code = 1;
-  }
-  if (code == 130) err << "zcav: interrupted: partial results written (marked partial)\n";
-  return code;
+int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
+                            const std::atomic<bool>& stop_requested) {
+  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  CheckSeveral(options, !options.outputs.empty());
+  SeveralSweeps run(options, err, stop_requested);
+  run.OpenAll();
+  run.SweepAlone();
+  run.SweepTogether();
+  run.Judge();
+  run.WriteAggregate();
+  run.Plot();
+  run.SaySummary();
+  return run.ExitCode();
 }
 
 }  // namespace zcav
