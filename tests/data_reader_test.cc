@@ -6,6 +6,7 @@
 // Regenerate the golden dumps after an intended change with
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[data_reader]'
 // and review the diff before committing.
+#include "zcav/base/text.h"
 #include "zcav/io/data_reader.h"
 
 #include <algorithm>

@@ -19,7 +19,7 @@
 #include "testutil.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
-#include "zcav/io/writers.h"  // FormatFixed
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {

@@ -19,6 +19,7 @@
 #include "testutil.h"
 #include "writer_fixture.h"
 #include <nlohmann/json.hpp>
+#include "zcav/base/text.h"
 #include "zcav/base/clock.h"
 #include "zcav/device/device.h"
 #include "zcav/measure/sweep.h"

@@ -67,6 +67,8 @@
 
 #include "zcav/analysis/verdict.h"
 
+#include "zcav/base/text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -84,11 +86,7 @@ constexpr double kFalls = 1.2;
 constexpr double kFlatEnough = 1.1;
 constexpr double kCappedTolerance = 0.985;
 
-std::string Num(double value, int decimals = 1) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
-}
+std::string Num(double value, int decimals = 1) { return FormatFixed(value, decimals); }
 
 std::string Mb(double value) { return Num(value) + " MB/s"; }
 
@@ -376,3 +374,4 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
 }
 
 }  // namespace zcav
+

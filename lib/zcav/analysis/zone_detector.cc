@@ -193,6 +193,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/base/text.h"
 #include "zcav/base/stats.h"
 
 namespace zcav {
@@ -1078,17 +1079,8 @@ SmoothFit FitPcav(const std::vector<double>& ly, double scale, double rate_floor
 }
 
 std::string FormatRate(double mb_per_s) {
-  char buf[64];
   const double a = std::fabs(mb_per_s);
-  const int decimals = a < 10 ? 2 : (a < 1000 ? 1 : 0);
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, mb_per_s);
-  return buf;
-}
-
-std::string FormatFixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  return FormatFixed(mb_per_s, a < 10 ? 2 : (a < 1000 ? 1 : 0));
 }
 
 Zone MakeZone(const Curve& curve, const std::vector<Mark>& marks, std::size_t first,

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/io/writers.h"
 

@@ -42,9 +42,9 @@
 #include <utility>
 #include <vector>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
-#include "zcav/io/writers.h"  // FormatFixed
 
 namespace zcav {
 
@@ -88,12 +88,6 @@ std::string Quote(std::string_view text) {
 }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;

@@ -35,10 +35,10 @@
 #include <system_error>
 #include <vector>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/plot_templates.h"
 #include "zcav/base/units.h"
-#include "zcav/io/writers.h"  // FormatFixed
 
 namespace zcav {
 

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <vector>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/base/units.h"
@@ -258,18 +259,6 @@ class RawWriter final : public SampleSink {
 };
 
 }  // namespace
-
-std::string FormatFixed(double value, int decimals) {
-  if (!std::isfinite(value) || value == 0) value = 0;  // also turns -0 into 0
-  std::array<char, 400> buf;  // DBL_MAX in fixed notation is 309 digits
-  const auto [end, ec] =
-      std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed, decimals);
-  if (ec != std::errc()) return "0";
-  std::string text(buf.data(), end);
-  // A tiny negative value rounds to "-0.000": print it as 0 too.
-  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
-  return text;
-}
 
 OutputFormat ParseOutputFormat(const std::string& text) {
   if (text == "raw") return OutputFormat::kRaw;

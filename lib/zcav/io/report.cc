@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"  // FormatBytes
 
@@ -20,12 +21,6 @@ namespace zcav {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Fixed(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
 
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -111,7 +106,7 @@ struct Table {
 };
 
 std::string NumberOrNa(double value, int digits, bool known) {
-  return known ? Fixed(value, digits) : "n/a";
+  return known ? FormatFixed(value, digits) : "n/a";
 }
 
 Table MakeTable(const std::vector<PlotInput>& runs) {
@@ -150,12 +145,12 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
         NumberOrNa(s.max_mb_per_s, 1, has_data),
         NumberOrNa(s.avg_mb_per_s, 1, s.avg_mb_per_s > 0),
     };
-    if (any_x) row.push_back(s.avg_x ? Fixed(*s.avg_x, 1) + "x" : "n/a");
+    if (any_x) row.push_back(s.avg_x ? FormatFixed(*s.avg_x, 1) + "x" : "n/a");
     row.push_back(std::to_string(s.zone_count) + " (" + s.curve_type + ")");
-    row.push_back(s.outer_inner_ratio > 0 ? Fixed(s.outer_inner_ratio, 2) + ":1" : "n/a");
-    if (any_cpu) row.push_back(s.cpu_percent ? Fixed(*s.cpu_percent, 1) : "n/a");
-    if (any_access) row.push_back(s.access_mean_ms ? Fixed(*s.access_mean_ms, 1) : "n/a");
-    if (any_burst) row.push_back(s.burst_mb_per_s ? Fixed(*s.burst_mb_per_s, 1) : "n/a");
+    row.push_back(s.outer_inner_ratio > 0 ? FormatFixed(s.outer_inner_ratio, 2) + ":1" : "n/a");
+    if (any_cpu) row.push_back(s.cpu_percent ? FormatFixed(*s.cpu_percent, 1) : "n/a");
+    if (any_access) row.push_back(s.access_mean_ms ? FormatFixed(*s.access_mean_ms, 1) : "n/a");
+    if (any_burst) row.push_back(s.burst_mb_per_s ? FormatFixed(*s.burst_mb_per_s, 1) : "n/a");
     if (any_verdict) row.push_back(s.verdict.empty() ? "n/a" : s.verdict);
     t.rows.push_back(std::move(row));
   }

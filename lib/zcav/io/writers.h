@@ -38,9 +38,4 @@ std::unique_ptr<SampleSink> MakeRawWriter(std::ostream& out, bool seekable);
 std::unique_ptr<SampleSink> MakeCsvWriter(std::ostream& out);
 std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out);
 
-// `value` with exactly `decimals` digits after the point, independent of the
-// locale ("12.500"); NaN and infinities print as 0, -0 as 0.
-// REQUIRES: 0 <= decimals <= 17.
-std::string FormatFixed(double value, int decimals);
-
 }  // namespace zcav

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
 
@@ -36,12 +37,6 @@ double Gb(std::uint64_t bytes) { return static_cast<double>(bytes) / kGB; }
 double XSpeed(double mb_per_s, Media media) {
   const double one_x = OneXBytesPerS(media);
   return one_x > 0 ? mb_per_s * kMB / one_x : 0;
-}
-
-std::string Fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, Finite(v));
-  return buf;
 }
 
 std::string Pad(const std::string& s, std::size_t width, bool left = false) {
@@ -110,30 +105,34 @@ std::string TextureText(const ZoneAnalysis& a) {
   std::ostringstream out;
   const Texture& t = a.texture;
   if (t.jitter_p5_rel < 1 || t.jitter_p95_rel > 1) {
-    out << "jitter: 90 % of the blocks within " << Fixed(100 * (t.jitter_p5_rel - 1), 1) << " % .. +"
-        << Fixed(100 * (t.jitter_p95_rel - 1), 1) << " % of their zone's median";
+    // The low side is below the median: signed by hand, so that a p5 a hair
+    // under the median still reads "-0.0" beside the "+0.0" of the high side.
+    const std::string low = t.jitter_p5_rel < 1 ? "-" + FormatFixed(100 * (1 - t.jitter_p5_rel), 1)
+                                                : FormatFixed(100 * (t.jitter_p5_rel - 1), 1);
+    out << "jitter: 90 % of the blocks within " << low << " % .. +"
+        << FormatFixed(100 * (t.jitter_p95_rel - 1), 1) << " % of their zone's median";
     if (t.correlated) {
-      out << "; correlated (lag-1 " << Fixed(t.lag1_autocorrelation, 2)
-          << "): a mean over many blocks wanders " << Fixed(std::sqrt(t.variance_inflation), 1)
+      out << "; correlated (lag-1 " << FormatFixed(t.lag1_autocorrelation, 2)
+          << "): a mean over many blocks wanders " << FormatFixed(std::sqrt(t.variance_inflation), 1)
           << "x as far as independent noise would, and steps are judged against that";
     }
     out << "\n";
   }
   if (t.dip_count > 0) {
-    out << "dips: " << t.dip_count << ", " << Fixed(100 * t.dip_depth_rel, 0)
+    out << "dips: " << t.dip_count << ", " << FormatFixed(100 * t.dip_depth_rel, 0)
         << " % deep (median)";
-    if (t.dip_period_blocks > 0) out << ", every " << Fixed(t.dip_period_blocks, 0) << " blocks";
-    out << ", " << Fixed(100 * t.dip_share, 1)
+    if (t.dip_period_blocks > 0) out << ", every " << FormatFixed(t.dip_period_blocks, 0) << " blocks";
+    out << ", " << FormatFixed(100 * t.dip_share, 1)
         << " % of the blocks (texture, such as an SSD's garbage collection: not zones, left out "
            "of the zone statistics)\n";
   }
   if (t.banded) {
-    out << "bands: neighbouring bands differ by " << Fixed(100 * t.band_amplitude_rel, 1)
-        << " % (median), a fast and a slow band every " << Fixed(t.band_period_blocks, 0)
+    out << "bands: neighbouring bands differ by " << FormatFixed(100 * t.band_amplitude_rel, 1)
+        << " % (median), a fast and a slow band every " << FormatFixed(t.band_period_blocks, 0)
         << " blocks (multi-head or serpentine layout): texture; the zones follow their envelope\n";
   }
   if (t.burst_count > 0) {
-    out << "bursts: " << t.burst_count << ", " << Fixed(100 * t.burst_share, 1)
+    out << "bursts: " << t.burst_count << ", " << FormatFixed(100 * t.burst_share, 1)
         << " % of the blocks read faster than around them (a cache answering now and then: not "
            "zones, left out of the zone statistics)\n";
   }
@@ -148,11 +147,11 @@ std::string StepsText(const ZoneAnalysis& a) {
     if (st.origin == StepOrigin::kPosition) ++position;
     if (st.origin == StepOrigin::kUnknown) ++unknown;
     if (st.origin != StepOrigin::kTime) continue;
-    out << "time-dependent: a step at " << Fixed(Gb(st.offset_bytes), 3) << " GB";
+    out << "time-dependent: a step at " << FormatFixed(Gb(st.offset_bytes), 3) << " GB";
     for (std::size_t p = 0; p < st.pass_offsets_bytes.size(); ++p) {
       const std::int64_t at = st.pass_offsets_bytes[p];
       out << (p ? ", " : " (") << "pass " << p + 1 << ": "
-          << (at < 0 ? std::string("none") : Fixed(Gb(static_cast<std::uint64_t>(at)), 3) + " GB");
+          << (at < 0 ? std::string("none") : FormatFixed(Gb(static_cast<std::uint64_t>(at)), 3) + " GB");
     }
     out << (st.pass_offsets_bytes.empty() ? "" : ")")
         << " followed the elapsed time, not the position (a cache running out, throttling, the "
@@ -187,17 +186,17 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   for (std::size_t i = 0; i < a.zones.size(); ++i) {
     const Zone& z = a.zones[i];
     std::vector<std::string> r = {std::to_string(i + 1),
-                                  Fixed(Gb(z.start_bytes), 3),
-                                  Fixed(Gb(z.end_bytes), 3),
-                                  Fixed(Pct(z.start_bytes, total), 2),
-                                  Fixed(Pct(z.end_bytes, total), 2),
-                                  Fixed(Gb(z.end_bytes - z.start_bytes), 3),
-                                  Fixed(z.mb_per_s, 2),
-                                  Fixed(z.mean_mb_per_s, 2),
-                                  Fixed(z.min_mb_per_s, 2),
-                                  Fixed(z.max_mb_per_s, 2),
-                                  Fixed(z.stddev_mb_per_s, 3)};
-    if (optical) r.push_back(Fixed(XSpeed(z.mb_per_s, c.media), 1) + "x");
+                                  FormatFixed(Gb(z.start_bytes), 3),
+                                  FormatFixed(Gb(z.end_bytes), 3),
+                                  FormatFixed(Pct(z.start_bytes, total), 2),
+                                  FormatFixed(Pct(z.end_bytes, total), 2),
+                                  FormatFixed(Gb(z.end_bytes - z.start_bytes), 3),
+                                  FormatFixed(z.mb_per_s, 2),
+                                  FormatFixed(z.mean_mb_per_s, 2),
+                                  FormatFixed(z.min_mb_per_s, 2),
+                                  FormatFixed(z.max_mb_per_s, 2),
+                                  FormatFixed(z.stddev_mb_per_s, 3)};
+    if (optical) r.push_back(FormatFixed(XSpeed(z.mb_per_s, c.media), 1) + "x");
     rows.push_back(std::move(r));
   }
   std::vector<std::string> header = head;
@@ -219,8 +218,8 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         lo = std::min(lo, a.zones[k].mb_per_s);
         hi = std::max(hi, a.zones[k].mb_per_s);
       }
-      out << "... " << rows.size() - kTableHead - kTableTail << " zones more, " << Fixed(lo, 2)
-          << " to " << Fixed(hi, 2) << " MB/s (zcav zones FILE --format csv lists them all)\n";
+      out << "... " << rows.size() - kTableHead - kTableTail << " zones more, " << FormatFixed(lo, 2)
+          << " to " << FormatFixed(hi, 2) << " MB/s (zcav zones FILE --format csv lists them all)\n";
       i = rows.size() - kTableTail - 1;
       continue;
     }
@@ -231,33 +230,33 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   const Zone& fast = a.zones[a.fastest_zone];
   const Zone& slow = a.zones[a.slowest_zone];
   out << "summary: " << a.zones.size() << (a.zones.size() == 1 ? " zone" : " zones")
-      << "; outer/inner " << Fixed(a.outer_inner_ratio, 2) << ":1; fastest zone "
-      << a.fastest_zone + 1 << " (" << Fixed(fast.mb_per_s, 2) << " MB/s), slowest zone "
-      << a.slowest_zone + 1 << " (" << Fixed(slow.mb_per_s, 2) << " MB/s)\n";
-  out << "share of the device at >= 90 % of the peak rate: " << Fixed(100 * a.share_at_90, 1)
-      << " %, >= 75 %: " << Fixed(100 * a.share_at_75, 1) << " %, >= 50 %: "
-      << Fixed(100 * a.share_at_50, 1) << " %\n";
+      << "; outer/inner " << FormatFixed(a.outer_inner_ratio, 2) << ":1; fastest zone "
+      << a.fastest_zone + 1 << " (" << FormatFixed(fast.mb_per_s, 2) << " MB/s), slowest zone "
+      << a.slowest_zone + 1 << " (" << FormatFixed(slow.mb_per_s, 2) << " MB/s)\n";
+  out << "share of the device at >= 90 % of the peak rate: " << FormatFixed(100 * a.share_at_90, 1)
+      << " %, >= 75 %: " << FormatFixed(100 * a.share_at_75, 1) << " %, >= 50 %: "
+      << FormatFixed(100 * a.share_at_50, 1) << " %\n";
   if (optical) {
-    out << "average over the disc: " << Fixed(XSpeed(AverageMbPerS(a), c.media), 1) << "x "
-        << MediaName(c.media) << " (" << Fixed(AverageMbPerS(a), 2) << " MB/s; 1x = "
-        << Fixed(OneXBytesPerS(c.media), 0) << " B/s)\n";
+    out << "average over the disc: " << FormatFixed(XSpeed(AverageMbPerS(a), c.media), 1) << "x "
+        << MediaName(c.media) << " (" << FormatFixed(AverageMbPerS(a), 2) << " MB/s; 1x = "
+        << FormatFixed(OneXBytesPerS(c.media), 0) << " B/s)\n";
   }
   if (a.fit_r2 > 0) {
-    out << "fit: " << Fixed(a.fit_start_mb_per_s, 2) << " MB/s at the start, "
-        << Fixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 " << Fixed(a.fit_r2, 4) << ")\n";
+    out << "fit: " << FormatFixed(a.fit_start_mb_per_s, 2) << " MB/s at the start, "
+        << FormatFixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 " << FormatFixed(a.fit_r2, 4) << ")\n";
   }
   if (a.alternating) out << "pattern: many short plateaus alternating between levels\n";
   out << TextureText(a) << StepsText(a);
   if (c.transport && c.transport->ceiling_mb_per_s > 0) {
     out << "bus: " << (c.transport->link.empty() ? c.transport->kind : c.transport->link)
-        << ", practical ceiling " << Fixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
+        << ", practical ceiling " << FormatFixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
         << c.transport->source << ")\n";
   }
   if (c.verdict) out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
   out << "outliers: " << a.outliers.size() << (a.outliers.size() == 1 ? " block" : " blocks");
   for (std::size_t i = 0; i < a.outliers.size() && i < 5; ++i) {
-    out << (i ? ", " : " (") << Fixed(Gb(a.outliers[i].offset_bytes), 3) << " GB: "
-        << Fixed(a.outliers[i].mb_per_s, 2) << " MB/s";
+    out << (i ? ", " : " (") << FormatFixed(Gb(a.outliers[i].offset_bytes), 3) << " GB: "
+        << FormatFixed(a.outliers[i].mb_per_s, 2) << " MB/s";
     if (i + 1 == a.outliers.size() || i == 4) out << (a.outliers.size() > 5 ? ", ...)" : ")");
   }
   out << "\n";
@@ -267,7 +266,7 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     out << "unreadable regions: " << c.unreadable.size() << ", " << FormatBytes(bytes)
         << ", not in the zone statistics:";
     for (std::size_t i = 0; i < c.unreadable.size() && i < 5; ++i) {
-      out << (i ? ", " : " ") << Fixed(Gb(c.unreadable[i].offset_bytes), 3) << " GB +"
+      out << (i ? ", " : " ") << FormatFixed(Gb(c.unreadable[i].offset_bytes), 3) << " GB +"
           << c.unreadable[i].length_bytes << " B";
     }
     out << (c.unreadable.size() > 5 ? ", ...\n" : "\n");
@@ -276,8 +275,8 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     out << "slow regions: " << c.slow_regions.size() << ", far slower than their neighbours:";
     for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
       const SlowRegion& r = c.slow_regions[i];
-      out << (i ? ", " : " ") << Fixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
-          << " B in " << Fixed(r.ms, 0) << " ms (" << Fixed(r.ms / std::max(r.expected_ms, 1e-9), 0)
+      out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
+          << " B in " << FormatFixed(r.ms, 0) << " ms (" << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0)
           << "x slower)";
     }
     out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
@@ -304,13 +303,13 @@ std::string FormatZoneCsv(const ZoneAnalysis& a, const ZoneReportContext& c, boo
   for (std::size_t i = 0; i < a.zones.size(); ++i) {
     const Zone& z = a.zones[i];
     if (with_source) out << quoted(c.source) << ",";
-    out << i + 1 << "," << z.start_bytes << "," << z.end_bytes << "," << Fixed(Gb(z.start_bytes), 6)
-        << "," << Fixed(Gb(z.end_bytes), 6) << "," << Fixed(Pct(z.start_bytes, total), 4) << ","
-        << Fixed(Pct(z.end_bytes, total), 4) << "," << z.end_bytes - z.start_bytes << ","
-        << Fixed(z.mb_per_s, 6) << "," << Fixed(z.mean_mb_per_s, 6) << ","
-        << Fixed(z.min_mb_per_s, 6) << "," << Fixed(z.max_mb_per_s, 6) << ","
-        << Fixed(z.stddev_mb_per_s, 6) << ","
-        << (c.media != Media::kNone ? Fixed(XSpeed(z.mb_per_s, c.media), 3) : "") << "\n";
+    out << i + 1 << "," << z.start_bytes << "," << z.end_bytes << "," << FormatFixed(Gb(z.start_bytes), 6)
+        << "," << FormatFixed(Gb(z.end_bytes), 6) << "," << FormatFixed(Pct(z.start_bytes, total), 4) << ","
+        << FormatFixed(Pct(z.end_bytes, total), 4) << "," << z.end_bytes - z.start_bytes << ","
+        << FormatFixed(z.mb_per_s, 6) << "," << FormatFixed(z.mean_mb_per_s, 6) << ","
+        << FormatFixed(z.min_mb_per_s, 6) << "," << FormatFixed(z.max_mb_per_s, 6) << ","
+        << FormatFixed(z.stddev_mb_per_s, 6) << ","
+        << (c.media != Media::kNone ? FormatFixed(XSpeed(z.mb_per_s, c.media), 3) : "") << "\n";
   }
   return out.str();
 }

@@ -1,5 +1,7 @@
 #include "zcav/device/posix/sysfs_info.h"
 
+#include "zcav/base/text.h"
+
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -14,21 +16,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Trim(std::string_view s) {
-  std::size_t begin = 0;
-  std::size_t end = s.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(s[begin])) != 0) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1])) != 0) --end;
-  return std::string(s.substr(begin, end - begin));
-}
-
 // Contents of a small sysfs attribute, whitespace-trimmed; "" when absent.
 std::string ReadAttribute(const fs::path& path) {
   std::ifstream in(path);
   if (!in) return "";
   std::ostringstream s;
   s << in.rdbuf();
-  return Trim(s.str());
+  return std::string(Trim(s.str()));
 }
 
 bool Exists(const fs::path& path) {
@@ -160,4 +154,5 @@ void FillSysfsInfo(unsigned major, unsigned minor, DeviceInfo& info,
   }
 }
 
-}  // namespace zcav
+}  // namespace zcav#include "zcav/base/text.h"
+

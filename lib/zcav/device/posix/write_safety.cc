@@ -1,5 +1,7 @@
 #include "zcav/device/posix/write_safety.h"
 
+#include "zcav/base/text.h"
+
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -22,13 +24,6 @@ std::string ReadWhole(const fs::path& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
 }
 
 // The kernel escapes space, tab, newline and backslash in mountinfo and
@@ -68,7 +63,7 @@ std::optional<BlockId> BlockIdOf(const std::string& path) {
 BlockNode ReadNode(const fs::path& dir) {
   BlockNode node;
   node.name = dir.filename().string();
-  if (const auto id = ParseId(Trim(ReadWhole(dir / "dev")))) node.id = *id;
+  if (const auto id = ParseId(std::string(Trim(ReadWhole(dir / "dev"))))) node.id = *id;
   std::error_code ec;
   for (fs::directory_iterator it(dir / "holders", ec), end; !ec && it != end; it.increment(ec)) {
     node.holders.push_back(it->path().filename().string());
@@ -215,7 +210,7 @@ std::vector<std::string> ProcessesUsing(BlockId id, const std::string& proc_root
       }
       if (target.string().rfind("/dev/", 0) == 0 &&
           BlockIdOf(target.string()) == std::optional<BlockId>(id)) {
-        found.push_back(Trim(ReadWhole(it->path() / "comm")) + " (pid " + pid + ")");
+        found.push_back(std::string(Trim(ReadWhole(it->path() / "comm"))) + " (pid " + pid + ")");
         break;
       }
     }
@@ -224,3 +219,4 @@ std::vector<std::string> ProcessesUsing(BlockId id, const std::string& proc_root
 }
 
 }  // namespace zcav
+

@@ -1,0 +1,30 @@
+#include "zcav/base/text.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace zcav {
+
+std::string FormatFixed(double value, int decimals) {
+  if (!std::isfinite(value) || value == 0) value = 0;  // also turns -0 into 0
+  std::array<char, 400> buf;  // DBL_MAX in fixed notation is 309 digits
+  const auto [end, ec] =
+      std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return "0";
+  std::string text(buf.data(), end);
+  // A tiny negative value rounds to "-0.000": print it as 0 too.
+  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return text;
+}
+
+std::string_view Trim(std::string_view s) {
+  const auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace zcav

@@ -1,0 +1,21 @@
+// Small text helpers shared by every layer: fixed-point numbers for the
+// outputs and whitespace trimming for the parsers. One home for each, so that
+// every output prints a number the same way.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace zcav {
+
+// `value` with exactly `decimals` digits after the point, independent of the
+// locale ("12.500"), correctly rounded as printf's "%.*f"; NaN and infinities
+// print as 0, and so does a value that rounds to -0 ("-0.0" never appears).
+// REQUIRES: 0 <= decimals <= 17.
+std::string FormatFixed(double value, int decimals);
+
+// `s` without leading and trailing white space (space, \t, \n, \v, \f, \r).
+// The view points into `s`.
+std::string_view Trim(std::string_view s);
+
+}  // namespace zcav
