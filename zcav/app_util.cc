@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/version.h"
 
@@ -156,11 +157,7 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
   return 1;
 }
 
-std::string Num(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::isfinite(v) ? v : 0.0);
-  return buf;
-}
+std::string Num(double v, int decimals) { return FormatFixed(v, decimals); }
 
 Json DeviceJson(const DeviceInfo& dev) {
   return {{"path", dev.path},

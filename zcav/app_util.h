@@ -40,7 +40,7 @@ double Finite(double v);
 std::string Dump(const Json& doc);
 // Now as ISO 8601 UTC, e.g. "2026-11-29T22:30:50Z".
 std::string UtcNow();
-// v with `decimals` decimals ("0" for NaN and infinities).
+// FormatFixed (base/text.h): v with `decimals` decimals, "0" for NaN and infinities.
 std::string Num(double v, int decimals);
 // The device facts every probe's JSON carries.
 Json DeviceJson(const DeviceInfo& dev);

@@ -1,5 +1,7 @@
 #include "zcav/measure/sweep.h"
 
+#include "zcav/base/text.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -346,12 +348,6 @@ void ChooseEngine(const DeviceInfo& device, const SweepOptions& options, SweepPl
   plan.queue_depth = asked != 0 ? asked : std::max<std::uint32_t>(1, device.default_queue_depth);
 }
 
-std::string FormatFixed1(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", v);
-  return text;
-}
-
 // The device's preferred read, a power of two of at least 1 MiB.
 std::uint64_t PreferredChunk(const DeviceInfo& device) {
   return std::bit_floor(std::max(device.default_chunk_bytes, kDefaultChunkBytes));
@@ -429,7 +425,7 @@ void NoteDefaultBlock(const SweepOptions& options, std::uint64_t range, SweepPla
             ? ", about " +
                   std::to_string(std::llround(static_cast<double>(plan.block_bytes) /
                                               (options.expected_mb_per_s * 1e3))) +
-                  " ms each at the start's " + FormatFixed1(options.expected_mb_per_s) + " MB/s"
+                  " ms each at the start's " + FormatFixed(options.expected_mb_per_s, 1) + " MB/s"
             : "";
     plan.notes.push_back("default block size " + Binary(plan.block_bytes) + " (" +
                          std::to_string(blocks) + " blocks" + each +
