@@ -21,6 +21,7 @@
 #include "zcav/io/data_reader.h"
 #include "zcav/device/device.h"
 #include "zcav/analysis/step_origin.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/analysis/zone_detector.h"

@@ -8,7 +8,7 @@
 #include "zcav/base/clock.h"
 #include "zcav/io/data_reader.h"
 #include "zcav/base/error.h"
-#include "zcav/measure/resume.h"
+#include "zcav/io/resume.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/base/units.h"

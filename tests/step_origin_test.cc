@@ -8,6 +8,7 @@
 #include "zcav/base/clock.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/analysis/step_origin.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/io/zone_report.h"
@@ -216,7 +217,7 @@ TEST_CASE("PassCurveSink passes on zones with the time steps merged away", "[ste
   run.plan = zcav::PlanSweep(run.device, options);
 
   // Records what reaches the writers.
-  struct ZonesSink final : zcav::SampleSink {
+  struct ZonesSink final : zcav::ResultSink {
     void OnZones(const zcav::ZoneAnalysis& a, const zcav::ZoneReportContext& c) override {
       analysis = a;
       verdict = c.verdict.has_value();

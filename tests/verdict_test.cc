@@ -248,7 +248,7 @@ SimRun SweepSim(const std::string& spec) {
   zcav::RunInfo run;
   run.device = dev->info();
   run.plan = zcav::PlanSweep(run.device, {});
-  zcav::SampleSink none;
+  zcav::ResultSink none;
   zcav::ZoneDetectingSink zones(none, {}, zcav::Media::kNone);
   zcav::RunSweep(*dev, run, clock, zones);
   return {zones.analysis(), zcav::TransportFromDevice(dev->info())};

@@ -119,7 +119,7 @@ TEST_CASE("The zone JSON uses the documented names", "[zone_report]") {
 
 namespace {
 
-class OrderSink final : public zcav::SampleSink {
+class OrderSink final : public zcav::ResultSink {
  public:
   void OnZones(const zcav::ZoneAnalysis& a, const zcav::ZoneReportContext& c) override {
     events += "zones;";

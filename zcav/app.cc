@@ -32,8 +32,9 @@
 #include "zcav/io/data_reader.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/report.h"
-#include "zcav/measure/resume.h"
+#include "zcav/io/resume.h"
 #include "zcav/analysis/step_origin.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/io/zone_report.h"
 
@@ -152,7 +153,7 @@ int RunSweepCommand(const CliOptions& options, std::ostream& out, std::ostream& 
   }
   CurveSink curve;
   if (!options.plot_dir.empty()) sinks.push_back(&curve);
-  TeeSink tee(sinks);
+  ResultTee tee(sinks);
   const Media media = options.media_given ? options.media : GuessMedia(options.device);
   const Transport transport =
       options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);

@@ -50,6 +50,7 @@
 #include "zcav/io/report.h"
 #include "zcav/measure/sample_sink.h"
 #include "zcav/analysis/step_origin.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/base/units.h"
@@ -118,9 +119,9 @@ void CreateOutputDir(const std::string& dir) {
 // Forwards every event to the JSON writer and notes where its stream stood
 // when the sweep finished: the end of the last block, where the writer's
 // closing part begins.
-class BlocksEndSink final : public SampleSink {
+class BlocksEndSink final : public ResultSink {
  public:
-  BlocksEndSink(SampleSink& json_writer, std::ostream& stream)
+  BlocksEndSink(ResultSink& json_writer, std::ostream& stream)
       : inner_(json_writer), stream_(stream) {}
   void OnStart(const RunInfo& run) override { inner_.OnStart(run); }
   void OnSample(const Sample& x) override { inner_.OnSample(x); }
@@ -140,7 +141,7 @@ class BlocksEndSink final : public SampleSink {
   std::uint64_t blocks_end() const { return blocks_end_; }
 
  private:
-  SampleSink& inner_;
+  ResultSink& inner_;
   std::ostream& stream_;
   std::uint64_t blocks_end_ = 0;
 };
@@ -444,7 +445,7 @@ void ProfileRun::ChoosePasses() {
 void ProfileRun::Sweep() {
   run_ = NewRunInfo(info_, plan(), options_.command_line);
   OutputFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
-  const std::unique_ptr<SampleSink> raw_writer =
+  const std::unique_ptr<ResultSink> raw_writer =
       MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
   // profile.json starts as the sweep's JSON, written as blocks arrive (a
   // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
@@ -453,7 +454,7 @@ void ProfileRun::Sweep() {
   json_file_ = std::make_unique<OutputFile>(InDir("profile.json"),
                                             std::vector<std::string>{options_.device});
   std::ostream& json_stream = json_file_->seekable() ? json_file_->stream() : json_text_;
-  const std::unique_ptr<SampleSink> json_writer =
+  const std::unique_ptr<ResultSink> json_writer =
       MakeWriter(OutputFormat::kJson, json_stream, false);
   BlocksEndSink json_sink(*json_writer, json_stream);
   std::vector<SampleSink*> sinks{raw_writer.get(), &json_sink, &curve_};
@@ -463,7 +464,7 @@ void ProfileRun::Sweep() {
         std::make_unique<ProgressSink>(err_, device_.steady_clock(), isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
   }
-  TeeSink tee(sinks);
+  ResultTee tee(sinks);
   // With 2+ passes, steps that follow the time, not the position, are merged
   // away before the writers see the zones (step_origin.h).
   PassCurveSink origins(tee, burst_mb_per_s_);

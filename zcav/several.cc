@@ -132,11 +132,11 @@ struct Lane {
   OpenedDevice opened;
   RunInfo run;
   std::unique_ptr<OutputFile> file;
-  std::unique_ptr<SampleSink> writer;
+  std::unique_ptr<ResultSink> writer;
   TimelineSink timeline;
   CurveSink curve;
   std::unique_ptr<LaneProgressSink> progress;  // together only, unless quiet
-  std::unique_ptr<TeeSink> tee;
+  std::unique_ptr<ResultTee> tee;
   std::unique_ptr<ZoneDetectingSink> zones;
   SweepResult result;
 };
@@ -154,7 +154,7 @@ void CreateOutput(const CliOptions& options, Lane& lane, const std::string& outp
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
   std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
   if (lane.progress) sinks.push_back(lane.progress.get());
-  lane.tee = std::make_unique<TeeSink>(sinks);
+  lane.tee = std::make_unique<ResultTee>(sinks);
   const Transport transport = options.bus.empty() ? TransportFromDevice(lane.run.device)
                                                   : TransportFromName(options.bus);
   const Media media = options.media_given ? options.media : GuessMedia(lane.device_name);

@@ -4,18 +4,15 @@
 // passes or is missing from some)? Answered from the curves of the
 // individual passes of a sweep.
 //
-// ClassifySteps and ApplyStepOrigins are pure functions over values;
-// PassCurveSink collects the per-pass curves during a sweep.
+// ClassifySteps and ApplyStepOrigins are pure functions over values; the
+// per-pass curves come from io/pass_curves.h.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
-#include "zcav/measure/sample_sink.h"
 #include "zcav/analysis/zone_detector.h"
-#include "zcav/io/zone_report.h"
 
 namespace zcav {
 
@@ -68,58 +65,8 @@ std::vector<Step> ClassifySteps(const ZoneAnalysis& analysis, const std::vector<
 // `steps` from ClassifySteps(analysis, ...) before any merge.
 void ApplyStepOrigins(const Curve& median, std::vector<Step> steps, ZoneAnalysis& analysis);
 
-// One curve per pass of `plan` from a sweep's timed samples (as a saved
-// multi-pass result records them: pass, block index, elapsed time), each
-// over the blocks that pass read, in position order; rates are the block's
-// length over its elapsed time (MB/s). Samples of other passes or blocks,
-// or with no time, are ignored.
-std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vector<Sample>& samples);
-
 // Whether `analysis` records a step that followed the elapsed time (one of
 // analysis.steps has origin kTime).
 bool HasTimeSteps(const ZoneAnalysis& analysis);
-
-// A sink that keeps each pass's per-block rates (MB/s, as float: 4 bytes
-// per block per pass; NaN = not read cleanly in that pass) and forwards
-// every event to `inner` (not owned). At OnZones, when the plan has at least
-// 2 passes, it classifies the analysis's steps against the passes
-// (ClassifySteps), merges away the time steps (ApplyStepOrigins over the
-// median curve it collected from OnBlock, blocks with no clean read or with
-// unreadable bytes left out, as ZoneDetectingSink does) and, when the
-// context carries a verdict, decides the verdict again for the changed
-// zones; then it passes the result on to inner.OnZones(). Place it between a
-// ZoneDetectingSink and the writers: ZoneDetectingSink(PassCurveSink(tee)).
-// analysis() and context() are what was passed on (valid after OnZones;
-// before, an empty analysis and context).
-class PassCurveSink final : public SampleSink {
- public:
-  // `burst_mb_per_s`: the burst rate the verdict weighs, when measured (as
-  // given to ZoneDetectingSink).
-  explicit PassCurveSink(SampleSink& inner,
-                         std::optional<double> burst_mb_per_s = std::nullopt);
-  void OnStart(const RunInfo& run) override;
-  void OnSample(const Sample& sample) override;
-  void OnBlock(const BlockResult& block) override;
-  void OnPassDone(const PassSummary& pass) override { inner_.OnPassDone(pass); }
-  void OnUnreadable(const UnreadableRange& range) override { inner_.OnUnreadable(range); }
-  void OnSlowRegion(const SlowRegion& region) override { inner_.OnSlowRegion(region); }
-  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override;
-  void OnFinish(const SweepResult& result) override { inner_.OnFinish(result); }
-
-  // The curve of pass `pass` (0-based) over the blocks it read cleanly.
-  // REQUIRES: pass < the plan's passes.
-  Curve PassCurve(std::uint32_t pass) const;
-  const ZoneAnalysis& analysis() const { return analysis_; }
-  const ZoneReportContext& context() const { return context_; }
-
- private:
-  SampleSink& inner_;
-  std::optional<double> burst_mb_per_s_;
-  SweepPlan plan_;
-  std::vector<float> rates_;  // block * passes + pass
-  Curve median_;
-  ZoneAnalysis analysis_;
-  ZoneReportContext context_;
-};
 
 }  // namespace zcav

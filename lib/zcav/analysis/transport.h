@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "zcav/device/device.h"
+#include "zcav/device/device_info.h"
 
 namespace zcav {
 

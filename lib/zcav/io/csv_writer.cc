@@ -15,7 +15,7 @@ namespace zcav {
 
 namespace {
 
-class CsvWriter final : public SampleSink {
+class CsvWriter final : public ResultSink {
  public:
   explicit CsvWriter(std::ostream& out) : out_(out) {}
 
@@ -59,7 +59,7 @@ class CsvWriter final : public SampleSink {
 
 }  // namespace
 
-std::unique_ptr<SampleSink> MakeCsvWriter(std::ostream& out) {
+std::unique_ptr<ResultSink> MakeCsvWriter(std::ostream& out) {
   return std::make_unique<CsvWriter>(out);
 }
 

@@ -156,7 +156,7 @@ Json SummaryJson(const SweepResult& r) {
   return j;
 }
 
-class JsonWriter final : public SampleSink {
+class JsonWriter final : public ResultSink {
  public:
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
@@ -274,7 +274,7 @@ class JsonWriter final : public SampleSink {
 
 }  // namespace
 
-std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out) {
+std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out) {
   return std::make_unique<JsonWriter>(out);
 }
 

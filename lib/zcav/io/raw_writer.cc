@@ -67,7 +67,7 @@ std::string Short(double value) {
 
 double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
 
-class RawWriter final : public SampleSink {
+class RawWriter final : public ResultSink {
  public:
   RawWriter(std::ostream& out, bool seekable) : out_(out), seekable_(seekable) {}
 
@@ -267,11 +267,11 @@ OutputFormat ParseOutputFormat(const std::string& text) {
   throw Error("unknown output format '" + text + "' (use raw, csv or json)", ErrorKind::kBadInput);
 }
 
-std::unique_ptr<SampleSink> MakeRawWriter(std::ostream& out, bool seekable) {
+std::unique_ptr<ResultSink> MakeRawWriter(std::ostream& out, bool seekable) {
   return std::make_unique<RawWriter>(out, seekable);
 }
 
-std::unique_ptr<SampleSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable) {
+std::unique_ptr<ResultSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable) {
   switch (format) {
     case OutputFormat::kRaw:
       return MakeRawWriter(out, seekable);

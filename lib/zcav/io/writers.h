@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "zcav/measure/sample_sink.h"
+#include "zcav/io/result_sink.h"
 
 namespace zcav {
 
@@ -31,11 +31,11 @@ OutputFormat ParseOutputFormat(const std::string& text);
 // `seekable`: `out` is a regular file opened for writing from its start.
 // Writes are checked after each flush: a failed write (disk full, closed
 // pipe) throws Error(kRuntime) from the event that hit it.
-std::unique_ptr<SampleSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable);
+std::unique_ptr<ResultSink> MakeWriter(OutputFormat format, std::ostream& out, bool seekable);
 
 // The individual writers behind MakeWriter (same ownership rules).
-std::unique_ptr<SampleSink> MakeRawWriter(std::ostream& out, bool seekable);
-std::unique_ptr<SampleSink> MakeCsvWriter(std::ostream& out);
-std::unique_ptr<SampleSink> MakeJsonWriter(std::ostream& out);
+std::unique_ptr<ResultSink> MakeRawWriter(std::ostream& out, bool seekable);
+std::unique_ptr<ResultSink> MakeCsvWriter(std::ostream& out);
+std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out);
 
 }  // namespace zcav

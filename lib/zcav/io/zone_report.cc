@@ -412,7 +412,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-ZoneDetectingSink::ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
+ZoneDetectingSink::ZoneDetectingSink(ResultSink& inner, ZoneOptions options, Media media,
                                      std::optional<Transport> transport,
                                      std::optional<double> burst_mb_per_s)
     : inner_(inner),

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "zcav/measure/sample_sink.h"
+#include "zcav/io/result_sink.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/analysis/zone_detector.h"
@@ -67,7 +67,7 @@ class ZoneDetectingSink final : public SampleSink {
  public:
   // `transport`: when set, the verdict is decided too and passed in the
   // context, weighing `burst_mb_per_s` (MB/s) when measured (VerdictFor).
-  ZoneDetectingSink(SampleSink& inner, ZoneOptions options, Media media,
+  ZoneDetectingSink(ResultSink& inner, ZoneOptions options, Media media,
                     std::optional<Transport> transport = std::nullopt,
                     std::optional<double> burst_mb_per_s = std::nullopt);
   void OnStart(const RunInfo& run) override;
@@ -83,7 +83,7 @@ class ZoneDetectingSink final : public SampleSink {
   const ZoneReportContext& context() const { return context_; }
 
  private:
-  SampleSink& inner_;
+  ResultSink& inner_;
   ZoneOptions options_;
   Media media_;
   std::optional<Transport> transport_;

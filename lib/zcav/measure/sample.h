@@ -8,7 +8,7 @@
 #include <system_error>
 #include <vector>
 
-#include "zcav/device/device.h"
+#include "zcav/device/device_info.h"
 
 namespace zcav {
 

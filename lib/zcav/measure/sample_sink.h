@@ -1,16 +1,14 @@
 // SampleSink: the observer the sweep reports to. Writers, the progress line
-// and tests are sinks; the sweep itself prints nothing.
+// and tests are sinks; the sweep itself prints nothing. The zones are an
+// output-side event: io/result_sink.h.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "zcav/measure/sample.h"
-#include "zcav/analysis/zone_detector.h"
 
 namespace zcav {
-
-struct ZoneReportContext;  // zone_report.h
 
 class SampleSink {
  public:
@@ -30,12 +28,6 @@ class SampleSink {
   virtual void OnUnreadable(const UnreadableRange& range) { (void)range; }
   // A slow region, once it has ended.
   virtual void OnSlowRegion(const SlowRegion& region) { (void)region; }
-  // The zone analysis of the measured curve, just before OnFinish, when the
-  // sweep's sinks are wrapped in a ZoneDetectingSink (zone_report.h).
-  virtual void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) {
-    (void)analysis;
-    (void)context;
-  }
   // Last call. Output must be complete and flushed when it returns.
   virtual void OnFinish(const SweepResult& result) { (void)result; }
 };
@@ -50,9 +42,6 @@ class TeeSink final : public SampleSink {
   void OnPassDone(const PassSummary& x) override { for (auto* s : sinks_) s->OnPassDone(x); }
   void OnUnreadable(const UnreadableRange& x) override { for (auto* s : sinks_) s->OnUnreadable(x); }
   void OnSlowRegion(const SlowRegion& x) override { for (auto* s : sinks_) s->OnSlowRegion(x); }
-  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
-    for (auto* s : sinks_) s->OnZones(a, c);
-  }
   void OnFinish(const SweepResult& x) override { for (auto* s : sinks_) s->OnFinish(x); }
 
  private:

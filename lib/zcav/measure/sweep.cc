@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "zcav/base/aligned_buffer.h"
-#include "zcav/measure/resume.h"
+#include "zcav/measure/resume_point.h"
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/units.h"

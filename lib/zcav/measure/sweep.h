@@ -28,7 +28,7 @@
 
 namespace zcav {
 
-struct ResumePoint;  // resume.h
+struct ResumePoint;  // resume_point.h
 
 // How chunks are read (SweepOptions::engine).
 enum class ReadEngineChoice {

@@ -1,4 +1,4 @@
-#include "zcav/measure/resume.h"
+#include "zcav/io/resume.h"
 
 #include <algorithm>
 #include <cmath>

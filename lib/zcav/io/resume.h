@@ -9,26 +9,12 @@
 // reads only what is left.
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
+#include "zcav/device/device_info.h"
 #include "zcav/io/data_reader.h"
-#include "zcav/device/device.h"
-#include "zcav/measure/sample.h"
+#include "zcav/measure/resume_point.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
-
-struct ResumePoint {
-  // The partial run's timed samples in read order (pass-major), with their
-  // offsets and lengths filled in from the plan.
-  std::vector<Sample> samples;
-  // Where to go on: the first block of `pass` not read yet.
-  std::uint32_t pass = 0;
-  std::uint64_t block = 0;
-  // What the partial run found; kept, and merged with what the rest finds.
-  std::vector<UnreadableRange> unreadable;
-  std::vector<SlowRegion> slow_regions;
-};
 
 // Checks that `partial` (a zcav raw or JSON result read with ReadProfile)
 // was made by the same sweep as `plan` on `device`: same device size, range,

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Checks that lib/ and zcav/ include one another the way the data flows.
+
+The layers of lib/zcav/ (README, Layout), lowest first:
+  base/      units, errors, clocks, statistics: includes only the standard library
+             (and other base/ headers)
+  device/    the Device seam and the devices: base/, device/
+  measure/   the sweep and its sinks: base/, device/, measure/ -- never analysis/ or io/
+  analysis/  pure computations over values: base/, device/device_info.h, measure/, analysis/
+             -- never the device seam (device/device.h and the devices) or the sweep
+             (measure/sweep.h)
+  io/        file formats, plots, reports: anything in lib/; but the readers
+             (io/data_reader.*) never include the writers (io/writers.h)
+Nothing in lib/ includes the command line (zcav/*.h beside main.cc).
+
+Usage: check-layers.py [ROOT]   (ROOT: the repository, default: this script's parent's parent)
+Prints one line per include that breaks a rule ("FILE:LINE: includes X: RULE") and
+exits 1 if there is any; 0 and a one-line summary otherwise.
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"zcav/([^"]+)"')
+# Generated headers (build tree), not part of a layer: which layer may include them.
+GENERATED = {"plot_templates.h": {"io"}, "version.h": set()}
+ALLOWED = {
+    "base": {"base"},
+    "device": {"base", "device"},
+    "measure": {"base", "device", "measure"},
+    "analysis": {"base", "measure", "analysis"},
+    "io": {"base", "device", "measure", "analysis", "io"},
+}
+
+
+def layer_of(rel):
+    """'base/units.h' -> 'base'; 'device/posix/x.h' -> 'device'; a CLI header -> 'cli'."""
+    return rel.split("/", 1)[0] if "/" in rel else "cli"
+
+
+def violations(root):
+    problems, checked = [], 0
+    lib = os.path.join(root, "lib", "zcav")
+    cli_headers = {f for f in os.listdir(os.path.join(root, "zcav")) if f.endswith(".h")}
+    for directory, _, files in os.walk(lib):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cc")):
+                continue
+            path = os.path.join(directory, name)
+            rel_file = os.path.relpath(path, lib)
+            here = layer_of(rel_file)
+            for number, line in enumerate(open(path, encoding="utf-8"), 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                checked += 1
+                target = m.group(1)
+                where = f"{os.path.relpath(path, root)}:{number}: includes zcav/{target}"
+                if target in GENERATED:
+                    if here not in GENERATED[target]:
+                        problems.append(f"{where}: generated header not for the {here} layer")
+                    continue
+                if target in cli_headers or layer_of(target) == "cli":
+                    problems.append(f"{where}: lib/ never includes the command line")
+                    continue
+                there = layer_of(target)
+                if there not in ALLOWED.get(here, set()) and not (
+                        here == "analysis" and target == "device/device_info.h"):
+                    problems.append(f"{where}: {here}/ may include only "
+                                    f"{', '.join(sorted(ALLOWED[here]))}"
+                                    + (" and device/device_info.h" if here == "analysis" else ""))
+                elif here == "analysis" and target == "measure/sweep.h":
+                    problems.append(f"{where}: analysis/ never includes the sweep")
+                elif rel_file.startswith("io/data_reader.") and target == "io/writers.h":
+                    problems.append(f"{where}: the readers never include the writers")
+    return problems, checked
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    problems, checked = violations(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check-layers: {len(problems)} include(s) against the layering (README, Layout)")
+        return 1
+    print(f"check-layers: {checked} includes in lib/zcav follow the layering")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
