@@ -119,29 +119,21 @@ void CreateOutputDir(const std::string& dir) {
 // Forwards every event to the JSON writer and notes where its stream stood
 // when the sweep finished: the end of the last block, where the writer's
 // closing part begins.
-class BlocksEndSink final : public ResultSink {
+class BlocksEndSink final : public ForwardingSink {
  public:
   BlocksEndSink(ResultSink& json_writer, std::ostream& stream)
-      : inner_(json_writer), stream_(stream) {}
-  void OnStart(const RunInfo& run) override { inner_.OnStart(run); }
-  void OnSample(const Sample& x) override { inner_.OnSample(x); }
-  void OnBlock(const BlockResult& x) override { inner_.OnBlock(x); }
-  void OnPassDone(const PassSummary& x) override { inner_.OnPassDone(x); }
-  void OnUnreadable(const UnreadableRange& x) override { inner_.OnUnreadable(x); }
-  void OnSlowRegion(const SlowRegion& x) override { inner_.OnSlowRegion(x); }
-  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override { inner_.OnZones(a, c); }
+      : ForwardingSink(json_writer), stream_(stream) {}
   void OnFinish(const SweepResult& r) override {
     stream_.flush();
     const std::streampos at = stream_.tellp();
     if (at == std::streampos(-1)) throw Error("writing profile.json failed", ErrorKind::kRuntime);
     blocks_end_ = static_cast<std::uint64_t>(at);
-    inner_.OnFinish(r);
+    ForwardingSink::OnFinish(r);
   }
   // Valid after OnFinish.
   std::uint64_t blocks_end() const { return blocks_end_; }
 
  private:
-  ResultSink& inner_;
   std::ostream& stream_;
   std::uint64_t blocks_end_ = 0;
 };

@@ -28,7 +28,7 @@ std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vecto
 }
 
 PassCurveSink::PassCurveSink(ResultSink& inner, std::optional<double> burst_mb_per_s)
-    : inner_(inner), burst_mb_per_s_(burst_mb_per_s) {}
+    : ForwardingSink(inner), burst_mb_per_s_(burst_mb_per_s) {}
 
 void PassCurveSink::OnStart(const RunInfo& run) {
   plan_ = run.plan;
@@ -37,7 +37,7 @@ void PassCurveSink::OnStart(const RunInfo& run) {
   median_.clear();
   analysis_ = ZoneAnalysis{};
   context_ = ZoneReportContext{};
-  inner_.OnStart(run);
+  inner().OnStart(run);
 }
 
 void PassCurveSink::OnSample(const Sample& sample) {
@@ -47,7 +47,7 @@ void PassCurveSink::OnSample(const Sample& sample) {
     rates_[sample.block_index * plan_.passes + sample.pass] =
         static_cast<float>(static_cast<double>(sample.length_bytes) / seconds / 1e6);
   }
-  inner_.OnSample(sample);
+  inner().OnSample(sample);
 }
 
 void PassCurveSink::OnBlock(const BlockResult& block) {
@@ -56,7 +56,7 @@ void PassCurveSink::OnBlock(const BlockResult& block) {
     median_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
                        block.max_mb_per_s});
   }
-  inner_.OnBlock(block);
+  inner().OnBlock(block);
 }
 
 Curve PassCurveSink::PassCurve(std::uint32_t pass) const {
@@ -83,7 +83,7 @@ void PassCurveSink::OnZones(const ZoneAnalysis& analysis, const ZoneReportContex
   }
   rates_ = std::vector<float>();  // not needed any more: give the memory back
   median_ = Curve();
-  inner_.OnZones(analysis_, context_);
+  inner().OnZones(analysis_, context_);
 }
 
 }  // namespace zcav

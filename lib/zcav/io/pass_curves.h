@@ -35,7 +35,7 @@ std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vecto
 // ZoneDetectingSink and the writers: ZoneDetectingSink(PassCurveSink(tee)).
 // analysis() and context() are what was passed on (valid after OnZones;
 // before, an empty analysis and context).
-class PassCurveSink final : public ResultSink {
+class PassCurveSink final : public ForwardingSink {
  public:
   // `burst_mb_per_s`: the burst rate the verdict weighs, when measured (as
   // given to ZoneDetectingSink).
@@ -44,11 +44,7 @@ class PassCurveSink final : public ResultSink {
   void OnStart(const RunInfo& run) override;
   void OnSample(const Sample& sample) override;
   void OnBlock(const BlockResult& block) override;
-  void OnPassDone(const PassSummary& pass) override { inner_.OnPassDone(pass); }
-  void OnUnreadable(const UnreadableRange& range) override { inner_.OnUnreadable(range); }
-  void OnSlowRegion(const SlowRegion& region) override { inner_.OnSlowRegion(region); }
   void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override;
-  void OnFinish(const SweepResult& result) override { inner_.OnFinish(result); }
 
   // The curve of pass `pass` (0-based) over the blocks it read cleanly.
   // REQUIRES: pass < the plan's passes.
@@ -57,7 +53,6 @@ class PassCurveSink final : public ResultSink {
   const ZoneReportContext& context() const { return context_; }
 
  private:
-  ResultSink& inner_;
   std::optional<double> burst_mb_per_s_;
   SweepPlan plan_;
   std::vector<float> rates_;  // block * passes + pass

@@ -24,6 +24,28 @@ class ResultSink : public SampleSink {
   }
 };
 
+// Forwards every event to `inner` (not owned; must outlive it): the base of
+// the sinks that sit in front of others and change or note a few events
+// (they override those and call the base, or `inner()`, to pass them on).
+class ForwardingSink : public ResultSink {
+ public:
+  explicit ForwardingSink(ResultSink& inner) : inner_(inner) {}
+  void OnStart(const RunInfo& run) override { inner_.OnStart(run); }
+  void OnSample(const Sample& x) override { inner_.OnSample(x); }
+  void OnBlock(const BlockResult& x) override { inner_.OnBlock(x); }
+  void OnPassDone(const PassSummary& x) override { inner_.OnPassDone(x); }
+  void OnUnreadable(const UnreadableRange& x) override { inner_.OnUnreadable(x); }
+  void OnSlowRegion(const SlowRegion& x) override { inner_.OnSlowRegion(x); }
+  void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override { inner_.OnZones(a, c); }
+  void OnFinish(const SweepResult& x) override { inner_.OnFinish(x); }
+
+ protected:
+  ResultSink& inner() { return inner_; }
+
+ private:
+  ResultSink& inner_;
+};
+
 // Forwards every event to each of `sinks` in order (not owned), and the zones
 // to those of them that are ResultSinks.
 class ResultTee final : public ResultSink {

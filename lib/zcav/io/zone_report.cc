@@ -415,7 +415,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
 ZoneDetectingSink::ZoneDetectingSink(ResultSink& inner, ZoneOptions options, Media media,
                                      std::optional<Transport> transport,
                                      std::optional<double> burst_mb_per_s)
-    : inner_(inner),
+    : ForwardingSink(inner),
       options_(options),
       media_(media),
       transport_(std::move(transport)),
@@ -441,7 +441,7 @@ void ZoneDetectingSink::OnStart(const RunInfo& run) {
   context_.media = media_;
   points_.clear();
   points_.reserve(run.plan.block_count);
-  inner_.OnStart(run);
+  inner().OnStart(run);
 }
 
 void ZoneDetectingSink::OnBlock(const BlockResult& block) {
@@ -452,7 +452,7 @@ void ZoneDetectingSink::OnBlock(const BlockResult& block) {
     points_.push_back({block.offset_bytes, block.length_bytes, block.mb_per_s, block.min_mb_per_s,
                        block.max_mb_per_s});
   }
-  inner_.OnBlock(block);
+  inner().OnBlock(block);
 }
 
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
@@ -464,8 +464,8 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
     context_.transport = transport_;
     context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_);
   }
-  inner_.OnZones(analysis_, context_);
-  inner_.OnFinish(result);
+  inner().OnZones(analysis_, context_);
+  inner().OnFinish(result);
 }
 
 }  // namespace zcav

@@ -63,7 +63,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& analysis, const ZoneReportConte
 // Wraps a sink: forwards every event, keeps each block's median, and at the
 // end of the sweep runs DetectZones and calls inner.OnZones() just before
 // inner.OnFinish(). `inner` is not owned.
-class ZoneDetectingSink final : public SampleSink {
+class ZoneDetectingSink final : public ForwardingSink {
  public:
   // `transport`: when set, the verdict is decided too and passed in the
   // context, weighing `burst_mb_per_s` (MB/s) when measured (VerdictFor).
@@ -71,11 +71,7 @@ class ZoneDetectingSink final : public SampleSink {
                     std::optional<Transport> transport = std::nullopt,
                     std::optional<double> burst_mb_per_s = std::nullopt);
   void OnStart(const RunInfo& run) override;
-  void OnSample(const Sample& sample) override { inner_.OnSample(sample); }
   void OnBlock(const BlockResult& block) override;
-  void OnPassDone(const PassSummary& pass) override { inner_.OnPassDone(pass); }
-  void OnUnreadable(const UnreadableRange& range) override { inner_.OnUnreadable(range); }
-  void OnSlowRegion(const SlowRegion& region) override { inner_.OnSlowRegion(region); }
   void OnFinish(const SweepResult& result) override;
 
   // Valid after OnFinish.
@@ -83,7 +79,6 @@ class ZoneDetectingSink final : public SampleSink {
   const ZoneReportContext& context() const { return context_; }
 
  private:
-  ResultSink& inner_;
   ZoneOptions options_;
   Media media_;
   std::optional<Transport> transport_;
