@@ -76,10 +76,11 @@ std::string ShortBytes(std::uint64_t bytes) {
   return FormatBytes(bytes);
 }
 
-// "1.2 h", "35 min", "40 s".
+// "1.2 h", "35 min", "40 s", "0.4 s".
 std::string Duration(double seconds) {
   if (seconds >= 3600) return Num(seconds / 3600, 1) + " h";
   if (seconds >= 60) return Num(seconds / 60, 0) + " min";
+  if (seconds < 10) return Num(seconds, 1) + " s";  // never "about 0 s"
   return Num(seconds, 0) + " s";
 }
 
