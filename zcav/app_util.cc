@@ -167,4 +167,15 @@ Json DeviceJson(const DeviceInfo& dev) {
           {"direct_io", dev.direct_io}};
 }
 
+void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
+                      const std::string& text, std::ostream& out) {
+  if (output == "-") {
+    out << text << std::flush;
+    return;
+  }
+  OutputFile file(output, inputs);
+  file.stream() << text;
+  file.Commit();
+}
+
 }  // namespace zcav

@@ -205,6 +205,11 @@ class OutputFile {
   bool committed_ = false;
 };
 
+// Writes `text` whole to `output` (an OutputFile, renamed into place), or to
+// `out` for "-". Throws Error as OutputFile does (`inputs`: the files read).
+void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
+                      const std::string& text, std::ostream& out);
+
 // Keeps each block's figures for the plot drawn after the sweep, compactly
 // (zone_detector.h: 8 bytes per block for one pass, 24 for several).
 class CurveSink final : public SampleSink {

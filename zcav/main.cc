@@ -4,8 +4,9 @@
 #include <atomic>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
-#include "app.h"
 #include "cli.h"
 #include "zcav/base/error.h"
 #include "zcav/version.h"
@@ -34,33 +35,23 @@ void InstallSignalHandlers() {
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   try {
-    const zcav::CliOptions options = zcav::ParseCommandLine(argc, argv);
-    switch (options.command) {
-      case zcav::CliOptions::Command::kHelp:
-        std::cout << options.help_text;
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    const zcav::CommandChoice choice = zcav::ChooseCommand(args);
+    switch (choice.kind) {
+      case zcav::CommandChoice::Kind::kHelp:
+        std::cout << zcav::TopHelp();
         return 0;
-      case zcav::CliOptions::Command::kVersion:
+      case zcav::CommandChoice::Kind::kVersion:
         std::cout << "zcav " << ZCAV_VERSION << "\n";
         return 0;
-      case zcav::CliOptions::Command::kSweep:
-        InstallSignalHandlers();
-        return zcav::RunSweepCommand(options, std::cout, std::cerr, g_stop_requested);
-      case zcav::CliOptions::Command::kAccess:
-        InstallSignalHandlers();
-        return zcav::RunAccessCommand(options, std::cout, std::cerr, g_stop_requested);
-      case zcav::CliOptions::Command::kBurst:
-        InstallSignalHandlers();
-        return zcav::RunBurstCommand(options, std::cout, std::cerr, g_stop_requested);
-      case zcav::CliOptions::Command::kProfile:
-        InstallSignalHandlers();
-        return zcav::RunProfileCommand(options, std::cout, std::cerr, g_stop_requested);
-      case zcav::CliOptions::Command::kZones:
-        return zcav::RunZonesCommand(options, std::cout);
-      case zcav::CliOptions::Command::kPlot:
-        return zcav::RunPlotCommand(options, std::cerr);
-      case zcav::CliOptions::Command::kReport:
-        return zcav::RunReportCommand(options, std::cerr);
+      case zcav::CommandChoice::Kind::kCommand:
+        break;
     }
+    std::string command_line;
+    for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+    if (choice.row->reads_devices) InstallSignalHandlers();
+    return choice.row->run(
+        zcav::Invocation{choice.args, command_line, std::cout, std::cerr, g_stop_requested});
   } catch (const zcav::Error& e) {
     std::cout.flush();
     std::cerr << "zcav: " << e.what() << "\n";
@@ -72,5 +63,4 @@ int main(int argc, char** argv) {
     std::cerr << "zcav: " << e.what() << "\n";
     return 1;
   }
-  return 1;
 }

@@ -18,8 +18,8 @@
 #include <set>
 #include <sstream>
 
-#include "app.h"
-#include "app_util.h"
+#include "../app_util.h"
+#include "sweep.h"
 #include "zcav/base/clock.h"
 #include "zcav/measure/concurrent.h"
 #include "zcav/device/device.h"
@@ -142,14 +142,14 @@ struct Lane {
 };
 
 // Opens the device (on `buses`) and plans the sweep. Throws Error.
-void Open(const CliOptions& options, Lane& lane, SimBusSet& buses) {
+void Open(const SweepCommandOptions& options, Lane& lane, SimBusSet& buses) {
   lane.opened.Open(lane.device_name, &buses);
   const DeviceInfo info = lane.opened.device().info();
   lane.run = NewRunInfo(info, PlanSweep(info, options.sweep), options.command_line);
 }
 
 // Creates the output file and the sinks. Throws Error.
-void CreateOutput(const CliOptions& options, Lane& lane, const std::string& output) {
+void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::string& output) {
   lane.file = std::make_unique<OutputFile>(output, options.devices);
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
   std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
@@ -161,13 +161,13 @@ void CreateOutput(const CliOptions& options, Lane& lane, const std::string& outp
   lane.zones = std::make_unique<ZoneDetectingSink>(*lane.tee, options.zones, media, transport);
 }
 
-SampleSink& SinkOf(const CliOptions& options, Lane& lane) {
+SampleSink& SinkOf(const SweepCommandOptions& options, Lane& lane) {
   return options.detect_zones ? static_cast<SampleSink&>(*lane.zones) : *lane.tee;
 }
 
 std::string Mb(double v) { return Num(v, 1) + " MB/s"; }
 
-PlotInput PlotInputOf(const CliOptions& options, const Lane& lane, std::size_t index) {
+PlotInput PlotInputOf(const SweepCommandOptions& options, const Lane& lane, std::size_t index) {
   PlotInput input;
   input.profile = SweepProfile(lane.device_name, "sweep", lane.run, lane.result, lane.curve.points);
   input.media = options.media_given ? options.media : GuessMedia(lane.device_name);
@@ -177,7 +177,7 @@ PlotInput PlotInputOf(const CliOptions& options, const Lane& lane, std::size_t i
 
 // Refuses mixing simulated and real devices (different clocks), a device
 // given twice, and an output directory that is a file.
-void CheckSeveral(const CliOptions& options, bool classic_logs) {
+void CheckSeveral(const SweepCommandOptions& options, bool classic_logs) {
   std::size_t simulated = 0;
   std::set<std::string> seen;
   for (const std::string& d : options.devices) {
@@ -201,12 +201,12 @@ void CheckSeveral(const CliOptions& options, bool classic_logs) {
 }
 
 // One `zcav sweep DEV1 DEV2 ...`: the lanes and what the steps share.
-// RunSeveralSweepsCommand calls the steps in order; each reads what the ones
+// RunSeveralSweeps calls the steps in order; each reads what the ones
 // before it left.
 class SeveralSweeps {
  public:
   // REQUIRES: CheckSeveral(options, ...) passed.
-  SeveralSweeps(const CliOptions& options, std::ostream& err, const std::atomic<bool>& stop)
+  SeveralSweeps(const SweepCommandOptions& options, std::ostream& err, const std::atomic<bool>& stop)
       : options_(options), err_(err), stop_(stop), classic_logs_(!options.outputs.empty()),
         names_(UniqueNames(options.devices)), n_(options.devices.size()),
         dir_(classic_logs_ ? std::string() : options.output), progress_(err, names_) {}
@@ -441,7 +441,7 @@ class SeveralSweeps {
     json.Commit();
   }
 
-  const CliOptions& options_;
+  const SweepCommandOptions& options_;
   std::ostream& err_;
   const std::atomic<bool>& stop_;
   const bool classic_logs_;
@@ -461,8 +461,8 @@ class SeveralSweeps {
 
 }  // namespace
 
-int RunSeveralSweepsCommand(const CliOptions& options, std::ostream& err,
-                            const std::atomic<bool>& stop_requested) {
+int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+                     const std::atomic<bool>& stop_requested) {
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   CheckSeveral(options, !options.outputs.empty());
   SeveralSweeps run(options, err, stop_requested);

@@ -37,8 +37,9 @@
 #include <string>
 #include <vector>
 
-#include "app.h"
-#include "app_util.h"
+#include "../app_util.h"
+#include "../options.h"
+#include "commands.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
 #include "zcav/base/clock.h"
@@ -61,6 +62,94 @@ namespace zcav {
 namespace {
 
 namespace fs = std::filesystem;
+
+struct ProfileCommandOptions : RunFlags, ZoneFlags {
+  std::string device = "sim:hdd";  // DEVICE. Default: sim:hdd
+  // -o DIR. Default "-": zcav-profile-NAME in the current directory.
+  std::string output = "-";
+  // kAuto: quick when a full sweep would take over 1 h.
+  enum class ProfileMode { kAuto, kFull, kQuick };
+  ProfileMode profile_mode = ProfileMode::kAuto;  // --full, --quick. Default: kAuto
+  SweepOptions sweep;  // -b (block and chunk size), -c (passes); see sweep.h
+  // -c N given; otherwise a device read in full in a few seconds is read over
+  // 3 passes (ChoosePasses). Default: false
+  bool passes_given = false;
+  std::vector<std::string> labels;  // --label: the plot and report title. Default: device model or name
+  bool quiet = false;  // -q: no progress, notes or summary on stderr. Default: false
+};
+using ProfileMode = ProfileCommandOptions::ProfileMode;
+
+// Reads the options; nullopt after printing the help on inv.out.
+std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
+  ProfileCommandOptions out;
+  out.command_line = inv.command_line;
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("DIR"),
+       "the directory for the results (created; an existing one is reused, its files "
+       "replaced) (default: zcav-profile-NAME in the current directory)")
+      ("full", "read every block, however long it takes")
+      ("quick", "read an evenly spaced tenth of the surface, however short a full sweep is")
+      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
+       "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
+       "--block-size)")
+      (",c", po::value<std::string>()->value_name("N"),
+       "passes of the sweep (default 1; 3 when a full pass takes under 20 s)")
+      ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
+       "the plot and report title (default: the device model, or the device name)")
+      ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
+  desc.add(ZoneFlagsDescription());
+  const po::variables_map vm = ParseArgs(inv.args, desc, "device", "profile");
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav profile [DEVICE] [-o DIR] [options]\n\n"
+      << "The one command most people should run. Measures DEVICE (default: the simulated\n"
+      << "disk sim:hdd) and writes everything into DIR: the burst rate, the average access\n"
+      << "time, a sweep (quick when a full one would take over an hour: an estimate from\n"
+      << "reading the first 256 MiB or 2 s says so; --full reads every block), its zones\n"
+      << "and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all\n"
+      << "of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic\n"
+      << "raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access\n"
+      << "times) with their .gp scripts and data, report.html, report.md (with report-1.png\n"
+      << "beside it), summary.txt. Every file is written under a temporary name and renamed.\n"
+      << "The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.\n"
+      << "Exit codes: 0 done, 1 read error (what was measured is written, marked partial),\n"
+      << "2 bad input (nothing written), 130 interrupted (written so far, marked partial).\n\n"
+      << desc;
+    inv.out << s.str();
+    return std::nullopt;
+  }
+  const std::vector<std::string> devices = Positionals(vm, "device");
+  if (devices.size() > 1) {
+    throw Error("one device at a time, got " + std::to_string(devices.size()) +
+                " (usage: zcav profile [DEVICE] [-o DIR])");
+  }
+  out.device = devices.empty() ? "sim:hdd" : devices[0];
+  if (out.device.empty()) throw Error("empty device name");
+  if (vm.count("output")) {
+    out.output = vm["output"].as<std::string>();
+    if (out.output.empty() || out.output == "-") {
+      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')");
+    }
+  }
+  if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both");
+  if (vm.count("full")) out.profile_mode = ProfileMode::kFull;
+  if (vm.count("quick")) out.profile_mode = ProfileMode::kQuick;
+  if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), out.sweep);
+  if (vm.count("-c")) {
+    out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
+    out.passes_given = true;
+  }
+  if (vm.count("label")) {
+    out.labels = vm["label"].as<std::vector<std::string>>();
+    if (out.labels.size() > 1) throw Error("zcav profile takes one --label");
+  }
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneFlags(vm, out);
+  return out;
+}
+
 
 // A full sweep estimated above this is read quick (unless --full).
 constexpr double kQuickAboveSeconds = 3600;
@@ -187,11 +276,11 @@ std::string TransportText(const Transport& t) {
 }
 
 // One `zcav profile` run: what its steps share (leveldb's CompactionState
-// beside DoCompactionWork). RunProfileCommand calls the steps in order; each
+// beside DoCompactionWork). ProfileCommand calls the steps in order; each
 // reads what the ones before it left.
 class ProfileRun {
  public:
-  ProfileRun(const CliOptions& options, std::ostream& err, const std::atomic<bool>& stop)
+  ProfileRun(const ProfileCommandOptions& options, std::ostream& err, const std::atomic<bool>& stop)
       : options_(options), err_(err), stop_(stop) {}
 
   // --- Everything that can be refused, before anything is read or written.
@@ -208,13 +297,13 @@ class ProfileRun {
     quick_options_.quick = true;
     full_plan_ = PlanSweep(info_, full_options_);
     quick_plan_ = PlanSweep(info_, quick_options_);
-    access_options_ = options_.access;
+    access_options_ = AccessOptions{};
     if (RoundUp(access_options_.read_bytes, info_.sector_bytes) > info_.size_bytes) {
       throw Error(options_.device + " (" + FormatBytes(info_.size_bytes) +
                   ") is too small to profile: the access test reads " +
                   ShortBytes(access_options_.read_bytes));
     }
-    burst_options_ = options_.burst;
+    burst_options_ = BurstOptions{};
     if (burst_options_.region_bytes > info_.size_bytes) {
       // A small device: the burst reads all of it.
       burst_options_.region_bytes = RoundDown(info_.size_bytes, info_.sector_bytes);
@@ -326,7 +415,7 @@ class ProfileRun {
               std::to_string(offset) + " bytes: " + error.message();
   }
 
-  const CliOptions& options_;
+  const ProfileCommandOptions& options_;
   std::ostream& err_;
   const std::atomic<bool>& stop_;
   // What CheckInput settles.
@@ -368,11 +457,11 @@ class ProfileRun {
 };
 
 void ProfileRun::DecideQuick() {
-  if (options_.profile_mode == CliOptions::ProfileMode::kFull) {
+  if (options_.profile_mode == ProfileMode::kFull) {
     quick_reason_ = "--full";
     return;
   }
-  if (options_.profile_mode == CliOptions::ProfileMode::kQuick) {
+  if (options_.profile_mode == ProfileMode::kQuick) {
     quick_ = true;
     quick_reason_ = "--quick";
     return;
@@ -721,9 +810,12 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
 
 }  // namespace
 
-int RunProfileCommand(const CliOptions& options, std::ostream& out, std::ostream& err,
-                      const std::atomic<bool>& stop) {
-  (void)out;  // stdout stays empty: the results are files, the summary is on stderr
+int ProfileCommand(const Invocation& inv) {
+  const std::optional<ProfileCommandOptions> parsed = ParseProfile(inv);
+  if (!parsed) return 0;
+  const ProfileCommandOptions& options = *parsed;
+  std::ostream& err = inv.err;  // stdout stays empty: the results are files
+  const std::atomic<bool>& stop = inv.stop;
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   ProfileRun run(options, err, stop);
   run.CheckInput();

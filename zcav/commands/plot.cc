@@ -1,0 +1,107 @@
+// zcav plot FILE...: saved results drawn with gnuplot.
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../app_util.h"
+#include "../options.h"
+#include "commands.h"
+#include "zcav/base/error.h"
+#include "zcav/io/plot.h"
+#include "zcav/io/report.h"
+
+namespace zcav {
+namespace {
+
+struct PlotOptions : ZoneFlags {
+  std::vector<std::string> files;   // the saved results to draw
+  std::vector<std::string> labels;  // --label, one per file in order. Default: device model or file name
+  // --kind. Default: falloff for one file, comparison for several
+  PlotKind plot_kind = PlotKind::kFalloff;
+  // -o IMAGE (.png or .svg). Default "-": the first file's name with .png, or
+  // -comparison.png etc. for other kinds, beside it.
+  std::string output = "-";
+  bool quiet = false;  // -q: do not say which files were written. Default: false
+};
+
+// Reads the options; nullopt after printing the help on inv.out.
+std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
+  PlotOptions out;
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
+       "the image; the .gp script and data files go beside it, named after it (default: "
+       "the first FILE's name with .png, or NAME-KIND.png for other kinds, beside it)")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "legend/title of the next FILE, in order (default: device model, else file name)")
+      ("kind", po::value<std::string>()->value_name("KIND"),
+       "falloff (default for one FILE), comparison (default for several), access, "
+       "histogram or concurrent")
+      ("quiet,q", "do not say which files were written");
+  desc.add(ZoneFlagsDescription());
+  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "plot");
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
+      << "Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:\n"
+      << "one FILE gives its falloff curve (MB/s against position, the min-max band across\n"
+      << "passes, the detected zones labelled, outliers marked), several FILEs a comparison\n"
+      << "with the position in % of each device. Beside the image zcav writes NAME.gp and\n"
+      << "its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.\n"
+      << "Without gnuplot, zcav writes the script and data and says how to render later.\n"
+      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
+      << desc;
+    inv.out << s.str();
+    return std::nullopt;
+  }
+  out.files = Positionals(vm, "file");
+  if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])");
+  out.labels = LabelsFor(vm, out.files.size());
+  if (vm.count("kind")) {
+    out.plot_kind = ParsePlotKind(vm["kind"].as<std::string>());
+  } else {
+    out.plot_kind = out.files.size() == 1 ? PlotKind::kFalloff : PlotKind::kComparison;
+  }
+  if (vm.count("output")) {
+    out.output = vm["output"].as<std::string>();
+    const auto ends = [&](const std::string& ext) {
+      return out.output.size() > ext.size() &&
+             out.output.compare(out.output.size() - ext.size(), ext.size(), ext) == 0;
+    };
+    if (!ends(".png") && !ends(".svg")) {
+      throw Error("output '" + out.output + "': the image name must end in .png or .svg");
+    }
+  }
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneFlags(vm, out);
+  return out;
+}
+
+}  // namespace
+
+int PlotCommand(const Invocation& inv) {
+  const std::optional<PlotOptions> parsed = ParsePlot(inv);
+  if (!parsed) return 0;
+  const PlotOptions& options = *parsed;
+  // Read every file first: a missing or malformed file fails before anything
+  // is written.
+  const std::vector<PlotInput> inputs = LoadPlotInputs(options.files, options.labels, options);
+  std::filesystem::path image;
+  if (options.output != "-") {
+    image = options.output;
+  } else {
+    const std::filesystem::path first(options.files.front());
+    const std::string suffix =
+        options.plot_kind == PlotKind::kFalloff ? "" : std::string("-") + PlotKindName(options.plot_kind);
+    image = first.parent_path() / (first.stem().string() + suffix + ".png");
+  }
+  const std::string dir = image.parent_path().empty() ? "." : image.parent_path().string();
+  WriteAndRender(options.plot_kind, inputs, dir, image.stem().string(),
+                 {image.filename().string()}, options.quiet, inv.err);
+  return 0;
+}
+
+}  // namespace zcav

@@ -1,0 +1,196 @@
+// zcav access DEVICE and zcav burst DEVICE: the two probes of a drive's
+// mechanics and cache, each as a table or JSON.
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../app_util.h"
+#include "../options.h"
+#include "commands.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
+
+namespace zcav {
+namespace {
+
+// What the two probes share.
+struct ProbeFlags {
+  std::string device;
+  std::string output = "-";     // -o FILE; "-" = stdout. Default: "-"
+  std::string format = "text";  // --format text or json. Default: text
+  bool quiet = false;           // -q: no notes on stderr. Default: false
+};
+struct AccessCommandOptions : ProbeFlags {
+  AccessOptions access;  // --samples, --read-size, --seed; see access.h
+};
+struct BurstCommandOptions : ProbeFlags {
+  BurstOptions burst;  // --region, --chunk-size, --repetitions; see burst.h
+};
+
+po::options_description ProbeFlagsDescription() {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write the result to FILE ('-' = stdout, the default)")
+      ("format", po::value<std::string>()->value_name("FMT"), "text (default) or json")
+      ("quiet,q", "no notes on stderr");
+  return desc;
+}
+
+// Parses the shared flags of `command` into `out`; false after printing the
+// help (`about` and the options) on inv.out.
+bool ParseProbeFlags(const Invocation& inv, const char* command, const char* about,
+                     const po::options_description& desc, po::variables_map& vm,
+                     ProbeFlags& out) {
+  vm = ParseArgs(inv.args, desc, "device", command);
+  if (vm.count("help")) {
+    inv.out << "Usage: zcav " << command << " DEVICE [options]\n\n" << about << "\n" << desc;
+    return false;
+  }
+  const std::vector<std::string> devices = Positionals(vm, "device");
+  if (devices.size() != 1) {
+    throw Error(devices.empty() ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
+                                : "one device at a time, got " + std::to_string(devices.size()));
+  }
+  out.device = devices[0];
+  out.output = OutputOrStdout(vm);
+  out.format = vm.count("format") ? vm["format"].as<std::string>() : "text";
+  if (out.format != "text" && out.format != "json") {
+    throw Error("unknown format '" + out.format + "' (use text or json)");
+  }
+  out.quiet = vm.count("quiet") > 0;
+  return true;
+}
+
+std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
+  po::options_description desc = ProbeFlagsDescription();
+  desc.add_options()
+      ("samples", po::value<std::string>()->value_name("N"), "number of random reads (default 1000)")
+      ("read-size", po::value<std::string>()->value_name("SIZE"),
+       "bytes per read, rounded up to the sector (default 4k)")
+      ("seed", po::value<std::string>()->value_name("N"), "seed of the random positions (default 1)");
+  AccessCommandOptions out;
+  po::variables_map vm;
+  if (!ParseProbeFlags(inv, "access",
+                       "Average access time: small O_DIRECT reads at uniformly random positions;\n"
+                       "min/mean/median/p95/max ms and every sample (position, distance, ms).\n",
+                       desc, vm, out)) {
+    return std::nullopt;
+  }
+  if (vm.count("samples")) out.access.samples = ParseCount32(vm["samples"].as<std::string>(), "sample count");
+  if (vm.count("read-size")) out.access.read_bytes = ParseSize(vm["read-size"].as<std::string>(), "read size");
+  if (vm.count("seed")) out.access.seed = ParseCount(vm["seed"].as<std::string>(), "seed");
+  return out;
+}
+
+std::optional<BurstCommandOptions> ParseBurst(const Invocation& inv) {
+  po::options_description desc = ProbeFlagsDescription();
+  desc.add_options()
+      ("region", po::value<std::string>()->value_name("SIZE"),
+       "bytes at the start of the device read again and again (default 512k)")
+      ("chunk-size", po::value<std::string>()->value_name("SIZE"), "bytes per read (default 64k)")
+      ("repetitions", po::value<std::string>()->value_name("N"), "timed reads of the region (default 200)");
+  BurstCommandOptions out;
+  po::variables_map vm;
+  if (!ParseProbeFlags(inv, "burst", "Burst (buffered) rate: the first region of the device read again and again, so\n"
+                   "the drive answers from its cache and the figure is the interface's rate.\n"
+                   "On a device without a cache it is the outer rate less one seek per repetition.\n", desc, vm, out)) return std::nullopt;
+  if (vm.count("region")) out.burst.region_bytes = ParseSize(vm["region"].as<std::string>(), "region");
+  if (vm.count("chunk-size")) out.burst.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+  if (vm.count("repetitions")) out.burst.repetitions = ParseCount32(vm["repetitions"].as<std::string>(), "repetitions");
+  if (out.burst.chunk_bytes > out.burst.region_bytes) {
+    throw Error("chunk size is larger than the region");
+  }
+  return out;
+}
+
+int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupted,
+              const std::string& device, std::ostream& err) {
+  if (error) {
+    err << "zcav: read error at offset " << offset << " bytes of " << device << ": "
+        << error.message() << "; samples before it kept\n";
+    return 1;
+  }
+  return interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+int AccessCommand(const Invocation& inv) {
+  const std::optional<AccessCommandOptions> parsed = ParseAccess(inv);
+  if (!parsed) return 0;
+  const AccessCommandOptions& options = *parsed;
+  OpenedDevice d;
+  d.Open(options.device);
+  const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
+  std::string text;
+  if (options.format == "json") {
+    Json samples = Json::array();
+    for (const AccessReading& x : r.samples) {
+      samples.push_back({{"offset_bytes", x.offset_bytes},
+                         {"distance_bytes", x.distance_bytes},
+                         {"ms", Finite(x.ms)}});
+    }
+    const Json doc = {
+        {"device", DeviceJson(d.device().info())},
+        {"access",
+         {{"read_bytes", RoundUp(options.access.read_bytes, d.device().info().sector_bytes)},
+          {"count", r.samples.size()},
+          {"mean_ms", Finite(r.mean_ms)},
+          {"median_ms", Finite(r.median_ms)},
+          {"p95_ms", Finite(r.p95_ms)},
+          {"min_ms", Finite(r.min_ms)},
+          {"max_ms", Finite(r.max_ms)},
+          {"cpu_percent", Finite(r.cpu_percent)},
+          {"samples", samples}}},
+        {"partial", r.error || r.interrupted}};
+    text = Dump(doc);
+  } else {
+    text = "access time of " + d.device().info().path + ": " + std::to_string(r.samples.size()) +
+           " random reads of " +
+           std::to_string(RoundUp(options.access.read_bytes, d.device().info().sector_bytes)) +
+           " bytes\nmin " + Num(r.min_ms, 3) + "  mean " + Num(r.mean_ms, 3) + "  median " +
+           Num(r.median_ms, 3) + "  p95 " + Num(r.p95_ms, 3) + "  max " + Num(r.max_ms, 3) +
+           " ms (" + Num(r.cpu_percent, 1) + "% cpu)\n";
+  }
+  WriteWholeResult(options.output, {options.device}, text, inv.out);
+  return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, inv.err);
+}
+
+int BurstCommand(const Invocation& inv) {
+  const std::optional<BurstCommandOptions> parsed = ParseBurst(inv);
+  if (!parsed) return 0;
+  const BurstCommandOptions& options = *parsed;
+  OpenedDevice d;
+  d.Open(options.device);
+  if (options.burst.region_bytes > d.device().info().size_bytes) {
+    throw Error("burst region " + FormatBytes(options.burst.region_bytes) + " is larger than " +
+                options.device);
+  }
+  const BurstResult r = MeasureBurst(d.device(), d.clock(), options.burst, &inv.stop);
+  std::string text;
+  if (options.format == "json") {
+    const Json doc = {{"device", DeviceJson(d.device().info())},
+                      {"burst",
+                       {{"region_bytes", options.burst.region_bytes},
+                        {"repetitions", r.repetitions},
+                        {"min_mb_per_s", Finite(r.min_mb_per_s)},
+                        {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
+                        {"max_mb_per_s", Finite(r.max_mb_per_s)},
+                        {"cpu_percent", Finite(r.cpu_percent)}}},
+                      {"partial", r.error || r.interrupted}};
+    text = Dump(doc);
+  } else {
+    text = "burst rate of " + d.device().info().path + ": the first " +
+           FormatBytes(options.burst.region_bytes) + " read " + std::to_string(r.repetitions) +
+           " times\nmin " + Num(r.min_mb_per_s, 2) + "  avg " + Num(r.avg_mb_per_s, 2) + "  max " +
+           Num(r.max_mb_per_s, 2) + " MB/s (MB = 10^6 B; " + Num(r.cpu_percent, 1) + "% cpu)\n";
+  }
+  WriteWholeResult(options.output, {options.device}, text, inv.out);
+  return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, inv.err);
+}
+
+}  // namespace zcav

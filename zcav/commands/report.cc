@@ -1,0 +1,89 @@
+// zcav report FILE... -o REPORT.md|REPORT.html: a report of saved results.
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../app_util.h"
+#include "../options.h"
+#include "commands.h"
+#include "zcav/base/error.h"
+#include "zcav/io/plot.h"
+#include "zcav/io/report.h"
+
+namespace zcav {
+namespace {
+
+struct ReportOptions : ZoneFlags {
+  std::vector<std::string> files;   // the saved results, one table row each
+  std::vector<std::string> labels;  // --label, one per file in order. Default: device model or file name
+  std::string output;               // -o REPORT.md|REPORT.html (required)
+  bool quiet = false;               // -q: no notes on stderr. Default: false
+};
+
+// Reads the options; nullopt after printing the help on inv.out.
+std::optional<ReportOptions> ParseReport(const Invocation& inv) {
+  ReportOptions out;
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
+       "the report (required): .md = Markdown with the plots as PNG files beside it "
+       "(REPORT-N.png and REPORT-N.gp), .html = one self-contained page with inline SVG")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "name of the next FILE in the table and plots, in order (default: device model, "
+       "else file name)")
+      ("quiet,q", "no notes on stderr");
+  desc.add(ZoneFlagsDescription());
+  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "report");
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
+      << "Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a\n"
+      << "table with one row per FILE (device, interface, min/max/average MB/s, zones and\n"
+      << "curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's\n"
+      << "falloff curve and, for several FILEs, a comparison. Markdown puts the plots\n"
+      << "beside the report as PNG files with their gnuplot scripts; HTML is one file with\n"
+      << "the plots inline (no scripts, no network), readable on a phone and printable.\n"
+      << "Without gnuplot the report is written without images, and zcav says so.\n"
+      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
+      << desc;
+    inv.out << s.str();
+    return std::nullopt;
+  }
+  out.files = Positionals(vm, "file");
+  if (out.files.empty()) {
+    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)");
+  }
+  out.labels = LabelsFor(vm, out.files.size());
+  if (!vm.count("output") || vm["output"].as<std::string>().empty() ||
+      vm["output"].as<std::string>() == "-") {
+    throw Error("no report file given: add -o REPORT.md or -o REPORT.html");
+  }
+  out.output = vm["output"].as<std::string>();
+  out.quiet = vm.count("quiet") > 0;
+  ParseZoneFlags(vm, out);
+  return out;
+}
+
+}  // namespace
+
+int ReportCommand(const Invocation& inv) {
+  const std::optional<ReportOptions> parsed = ParseReport(inv);
+  if (!parsed) return 0;
+  const ReportOptions& options = *parsed;
+  // The report's format and every file are checked before anything is written.
+  ReportFormatForPath(options.output);
+  const std::vector<PlotInput> runs = LoadPlotInputs(options.files, options.labels, options);
+  const ReportFiles files = WriteReport(runs, options.output);
+  for (const std::string& note : files.notes) inv.err << "zcav: warning: " << note << "\n";
+  if (!options.quiet) {
+    inv.err << "zcav: wrote " << files.report_path;
+    if (!files.plot_paths.empty()) inv.err << " and " << files.plot_paths.size() << " plot files beside it";
+    inv.err << "\n";
+  }
+  return 0;
+}
+
+}  // namespace zcav

@@ -1,0 +1,467 @@
+// zcav sweep DEVICE...: its options, and one device swept (several: several.cc).
+#include "sweep.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "../app_util.h"
+#include "../write_confirm.h"
+#include "commands.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
+#include "zcav/base/clock.h"
+#include "zcav/device/device.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/base/error.h"
+#include "zcav/measure/progress.h"
+#include "zcav/measure/sample_sink.h"
+#include "zcav/base/units.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/io/plot.h"
+#include "zcav/io/report.h"
+#include "zcav/io/resume.h"
+#include "zcav/analysis/step_origin.h"
+#include "zcav/io/pass_curves.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/io/zone_report.h"
+
+namespace zcav {
+namespace {
+
+po::options_description SweepFlagsDescription() {
+  po::options_description modern("Sweep options");
+  modern.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write results to FILE ('-' = stdout, the default); written as a temporary file "
+       "renamed at the end")
+      ("format", po::value<std::string>()->value_name("FMT"),
+       "raw (classic zcav layout, default), csv or json")
+      ("block-size", po::value<std::string>()->value_name("SIZE"),
+       "bytes per measured block (default: about 1000 blocks over the range, but each at "
+       "least the bytes in flight and 100 ms at the start's rate, with at least 64 blocks: "
+       "every block timed on its own)")
+      ("chunk-size", po::value<std::string>()->value_name("SIZE"),
+       "bytes per read call (default: 1M; for SSD/NVMe/virtual disks the largest read the "
+       "device takes whole, up to 4M, where it divides the block; the block size if smaller)")
+      ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
+      ("queue-depth", po::value<std::string>()->value_name("N"),
+       "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
+       "rotational disks, 16 for SSD/NVMe, 8 MiB worth for virtio disks, 1 for optical "
+       "drives, 4 unknown; a loop device as the disk under its file)")
+      ("engine", po::value<std::string>()->value_name("NAME"),
+       "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "
+       "(one read at a time, as classic zcav)")
+      ("start", po::value<std::string>()->value_name("SIZE"), "first byte to read (default 0)")
+      ("end", po::value<std::string>()->value_name("SIZE"),
+       "end of the range, exclusive (default: end of the device)")
+      ("skip", po::value<std::string>()->value_name("N"),
+       "read every Nth block and skip the rest (default 1)")
+      ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
+      ("no-warmup", "do not read one untimed chunk before the first timed block")
+      ("no-zones", "do not detect zones at the end of the sweep")
+      ("resume", po::value<std::string>()->value_name("FILE"),
+       "continue the interrupted sweep whose partial result is FILE (zcav raw or JSON, "
+       "e.g. out.dat.partial) with the same device and options")
+      ("stop-on-error",
+       "end the sweep at the first read error (default: retry once, map the unreadable "
+       "sectors by bisection and go on)")
+      ("slow-factor", po::value<std::string>()->value_name("X"),
+       "report chunks more than X times slower than the chunks before them (and over "
+       "250 ms) as slow regions; 0 = off (default 10)")
+      ("plot", po::value<std::string>()->value_name("DIR"),
+       "after the sweep, write the falloff plot into DIR: its data, the gnuplot script "
+       "(.gp), a PNG and an SVG")
+      ("label", po::value<std::vector<std::string>>()->value_name("L"),
+       "the plot's title (default: the device model, or the device name)")
+      ("alone-and-together",
+       "with several devices: read each alone first, then all together, and say whether "
+       "they share a ceiling (a bus, a controller)")
+      ("quiet,q", "no progress and no zone table on stderr");
+  po::options_description write("Write test (destroys data)");
+  write.add_options()
+      ("write",
+       "measure the sequential WRITE rate by position instead of the read rate: overwrites "
+       "the range and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device "
+       "path typed to confirm. Refused when the device or one of its partitions is mounted, "
+       "is swap or is held by another program, and for a regular file zcav did not create")
+      ("destroy-data", "consent to --write (or -w) destroying every byte it writes")
+      ("create-size", po::value<std::string>()->value_name("SIZE"),
+       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
+       "refused); zcav removes it when it ends");
+  // Short-only options are keyed "-b", "-c", ... in the variables_map.
+  po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
+  classic.add_options()
+      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"), "block size [and chunk size] in MiB")
+      (",c", po::value<std::string>()->value_name("count"), "number of passes")
+      (",r", po::value<std::string>()->value_name("[start:]end"), "range in MiB")
+      (",s", po::value<std::string>()->value_name("skip"), "read every skip-th block")
+      (",l", po::value<std::vector<std::string>>()->value_name("log"), "output file")
+      (",f", po::value<std::vector<std::string>>()->value_name("file"), "device or file to read")
+      (",u", po::value<std::string>()->value_name("uid[:gid]"), "ignored (zcav does not change user)")
+      (",g", po::value<std::string>()->value_name("gid"), "ignored")
+      (",w", "write test, as --write (destroys data: needs --destroy-data)");
+  po::options_description all;
+  all.add(modern).add(write).add(ZoneFlagsDescription()).add(classic);
+  return all;
+}
+
+// zcav sweep --help.
+std::string SweepHelp(const po::options_description& desc) {
+  std::ostringstream s;
+  s << "Usage: zcav sweep DEVICE [options]\n"
+    << "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n"
+    << desc << "\n"
+    << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
+    << "Several devices are read at the same time, one thread each: DIR gets one result\n"
+    << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
+    << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
+    << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
+    << "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
+    << "readable block is measured; the ranges go into the output and the summary.\n"
+    << "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
+    << "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
+  return s.str();
+}
+
+// --write, --destroy-data, --create-size: the write test and its consent.
+void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
+  // The write test destroys data: only with the flag that says so.
+  out.sweep.write = vm.count("write") > 0 || vm.count("-w") > 0;
+  out.destroy_data = vm.count("destroy-data") > 0;
+  if (out.sweep.write && !out.destroy_data) {
+    throw Error(std::string(vm.count("write") ? "--write" : "-w") +
+                " overwrites the device and destroys all data on it: add --destroy-data to go "
+                "on (nothing written)");
+  }
+  if (out.sweep.write && vm.count("resume")) {
+    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)");
+  }
+  if (out.destroy_data && !out.sweep.write) {
+    throw Error("--destroy-data goes with --write (the write test); without --write zcav only reads");
+  }
+  if (vm.count("create-size")) {
+    if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes");
+    out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
+  }
+}
+
+// The devices (DEVICE..., classic -f) and where their results go (-o, -l).
+void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
+  std::vector<std::string> devices;
+  if (vm.count("device")) devices = vm["device"].as<std::vector<std::string>>();
+  if (vm.count("-f")) {
+    for (const auto& f : vm["-f"].as<std::vector<std::string>>()) devices.push_back(f);
+  }
+  if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])");
+  for (const auto& d : devices) {
+    if (d.empty()) throw Error("empty device name");
+  }
+  out.device = devices[0];
+  out.devices = devices;
+  out.alone_and_together = vm.count("alone-and-together") > 0;
+  if (out.sweep.write && devices.size() > 1) throw Error("--write tests one device at a time");
+
+  std::vector<std::string> outputs;
+  if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
+  std::vector<std::string> logs;
+  if (vm.count("-l")) logs = vm["-l"].as<std::vector<std::string>>();
+  for (const auto& l : logs) outputs.push_back(l);
+  if (devices.size() > 1) {
+    // Several devices: -o DIR, or classic -l LOG -f DEVICE pairs.
+    if (vm.count("output") && !logs.empty()) throw Error("give -o DIR or -l logs, not both");
+    if (!logs.empty() && logs.size() != devices.size()) {
+      throw Error(std::to_string(devices.size()) + " devices but " + std::to_string(logs.size()) +
+                  " -l logs: give one -l LOG per -f DEVICE, in order");
+    }
+    if (outputs.empty()) {
+      throw Error("several devices: give -o DIR (one result per device and the aggregate go "
+                  "there) or one -l LOG per -f DEVICE");
+    }
+    for (const auto& o : outputs) {
+      if (o.empty() || o == "-") {
+        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device");
+      }
+    }
+    if (!logs.empty()) {
+      out.outputs = logs;
+    } else {
+      out.output = outputs[0];
+    }
+    if (vm.count("label") && vm["label"].as<std::vector<std::string>>().size() > devices.size()) {
+      throw Error("more --label than devices");
+    }
+  } else {
+    if (out.alone_and_together) throw Error("--alone-and-together needs two or more devices");
+    if (outputs.size() > 1) throw Error("more than one output file given");
+    if (!outputs.empty()) out.output = outputs[0];
+  }
+  if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+}
+
+// What is read: block and chunk size, passes, skip, the range.
+void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
+  if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both");
+  if (vm.count("block-size")) s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
+  if (vm.count("chunk-size")) s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+  if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), s);
+  if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both");
+  if (vm.count("passes")) s.passes = ParseCount32(vm["passes"].as<std::string>(), "pass count");
+  if (vm.count("-c")) s.passes = ParseCount32(vm["-c"].as<std::string>(), "-c count");
+  if (vm.count("skip") && vm.count("-s")) throw Error("give --skip or -s, not both");
+  if (vm.count("skip")) s.skip = ParseCount32(vm["skip"].as<std::string>(), "skip");
+  if (vm.count("-s")) s.skip = ParseCount32(vm["-s"].as<std::string>(), "-s skip");
+  if (vm.count("start")) s.start_bytes = ParseSize(vm["start"].as<std::string>(), "range start", true);
+  if (vm.count("end")) s.end_bytes = ParseSize(vm["end"].as<std::string>(), "range end");
+  if (vm.count("-r")) {
+    if (vm.count("start") || vm.count("end")) throw Error("give -r or --start/--end, not both");
+    const std::string r = vm["-r"].as<std::string>();
+    const auto colon = r.find(':');
+    if (colon != std::string::npos) {
+      s.start_bytes = ParseClassicMiB(r.substr(0, colon), "-r range start");
+      s.end_bytes = ParseClassicMiB(r.substr(colon + 1), "-r range end");
+    } else {
+      s.end_bytes = ParseClassicMiB(r, "-r range end");
+    }
+    if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero");
+  }
+  s.quick = vm.count("quick") > 0;
+}
+
+// How it is read: warm-up, errors, reads in flight, engine, slow regions.
+void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
+  s.warmup = vm.count("no-warmup") == 0;
+  s.stop_on_error = vm.count("stop-on-error") > 0;
+  if (vm.count("queue-depth")) {
+    s.queue_depth = ParseCount32(vm["queue-depth"].as<std::string>(), "queue depth");
+    if (s.queue_depth > kMaxQueueDepth) {
+      throw Error("invalid queue depth " + std::to_string(s.queue_depth) + ": at most " +
+                  std::to_string(kMaxQueueDepth));
+    }
+  }
+  if (vm.count("engine")) {
+    const std::string e = vm["engine"].as<std::string>();
+    if (e == "auto") {
+      s.engine = ReadEngineChoice::kAuto;
+    } else if (e == "io_uring") {
+      s.engine = ReadEngineChoice::kIoUring;
+    } else if (e == "pread") {
+      s.engine = ReadEngineChoice::kPread;
+    } else {
+      throw Error("invalid engine '" + e + "': auto, io_uring or pread");
+    }
+  }
+  if (vm.count("slow-factor")) {
+    const std::string text = vm["slow-factor"].as<std::string>();
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(v) || !(v == 0 || v > 1)) {
+      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off");
+    }
+    s.slow_factor = v;
+  }
+}
+
+// Reads the options; nullopt after printing the help on inv.out.
+std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
+  SweepCommandOptions out;
+  out.command_line = inv.command_line;
+  const po::options_description desc = SweepFlagsDescription();
+  const po::variables_map vm = ParseArgs(inv.args, desc, "device", "sweep");
+  if (vm.count("help")) {
+    inv.out << SweepHelp(desc);
+    return std::nullopt;
+  }
+  ParseWriteTest(vm, out);
+  ParseSweepTargets(vm, out);
+  if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
+  ParseSweepRange(vm, out.sweep);
+  ParseSweepReading(vm, out.sweep);
+  if (vm.count("resume")) {
+    out.resume_file = vm["resume"].as<std::string>();
+    if (out.resume_file.empty()) throw Error("empty --resume file name");
+    if (out.devices.size() > 1) throw Error("--resume continues one device's sweep: give one device");
+  }
+  out.quiet = vm.count("quiet") > 0;
+  out.detect_zones = vm.count("no-zones") == 0;
+  if (vm.count("plot")) {
+    out.plot_dir = vm["plot"].as<std::string>();
+    if (out.plot_dir.empty()) throw Error("empty --plot directory");
+  }
+  if (vm.count("label")) {
+    out.labels = vm["label"].as<std::vector<std::string>>();
+    if (out.labels.size() > 1 && out.devices.size() == 1) throw Error("zcav sweep takes one --label");
+  }
+  ParseZoneFlags(vm, out);
+  if (vm.count("-u") || vm.count("-g")) {
+    out.warnings.push_back("-u/-g ignored: zcav does not change user; run it as a user that can read the device");
+  }
+  return out;
+}
+
+
+// A resumed sweep reads in the shape its partial run recorded, where the
+// command line leaves it open (the default block follows a rate estimate,
+// which differs from run to run).
+void KeepRecordedShape(const Profile& partial, SweepOptions& options) {
+  if (!partial.plan) return;
+  if (options.block_bytes == 0) options.block_bytes = partial.plan->block_bytes;
+  if (options.chunk_bytes == 0) options.chunk_bytes = partial.plan->chunk_bytes;
+  if (options.queue_depth == 0 && partial.plan->engine == "io_uring") {
+    options.queue_depth = partial.plan->queue_depth;
+  }
+}
+
+// Says what a user should know before the sweep starts (O_DIRECT refused,
+// the device's and the plan's notes) and, for a write sweep, asks for
+// consent (write_confirm.h; throws Error when it is not given).
+void SayBeforeSweep(const SweepCommandOptions& options, const RunInfo& run, std::ostream& err) {
+  if (!run.device.direct_io) {
+    err << "zcav: warning: O_DIRECT refused for " << run.device.path
+        << ": reading through the page cache, dropped before each pass; results may include "
+           "page-cache effects (use a block device or a file system that supports O_DIRECT)\n";
+  }
+  if (!options.quiet) {
+    for (const auto& n : run.device.notes) err << "zcav: note: " << n << "\n";
+    for (const auto& n : run.plan.notes) err << "zcav: note: " << n << "\n";
+  }
+  if (options.sweep.write) {
+    ConfirmWrite(run.device, options.device,
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, err);
+  }
+}
+
+// --resume: the partial result must belong to this sweep (checked before
+// anything is written or read). Nothing without --resume.
+std::optional<ResumePoint> ResumeFrom(const SweepCommandOptions& options,
+                                      const std::optional<Profile>& partial, const RunInfo& run,
+                                      std::ostream& err) {
+  if (options.resume_file.empty()) return std::nullopt;
+  std::optional<ResumePoint> resume = PrepareResume(*partial, run.plan, run.device);
+  if (!options.quiet) {
+    err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
+        << " samples kept, going on at pass " << resume->pass + 1 << ", block "
+        << resume->block << " of " << run.plan.block_count << "\n";
+  }
+  return resume;
+}
+
+// The result file options.output names; none for "-" (stdout).
+std::unique_ptr<OutputFile> OpenResultFile(const SweepCommandOptions& options) {
+  if (options.output == "-") return nullptr;
+  std::vector<std::string> inputs{options.device};
+  if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
+  return std::make_unique<OutputFile>(options.output, inputs);
+}
+
+// Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
+void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const SweepResult& result,
+               Curve points, Media media, ZoneAnalysis zones, std::ostream& err) {
+  PlotInput input;
+  Profile& p = input.profile;
+  p = SweepProfile(options.device, "sweep", run, result, std::move(points));
+  p.unreadable = result.unreadable;
+  p.slow_regions = result.slow_regions;
+  input.media = media;
+  input.zones = std::move(zones);
+  input.label = !options.labels.empty() ? options.labels.front()
+                : !p.device_model.empty() ? DefaultPlotLabel(p)
+                                          : options.device;
+  const std::string name = PlotNameFor(options.device);
+  WriteAndRender(PlotKind::kFalloff, {input}, options.plot_dir, name,
+                 {name + ".png", name + ".svg"}, options.quiet, err);
+}
+
+}  // namespace
+
+int SweepCommand(const Invocation& inv) {
+  const std::optional<SweepCommandOptions> parsed = ParseSweep(inv);
+  if (!parsed) return 0;
+  const SweepCommandOptions& options = *parsed;
+  std::ostream& err = inv.err;
+  const std::atomic<bool>& stop_requested = inv.stop;
+  if (options.devices.size() > 1) return RunSeveralSweeps(options, err, stop_requested);
+  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  OpenedDevice d;
+  if (options.sweep.write) {
+    d.OpenForWrite(options.device, options.create_bytes);
+  } else {
+    d.Open(options.device);
+  }
+  const DeviceInfo info = d.device().info();
+  // The default block size follows a short estimate of the start's rate
+  // (WithStartRate); a resumed sweep keeps the shape its partial run had.
+  std::optional<Profile> partial;
+  SweepOptions sweep_options = options.sweep;
+  if (!options.resume_file.empty()) {
+    partial = ReadProfile(options.resume_file);
+    KeepRecordedShape(*partial, sweep_options);
+  } else {
+    sweep_options = WithStartRate(d.device(), d.clock(), sweep_options, &stop_requested);
+  }
+  const RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
+  SayBeforeSweep(options, run, err);
+
+  const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
+  const std::unique_ptr<OutputFile> file = OpenResultFile(options);
+  std::ostream& result_stream = file ? file->stream() : inv.out;
+  const std::unique_ptr<SampleSink> writer =
+      MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
+  std::vector<SampleSink*> sinks{writer.get()};
+  std::unique_ptr<ProgressSink> progress;
+  if (!options.quiet) {
+    // Progress is paced in real time, also for a simulated device.
+    progress = std::make_unique<ProgressSink>(err, d.steady_clock(), isatty(STDERR_FILENO) == 1);
+    sinks.push_back(progress.get());
+  }
+  CurveSink curve;
+  if (!options.plot_dir.empty()) sinks.push_back(&curve);
+  ResultTee tee(sinks);
+  const Media media = options.media_given ? options.media : GuessMedia(options.device);
+  const Transport transport =
+      options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
+  // With 2+ passes, steps that follow the time, not the position, are merged
+  // away before the writers see the zones (step_origin.h).
+  PassCurveSink origins(tee);
+  ZoneOptions zone_options = options.zones;
+  zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
+  ZoneDetectingSink zones(origins, zone_options, media, transport);
+  SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
+  const SweepResult result =
+      RunSweep(d.device(), run, d.clock(), sink, &stop_requested, resume ? &*resume : nullptr);
+  if (file) file->Commit(result.partial());
+  // The partial result this run completed is not needed any more.
+  if (file && !result.partial() && options.resume_file == options.output + ".partial") {
+    std::remove(options.resume_file.c_str());
+  }
+  if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
+    err << FormatZoneTable(origins.analysis(), origins.context());
+  }
+  if (!options.plot_dir.empty() && !curve.points.empty()) {
+    PlotSweep(options, run, result, std::move(curve.points), media,
+              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
+  }
+  return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
+}
+
+}  // namespace zcav

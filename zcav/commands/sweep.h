@@ -1,0 +1,55 @@
+// zcav sweep: its options (one struct, each field one flag) and the sweep of
+// several devices at the same time (several.cc), which it hands over to.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../options.h"
+#include "zcav/io/writers.h"
+#include "zcav/measure/sweep.h"
+
+namespace zcav {
+
+struct SweepCommandOptions : RunFlags, ZoneFlags {
+  // Every device given, in order (DEVICE..., classic -f); device == devices[0].
+  // Several are read at the same time, one thread each; output is then a directory.
+  std::string device;
+  std::vector<std::string> devices;
+  // Several devices in classic form: one -l LOG per -f DEVICE, in order.
+  // Empty = results into the directory `output`.
+  std::vector<std::string> outputs;
+  // --alone-and-together: with several devices, read each alone first, then
+  // all together. Default: false
+  bool alone_and_together = false;
+  // --resume FILE: continue the interrupted sweep whose partial result FILE
+  // is (same device and options). Default: none
+  std::string resume_file;
+  std::string output = "-";                  // -o: result file; "-" = stdout. Default: "-"
+  OutputFormat format = OutputFormat::kRaw;  // --format. Default: raw (classic zcav layout)
+  SweepOptions sweep;                        // see sweep.h for each field's default
+  // --write (sweep.write) or classic -w is refused without --destroy-data.
+  bool destroy_data = false;  // --destroy-data: consent to the write test. Default: false
+  // --write --create-size SIZE FILE: FILE is created (it must not exist) for
+  // the test. Default: none (a regular file is then refused).
+  std::optional<std::uint64_t> create_bytes;
+  bool quiet = false;         // -q: no progress nor zone table on stderr. Default: false
+  bool detect_zones = true;   // --no-zones turns it off. Default: true
+  std::string plot_dir;       // --plot DIR: data, .gp, PNG and SVG there. Default: none
+  std::vector<std::string> labels;  // --label, one per device. Default: device model or name
+};
+
+// The sweep of options.devices at the same time, one thread each, optionally
+// each alone first (several.cc): one result per device and the aggregate
+// into the directory options.output, or each result into its classic -l log.
+// Returns 0, 1 after a read error, 130 interrupted. Throws Error for bad
+// input (mixed sim and real devices, a device twice, an output directory that
+// is a file) before anything is read.
+int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+                     const std::atomic<bool>& stop_requested);
+
+}  // namespace zcav

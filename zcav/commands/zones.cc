@@ -1,0 +1,127 @@
+// zcav zones FILE...: the zone tables of saved results.
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../app_util.h"
+#include "../options.h"
+#include "commands.h"
+#include "zcav/analysis/step_origin.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/verdict.h"
+#include "zcav/base/error.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/io/pass_curves.h"
+#include "zcav/io/zone_report.h"
+
+namespace zcav {
+namespace {
+
+struct ZonesOptions : ZoneFlags {
+  std::vector<std::string> files;  // the saved results to analyse
+  std::string format = "text";     // --format text, csv or json. Default: text
+  std::string output = "-";        // -o FILE; "-" = stdout. Default: "-"
+};
+
+// Reads the options; nullopt after printing the help on inv.out.
+std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
+  ZonesOptions out;
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("format", po::value<std::string>()->value_name("FMT"), "text (default), csv or json")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write the tables to FILE ('-' = stdout, the default)");
+  desc.add(ZoneFlagsDescription());
+  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "zones");
+  if (vm.count("help")) {
+    std::ostringstream s;
+    s << "Usage: zcav zones FILE... [options]\n\n"
+      << "Finds the zones (throughput plateaus) in saved results and names the curve:\n"
+      << "zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or\n"
+      << "JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are\n"
+      << "recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.\n\n"
+      << desc;
+    inv.out << s.str();
+    return std::nullopt;
+  }
+  out.files = Positionals(vm, "file");
+  if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])");
+  if (vm.count("format")) {
+    out.format = vm["format"].as<std::string>();
+    if (out.format != "text" && out.format != "csv" && out.format != "json") {
+      throw Error("unknown format '" + out.format + "' for zcav zones (use text, csv or json)");
+    }
+  }
+  out.output = OutputOrStdout(vm);
+  ParseZoneFlags(vm, out);
+  return out;
+}
+
+}  // namespace
+
+int ZonesCommand(const Invocation& inv) {
+  const std::optional<ZonesOptions> parsed = ParseZones(inv);
+  if (!parsed) return 0;
+  const ZonesOptions& options = *parsed;
+  // Read and analyse every file first: a bad file fails before any output.
+  std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> results;
+  for (const std::string& path : options.files) {
+    const Profile profile = ReadProfile(path);
+    ZoneReportContext context;
+    context.source = profile.device_path.empty() ? path : path + " (" + profile.device_path + ")";
+    context.device_bytes = profile.device_bytes;
+    context.media = options.media_given ? options.media : GuessMedia(profile.device_path);
+    context.notes = profile.notes;
+    ZoneOptions zone_options = options.zones;
+    zone_options.blur_blocks = profile.blur_blocks;
+    zone_options.non_rotational = zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
+    ZoneAnalysis analysis = DetectZones(profile.points, zone_options, context.media != Media::kNone);
+    // A saved multi-pass sweep keeps its samples: position or time, as the
+    // sweep itself told (step_origin.h).
+    if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&
+        analysis.zones.size() >= 2) {
+      const std::vector<Curve> passes = PassCurvesFromSamples(*profile.plan, profile.samples);
+      ApplyStepOrigins(Curve(profile.points), ClassifySteps(analysis, passes), analysis);
+    }
+    // The link: --bus, else what the file recorded (zcav's own outputs).
+    if (!options.bus.empty()) {
+      context.transport = TransportFromName(options.bus);
+    } else if (!profile.transport.empty() || !profile.link.empty()) {
+      DeviceInfo recorded;
+      recorded.transport = profile.transport;
+      recorded.link = profile.link;
+      context.transport = TransportFromDevice(recorded);
+    }
+    if (context.transport) context.verdict = VerdictFor(analysis, *context.transport);
+    results.emplace_back(std::move(analysis), std::move(context));
+  }
+  std::string text;
+  if (options.format == "json") {
+    text = results.size() == 1 ? "" : "[\n";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      std::string obj = ZoneAnalysisJson(results[i].first, results[i].second);
+      // Name the source first: {"source":"...", ...the analysis...}
+      Json doc = Json::object();
+      doc["source"] = results[i].second.source;
+      doc.update(Json::parse(obj));
+      text += doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+      text += i + 1 < results.size() ? ",\n" : "\n";
+    }
+    if (results.size() != 1) text += "]\n";
+  } else if (options.format == "csv") {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      text += FormatZoneCsv(results[i].first, results[i].second, i == 0, results.size() > 1);
+    }
+  } else {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      text += (i ? "\n" : "") + FormatZoneTable(results[i].first, results[i].second);
+    }
+  }
+  WriteWholeResult(options.output, options.files, text, inv.out);
+  return 0;
+}
+
+}  // namespace zcav

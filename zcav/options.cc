@@ -1,0 +1,131 @@
+#include "options.h"
+
+#include <stdexcept>
+
+#include "zcav/analysis/transport.h"
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+
+namespace zcav {
+
+po::options_description ZoneFlagsDescription() {
+  po::options_description zones("Zone detection");
+  zones.add_options()
+      ("sensitivity", po::value<std::string>()->value_name("X"),
+       "multiply the segmentation penalty by X: above 1 finds fewer zones, below 1 more "
+       "(default 1)")
+      ("min-zone", po::value<std::string>()->value_name("N"),
+       "shortest zone in blocks (default: max(3, 0.2 % of the blocks))")
+      ("media", po::value<std::string>()->value_name("cd|dvd|bd"),
+       "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)")
+      ("bus", po::value<std::string>()->value_name("NAME"),
+       "the link the device is read through, for the bus-or-media verdict, when sysfs "
+       "cannot tell (a USB bridge often reports wrong): usb1, usb2, usb3, usb3.1, fw400, "
+       "fw800, udma33..udma133, sata1, sata2, sata3, sas3..sas12, pcieGxW (e.g. pcie3x4)");
+  return zones;
+}
+
+void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out) {
+  if (vm.count("sensitivity")) {
+    const std::string text = vm["sensitivity"].as<std::string>();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !(v > 0) || v > 1e6) {
+      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)");
+    }
+    out.zones.sensitivity = v;
+  }
+  if (vm.count("min-zone")) {
+    out.zones.min_zone_blocks = ParseCount(vm["min-zone"].as<std::string>(), "minimum zone length");
+  }
+  if (vm.count("bus")) {
+    out.bus = vm["bus"].as<std::string>();
+    (void)TransportFromName(out.bus);  // bad names are refused here, before any read
+  }
+  if (vm.count("media")) {
+    out.media = ParseMedia(vm["media"].as<std::string>());
+    out.media_given = true;
+  }
+}
+
+std::vector<PlotInput> LoadPlotInputs(const std::vector<std::string>& files,
+                                      const std::vector<std::string>& labels,
+                                      const ZoneFlags& flags) {
+  std::vector<PlotInput> inputs;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string label = i < labels.size() ? labels[i] : std::string();
+    inputs.push_back(LoadPlotInput(files[i], label, flags.zones, flags.media_given, flags.media));
+  }
+  return inputs;
+}
+
+po::variables_map ParseArgs(const std::vector<std::string>& args,
+                            const po::options_description& visible, const char* positional_name,
+                            const char* command) {
+  po::options_description hidden;
+  hidden.add_options()(positional_name, po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add(positional_name, -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')");
+  }
+  return vm;
+}
+
+std::vector<std::string> Positionals(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+std::vector<std::string> LabelsFor(const po::variables_map& vm, std::size_t inputs) {
+  std::vector<std::string> labels;
+  if (vm.count("label")) labels = vm["label"].as<std::vector<std::string>>();
+  if (labels.size() > inputs) {
+    throw Error(std::to_string(labels.size()) + " labels for " + std::to_string(inputs) +
+                " files: give at most one --label per file");
+  }
+  return labels;
+}
+
+std::string OutputOrStdout(const po::variables_map& vm) {
+  const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "-";
+  if (output.empty()) throw Error("empty output file name (use - for stdout)");
+  return output;
+}
+
+void ParseClassicBlock(const std::string& b, SweepOptions& s) {
+  const auto colon = b.find(':');
+  s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
+  if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
+  if (colon != std::string::npos) {
+    s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
+    if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
+  }
+}
+
+std::uint64_t ParseClassicMiB(const std::string& text, const std::string& what) {
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+  return plain ? ParseSize(text + "M", what, true) : ParseSize(text, what, true);
+}
+
+std::uint32_t ParseCount32(const std::string& text, const std::string& what) {
+  return static_cast<std::uint32_t>(ParseCount(text, what));
+}
+
+}  // namespace zcav

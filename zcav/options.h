@@ -1,0 +1,69 @@
+// The option groups several commands share, declared once: each group is a
+// plain struct (a command's options struct derives from the groups it takes)
+// and a function that describes its flags and one that reads them.
+// Boost.Program_options is the parser; private to the zcav executable.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/io/plot.h"
+#include "zcav/io/zone_report.h"
+#include "zcav/measure/sweep.h"
+
+namespace zcav {
+
+namespace po = boost::program_options;
+
+// What every command that runs gets from the command line as a whole.
+struct RunFlags {
+  std::string command_line;           // argv joined, for the output header
+  std::vector<std::string> warnings;  // things accepted but ignored, for stderr
+};
+
+// --sensitivity, --min-zone, --media, --bus: how zones are found and named.
+struct ZoneFlags {
+  ZoneOptions zones;           // --sensitivity, --min-zone; see zone_detector.h
+  bool media_given = false;    // --media given; otherwise guessed from the device name
+  Media media = Media::kNone;  // --media cd|dvd|bd: adds X-speed columns. Default: guessed
+  std::string bus;             // --bus NAME (usb2, sata3, ...): the link; empty = from sysfs
+};
+po::options_description ZoneFlagsDescription();
+// LoadPlotInput (plot.h) of each of `files` with its label (none past the
+// end of `labels`): every file read before anything is written. Throws Error
+// as LoadPlotInput does.
+std::vector<PlotInput> LoadPlotInputs(const std::vector<std::string>& files,
+                                      const std::vector<std::string>& labels,
+                                      const ZoneFlags& flags);
+// Reads the group. Throws Error(kBadInput) for a bad value (an unknown bus
+// or media name is refused here, before any read).
+void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out);
+
+// Parses `args` against `visible` options plus positional arguments collected
+// under `positional_name`; no abbreviated long options. Throws
+// Error(kBadInput) naming `command`'s help.
+po::variables_map ParseArgs(const std::vector<std::string>& args,
+                            const po::options_description& visible, const char* positional_name,
+                            const char* command);
+
+// The positional arguments collected under `name` (none: empty).
+std::vector<std::string> Positionals(const po::variables_map& vm, const char* name);
+// --label L...: one per input at most. Throws Error(kBadInput) for more
+// labels than `inputs` files.
+std::vector<std::string> LabelsFor(const po::variables_map& vm, std::size_t inputs);
+// -o FILE: the value given, else "-" (stdout). Throws Error(kBadInput) for an
+// empty name.
+std::string OutputOrStdout(const po::variables_map& vm);
+
+// Classic -b MiB[:chunkMiB] (zcav sweep and zcav profile): block and chunk
+// size in MiB, each above zero. Throws Error(kBadInput).
+void ParseClassicBlock(const std::string& b, SweepOptions& s);
+// Classic zcav gives sizes as plain numbers of MiB; a unit suffix is accepted too.
+std::uint64_t ParseClassicMiB(const std::string& text, const std::string& what);
+// ParseCount (units.h) for 32-bit counts.
+std::uint32_t ParseCount32(const std::string& text, const std::string& what);
+
+}  // namespace zcav
