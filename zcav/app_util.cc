@@ -167,6 +167,33 @@ Json DeviceJson(const DeviceInfo& dev) {
           {"direct_io", dev.direct_io}};
 }
 
+Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes) {
+  Json samples = Json::array();
+  for (const AccessReading& x : r.samples) {
+    samples.push_back({{"offset_bytes", x.offset_bytes},
+                       {"distance_bytes", x.distance_bytes},
+                       {"ms", Finite(x.ms)}});
+  }
+  return {{"read_bytes", read_bytes},
+          {"count", r.samples.size()},
+          {"mean_ms", Finite(r.mean_ms)},
+          {"median_ms", Finite(r.median_ms)},
+          {"p95_ms", Finite(r.p95_ms)},
+          {"min_ms", Finite(r.min_ms)},
+          {"max_ms", Finite(r.max_ms)},
+          {"cpu_percent", Finite(r.cpu_percent)},
+          {"samples", samples}};
+}
+
+Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes) {
+  return {{"region_bytes", region_bytes},
+          {"repetitions", r.repetitions},
+          {"min_mb_per_s", Finite(r.min_mb_per_s)},
+          {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
+          {"max_mb_per_s", Finite(r.max_mb_per_s)},
+          {"cpu_percent", Finite(r.cpu_percent)}};
+}
+
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
                       const std::string& text, std::ostream& out) {
   if (output == "-") {

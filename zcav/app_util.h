@@ -28,6 +28,8 @@
 #include "zcav/base/error.h"
 #include "zcav/io/data_reader.h"
 #include "zcav/io/plot.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
 #include "zcav/measure/sample_sink.h"
 
 namespace zcav {
@@ -44,6 +46,11 @@ std::string UtcNow();
 std::string Num(double v, int decimals);
 // The device facts every probe's JSON carries.
 Json DeviceJson(const DeviceInfo& dev);
+// The figures of an access test (access.h) of `read_bytes` per read, every
+// sample included, as `zcav access` and profile.json write them.
+Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes);
+// The figures of a burst test (burst.h) over `region_bytes`.
+Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes);
 // Says on `err` how a sweep of `device` ended (unreadable and slow regions,
 // interruption, read error, device gone; results written to `where`) and
 // returns the exit code: 0 complete and every byte read; 1 complete with

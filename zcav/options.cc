@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <ostream>
 #include <stdexcept>
 
 #include "zcav/analysis/transport.h"
@@ -85,6 +86,19 @@ po::variables_map ParseArgs(const std::vector<std::string>& args,
     po::notify(vm);
   } catch (const po::error& e) {
     throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')");
+  }
+  return vm;
+}
+
+std::optional<po::variables_map> ParseOrHelp(const Invocation& inv,
+                                             const po::options_description& desc,
+                                             const char* positional_name, const char* command,
+                                             const std::string& help_head,
+                                             const std::string& help_tail) {
+  po::variables_map vm = ParseArgs(inv.args, desc, positional_name, command);
+  if (vm.count("help")) {
+    inv.out << help_head << desc << help_tail;
+    return std::nullopt;
   }
   return vm;
 }

@@ -6,9 +6,11 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/zone_report.h"
@@ -48,6 +50,23 @@ void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out);
 po::variables_map ParseArgs(const std::vector<std::string>& args,
                             const po::options_description& visible, const char* positional_name,
                             const char* command);
+
+// ParseArgs of inv.args; on --help, prints `help_head`, the options and
+// `help_tail` on inv.out and returns nullopt.
+std::optional<po::variables_map> ParseOrHelp(const Invocation& inv,
+                                             const po::options_description& desc,
+                                             const char* positional_name, const char* command,
+                                             const std::string& help_head,
+                                             const std::string& help_tail = "");
+
+// A command of the table: its options parsed by `parse` (nullopt after the
+// help was printed: exit 0), then `run` with them.
+template <class Options>
+int ParseThenRun(const Invocation& inv, std::optional<Options> (*parse)(const Invocation&),
+                 int (*run)(const Options&, const Invocation&)) {
+  const std::optional<Options> options = parse(inv);
+  return options ? run(*options, inv) : 0;
+}
 
 // The positional arguments collected under `name` (none: empty).
 std::vector<std::string> Positionals(const po::variables_map& vm, const char* name);

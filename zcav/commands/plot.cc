@@ -26,6 +26,16 @@ struct PlotOptions : ZoneFlags {
   bool quiet = false;  // -q: do not say which files were written. Default: false
 };
 
+constexpr const char* kPlotHelp =
+    "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
+    "Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:\n"
+    "one FILE gives its falloff curve (MB/s against position, the min-max band across\n"
+    "passes, the detected zones labelled, outliers marked), several FILEs a comparison\n"
+    "with the position in % of each device. Beside the image zcav writes NAME.gp and\n"
+    "its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.\n"
+    "Without gnuplot, zcav writes the script and data and says how to render later.\n"
+    "Units: MB = 10^6 B, GB = 10^9 B.\n\n";
+
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
   PlotOptions out;
@@ -42,21 +52,10 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
        "histogram or concurrent")
       ("quiet,q", "do not say which files were written");
   desc.add(ZoneFlagsDescription());
-  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "plot");
-  if (vm.count("help")) {
-    std::ostringstream s;
-    s << "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
-      << "Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:\n"
-      << "one FILE gives its falloff curve (MB/s against position, the min-max band across\n"
-      << "passes, the detected zones labelled, outliers marked), several FILEs a comparison\n"
-      << "with the position in % of each device. Beside the image zcav writes NAME.gp and\n"
-      << "its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.\n"
-      << "Without gnuplot, zcav writes the script and data and says how to render later.\n"
-      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
-      << desc;
-    inv.out << s.str();
-    return std::nullopt;
-  }
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "file", "plot", kPlotHelp);
+  if (!parsed) return std::nullopt;
+  const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])");
   out.labels = LabelsFor(vm, out.files.size());
@@ -80,12 +79,7 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
   return out;
 }
 
-}  // namespace
-
-int PlotCommand(const Invocation& inv) {
-  const std::optional<PlotOptions> parsed = ParsePlot(inv);
-  if (!parsed) return 0;
-  const PlotOptions& options = *parsed;
+int RunPlot(const PlotOptions& options, const Invocation& inv) {
   // Read every file first: a missing or malformed file fails before anything
   // is written.
   const std::vector<PlotInput> inputs = LoadPlotInputs(options.files, options.labels, options);
@@ -103,5 +97,9 @@ int PlotCommand(const Invocation& inv) {
                  {image.filename().string()}, options.quiet, inv.err);
   return 0;
 }
+
+}  // namespace
+
+int PlotCommand(const Invocation& inv) { return ParseThenRun(inv, ParsePlot, RunPlot); }
 
 }  // namespace zcav

@@ -45,11 +45,11 @@ po::options_description ProbeFlagsDescription() {
 bool ParseProbeFlags(const Invocation& inv, const char* command, const char* about,
                      const po::options_description& desc, po::variables_map& vm,
                      ProbeFlags& out) {
-  vm = ParseArgs(inv.args, desc, "device", command);
-  if (vm.count("help")) {
-    inv.out << "Usage: zcav " << command << " DEVICE [options]\n\n" << about << "\n" << desc;
-    return false;
-  }
+  const std::optional<po::variables_map> parsed = ParseOrHelp(
+      inv, desc, "device", command,
+      "Usage: zcav " + std::string(command) + " DEVICE [options]\n\n" + about + "\n");
+  if (!parsed) return false;
+  vm = *parsed;
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() != 1) {
     throw Error(devices.empty() ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
@@ -117,35 +117,16 @@ int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupt
   return interrupted ? 130 : 0;
 }
 
-}  // namespace
-
-int AccessCommand(const Invocation& inv) {
-  const std::optional<AccessCommandOptions> parsed = ParseAccess(inv);
-  if (!parsed) return 0;
-  const AccessCommandOptions& options = *parsed;
+int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   OpenedDevice d;
   d.Open(options.device);
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;
   if (options.format == "json") {
-    Json samples = Json::array();
-    for (const AccessReading& x : r.samples) {
-      samples.push_back({{"offset_bytes", x.offset_bytes},
-                         {"distance_bytes", x.distance_bytes},
-                         {"ms", Finite(x.ms)}});
-    }
     const Json doc = {
         {"device", DeviceJson(d.device().info())},
-        {"access",
-         {{"read_bytes", RoundUp(options.access.read_bytes, d.device().info().sector_bytes)},
-          {"count", r.samples.size()},
-          {"mean_ms", Finite(r.mean_ms)},
-          {"median_ms", Finite(r.median_ms)},
-          {"p95_ms", Finite(r.p95_ms)},
-          {"min_ms", Finite(r.min_ms)},
-          {"max_ms", Finite(r.max_ms)},
-          {"cpu_percent", Finite(r.cpu_percent)},
-          {"samples", samples}}},
+        {"access", AccessFiguresJson(r, RoundUp(options.access.read_bytes,
+                                                d.device().info().sector_bytes))},
         {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
@@ -160,10 +141,7 @@ int AccessCommand(const Invocation& inv) {
   return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, inv.err);
 }
 
-int BurstCommand(const Invocation& inv) {
-  const std::optional<BurstCommandOptions> parsed = ParseBurst(inv);
-  if (!parsed) return 0;
-  const BurstCommandOptions& options = *parsed;
+int RunBurst(const BurstCommandOptions& options, const Invocation& inv) {
   OpenedDevice d;
   d.Open(options.device);
   if (options.burst.region_bytes > d.device().info().size_bytes) {
@@ -174,13 +152,7 @@ int BurstCommand(const Invocation& inv) {
   std::string text;
   if (options.format == "json") {
     const Json doc = {{"device", DeviceJson(d.device().info())},
-                      {"burst",
-                       {{"region_bytes", options.burst.region_bytes},
-                        {"repetitions", r.repetitions},
-                        {"min_mb_per_s", Finite(r.min_mb_per_s)},
-                        {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
-                        {"max_mb_per_s", Finite(r.max_mb_per_s)},
-                        {"cpu_percent", Finite(r.cpu_percent)}}},
+                      {"burst", BurstFiguresJson(r, options.burst.region_bytes)},
                       {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
@@ -192,5 +164,10 @@ int BurstCommand(const Invocation& inv) {
   WriteWholeResult(options.output, {options.device}, text, inv.out);
   return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, inv.err);
 }
+
+}  // namespace
+
+int AccessCommand(const Invocation& inv) { return ParseThenRun(inv, ParseAccess, RunAccess); }
+int BurstCommand(const Invocation& inv) { return ParseThenRun(inv, ParseBurst, RunBurst); }
 
 }  // namespace zcav

@@ -79,6 +79,21 @@ struct ProfileCommandOptions : RunFlags, ZoneFlags {
 };
 using ProfileMode = ProfileCommandOptions::ProfileMode;
 
+constexpr const char* kProfileHelp =
+    "Usage: zcav profile [DEVICE] [-o DIR] [options]\n\n"
+    "The one command most people should run. Measures DEVICE (default: the simulated\n"
+    "disk sim:hdd) and writes everything into DIR: the burst rate, the average access\n"
+    "time, a sweep (quick when a full one would take over an hour: an estimate from\n"
+    "reading the first 256 MiB or 2 s says so; --full reads every block), its zones\n"
+    "and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all\n"
+    "of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic\n"
+    "raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access\n"
+    "times) with their .gp scripts and data, report.html, report.md (with report-1.png\n"
+    "beside it), summary.txt. Every file is written under a temporary name and renamed.\n"
+    "The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.\n"
+    "Exit codes: 0 done, 1 read error (what was measured is written, marked partial),\n"
+    "2 bad input (nothing written), 130 interrupted (written so far, marked partial).\n\n";
+
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
   ProfileCommandOptions out;
@@ -100,26 +115,10 @@ std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
        "the plot and report title (default: the device model, or the device name)")
       ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
   desc.add(ZoneFlagsDescription());
-  const po::variables_map vm = ParseArgs(inv.args, desc, "device", "profile");
-  if (vm.count("help")) {
-    std::ostringstream s;
-    s << "Usage: zcav profile [DEVICE] [-o DIR] [options]\n\n"
-      << "The one command most people should run. Measures DEVICE (default: the simulated\n"
-      << "disk sim:hdd) and writes everything into DIR: the burst rate, the average access\n"
-      << "time, a sweep (quick when a full one would take over an hour: an estimate from\n"
-      << "reading the first 256 MiB or 2 s says so; --full reads every block), its zones\n"
-      << "and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all\n"
-      << "of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic\n"
-      << "raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access\n"
-      << "times) with their .gp scripts and data, report.html, report.md (with report-1.png\n"
-      << "beside it), summary.txt. Every file is written under a temporary name and renamed.\n"
-      << "The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.\n"
-      << "Exit codes: 0 done, 1 read error (what was measured is written, marked partial),\n"
-      << "2 bad input (nothing written), 130 interrupted (written so far, marked partial).\n\n"
-      << desc;
-    inv.out << s.str();
-    return std::nullopt;
-  }
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "device", "profile", kProfileHelp);
+  if (!parsed) return std::nullopt;
+  const po::variables_map& vm = *parsed;
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() > 1) {
     throw Error("one device at a time, got " + std::to_string(devices.size()) +
@@ -593,40 +592,19 @@ Json ProfileRun::SweepJson() const {
 }
 
 Json ProfileRun::AccessJson() const {
-  Json samples = Json::array();
-  for (const AccessReading& x : access_.samples) {
-    samples.push_back({{"offset_bytes", x.offset_bytes},
-                       {"distance_bytes", x.distance_bytes},
-                       {"ms", Finite(x.ms)}});
-  }
-  Json j = {
-      {"status", StepStatus(access_.error, access_.error_offset_bytes, access_.interrupted)},
-      {"read_bytes", RoundUp(access_options_.read_bytes, info_.sector_bytes)},
-      {"count", access_.samples.size()},
-      {"mean_ms", Finite(access_.mean_ms)},
-      {"median_ms", Finite(access_.median_ms)},
-      {"p95_ms", Finite(access_.p95_ms)},
-      {"min_ms", Finite(access_.min_ms)},
-      {"max_ms", Finite(access_.max_ms)},
-      {"cpu_percent", Finite(access_.cpu_percent)},
-      {"samples", samples}};
+  Json j = {{"status", StepStatus(access_.error, access_.error_offset_bytes, access_.interrupted)}};
+  j.update(AccessFiguresJson(access_, RoundUp(access_options_.read_bytes, info_.sector_bytes)));
   if (access_.error) j["error"] = ErrorJson(access_.error, access_.error_offset_bytes);
   return j;
 }
 
 Json ProfileRun::BurstJson() const {
-  Json j = {{"status", StepStatus(burst_.error, burst_.error_offset_bytes, burst_.interrupted)},
-            {"region_bytes", BurstRegionBytes()},
-            {"repetitions", burst_.repetitions},
-            {"min_mb_per_s", Finite(burst_.min_mb_per_s)},
-            {"avg_mb_per_s", Finite(burst_.avg_mb_per_s)},
-            {"max_mb_per_s", Finite(burst_.max_mb_per_s)},
-            {"cpu_percent", Finite(burst_.cpu_percent)}};
+  Json j = {{"status", StepStatus(burst_.error, burst_.error_offset_bytes, burst_.interrupted)}};
+  j.update(BurstFiguresJson(burst_, BurstRegionBytes()));
   if (burst_.error) j["error"] = ErrorJson(burst_.error, burst_.error_offset_bytes);
   return j;
 }
 
-// How the sweep was chosen: full or quick, the passes, the estimate.
 Json ProfileRun::ProfileJson() const {
   Json estimate_json = nullptr;
   if (estimate_) {
@@ -808,12 +786,7 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   s << "\n";
 }
 
-}  // namespace
-
-int ProfileCommand(const Invocation& inv) {
-  const std::optional<ProfileCommandOptions> parsed = ParseProfile(inv);
-  if (!parsed) return 0;
-  const ProfileCommandOptions& options = *parsed;
+int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   std::ostream& err = inv.err;  // stdout stays empty: the results are files
   const std::atomic<bool>& stop = inv.stop;
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
@@ -829,5 +802,9 @@ int ProfileCommand(const Invocation& inv) {
   run.WriteSummary();
   return run.ExitCode();
 }
+
+}  // namespace
+
+int ProfileCommand(const Invocation& inv) { return ParseThenRun(inv, ParseProfile, RunProfile); }
 
 }  // namespace zcav

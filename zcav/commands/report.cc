@@ -22,6 +22,17 @@ struct ReportOptions : ZoneFlags {
   bool quiet = false;               // -q: no notes on stderr. Default: false
 };
 
+constexpr const char* kReportHelp =
+    "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
+    "Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a\n"
+    "table with one row per FILE (device, interface, min/max/average MB/s, zones and\n"
+    "curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's\n"
+    "falloff curve and, for several FILEs, a comparison. Markdown puts the plots\n"
+    "beside the report as PNG files with their gnuplot scripts; HTML is one file with\n"
+    "the plots inline (no scripts, no network), readable on a phone and printable.\n"
+    "Without gnuplot the report is written without images, and zcav says so.\n"
+    "Units: MB = 10^6 B, GB = 10^9 B.\n\n";
+
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ReportOptions> ParseReport(const Invocation& inv) {
   ReportOptions out;
@@ -36,22 +47,10 @@ std::optional<ReportOptions> ParseReport(const Invocation& inv) {
        "else file name)")
       ("quiet,q", "no notes on stderr");
   desc.add(ZoneFlagsDescription());
-  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "report");
-  if (vm.count("help")) {
-    std::ostringstream s;
-    s << "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
-      << "Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a\n"
-      << "table with one row per FILE (device, interface, min/max/average MB/s, zones and\n"
-      << "curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's\n"
-      << "falloff curve and, for several FILEs, a comparison. Markdown puts the plots\n"
-      << "beside the report as PNG files with their gnuplot scripts; HTML is one file with\n"
-      << "the plots inline (no scripts, no network), readable on a phone and printable.\n"
-      << "Without gnuplot the report is written without images, and zcav says so.\n"
-      << "Units: MB = 10^6 B, GB = 10^9 B.\n\n"
-      << desc;
-    inv.out << s.str();
-    return std::nullopt;
-  }
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "file", "report", kReportHelp);
+  if (!parsed) return std::nullopt;
+  const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) {
     throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)");
@@ -67,12 +66,7 @@ std::optional<ReportOptions> ParseReport(const Invocation& inv) {
   return out;
 }
 
-}  // namespace
-
-int ReportCommand(const Invocation& inv) {
-  const std::optional<ReportOptions> parsed = ParseReport(inv);
-  if (!parsed) return 0;
-  const ReportOptions& options = *parsed;
+int RunReport(const ReportOptions& options, const Invocation& inv) {
   // The report's format and every file are checked before anything is written.
   ReportFormatForPath(options.output);
   const std::vector<PlotInput> runs = LoadPlotInputs(options.files, options.labels, options);
@@ -85,5 +79,9 @@ int ReportCommand(const Invocation& inv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int ReportCommand(const Invocation& inv) { return ParseThenRun(inv, ParseReport, RunReport); }
 
 }  // namespace zcav

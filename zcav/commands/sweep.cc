@@ -121,23 +121,21 @@ po::options_description SweepFlagsDescription() {
   return all;
 }
 
-// zcav sweep --help.
-std::string SweepHelp(const po::options_description& desc) {
-  std::ostringstream s;
-  s << "Usage: zcav sweep DEVICE [options]\n"
-    << "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n"
-    << desc << "\n"
-    << "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
-    << "Several devices are read at the same time, one thread each: DIR gets one result\n"
-    << "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
-    << "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
-    << "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
-    << "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
-    << "readable block is measured; the ranges go into the output and the summary.\n"
-    << "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
-    << "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
-  return s.str();
-}
+// zcav sweep --help: the usage, the options, then what goes where.
+constexpr const char* kSweepHelpHead =
+    "Usage: zcav sweep DEVICE [options]\n"
+    "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n";
+constexpr const char* kSweepHelpTail =
+    "\n"
+    "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
+    "Several devices are read at the same time, one thread each: DIR gets one result\n"
+    "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
+    "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
+    "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
+    "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
+    "readable block is measured; the ranges go into the output and the summary.\n"
+    "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
+    "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
 
 // --write, --destroy-data, --create-size: the write test and its consent.
 void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
@@ -287,11 +285,10 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   SweepCommandOptions out;
   out.command_line = inv.command_line;
   const po::options_description desc = SweepFlagsDescription();
-  const po::variables_map vm = ParseArgs(inv.args, desc, "device", "sweep");
-  if (vm.count("help")) {
-    inv.out << SweepHelp(desc);
-    return std::nullopt;
-  }
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "device", "sweep", kSweepHelpHead, kSweepHelpTail);
+  if (!parsed) return std::nullopt;
+  const po::variables_map& vm = *parsed;
   ParseWriteTest(vm, out);
   ParseSweepTargets(vm, out);
   if (vm.count("format")) out.format = ParseOutputFormat(vm["format"].as<std::string>());
@@ -392,12 +389,8 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
                  {name + ".png", name + ".svg"}, options.quiet, err);
 }
 
-}  // namespace
-
-int SweepCommand(const Invocation& inv) {
-  const std::optional<SweepCommandOptions> parsed = ParseSweep(inv);
-  if (!parsed) return 0;
-  const SweepCommandOptions& options = *parsed;
+// One device swept (several: RunSeveralSweeps).
+int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   std::ostream& err = inv.err;
   const std::atomic<bool>& stop_requested = inv.stop;
   if (options.devices.size() > 1) return RunSeveralSweeps(options, err, stop_requested);
@@ -463,5 +456,9 @@ int SweepCommand(const Invocation& inv) {
   }
   return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
 }
+
+}  // namespace
+
+int SweepCommand(const Invocation& inv) { return ParseThenRun(inv, ParseSweep, RunSweep); }
 
 }  // namespace zcav

@@ -25,6 +25,13 @@ struct ZonesOptions : ZoneFlags {
   std::string output = "-";        // -o FILE; "-" = stdout. Default: "-"
 };
 
+constexpr const char* kZonesHelp =
+    "Usage: zcav zones FILE... [options]\n\n"
+    "Finds the zones (throughput plateaus) in saved results and names the curve:\n"
+    "zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or\n"
+    "JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are\n"
+    "recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.\n\n";
+
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
   ZonesOptions out;
@@ -35,18 +42,10 @@ std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write the tables to FILE ('-' = stdout, the default)");
   desc.add(ZoneFlagsDescription());
-  const po::variables_map vm = ParseArgs(inv.args, desc, "file", "zones");
-  if (vm.count("help")) {
-    std::ostringstream s;
-    s << "Usage: zcav zones FILE... [options]\n\n"
-      << "Finds the zones (throughput plateaus) in saved results and names the curve:\n"
-      << "zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or\n"
-      << "JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are\n"
-      << "recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.\n\n"
-      << desc;
-    inv.out << s.str();
-    return std::nullopt;
-  }
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "file", "zones", kZonesHelp);
+  if (!parsed) return std::nullopt;
+  const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])");
   if (vm.count("format")) {
@@ -60,12 +59,7 @@ std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
   return out;
 }
 
-}  // namespace
-
-int ZonesCommand(const Invocation& inv) {
-  const std::optional<ZonesOptions> parsed = ParseZones(inv);
-  if (!parsed) return 0;
-  const ZonesOptions& options = *parsed;
+int RunZones(const ZonesOptions& options, const Invocation& inv) {
   // Read and analyse every file first: a bad file fails before any output.
   std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> results;
   for (const std::string& path : options.files) {
@@ -123,5 +117,9 @@ int ZonesCommand(const Invocation& inv) {
   WriteWholeResult(options.output, options.files, text, inv.out);
   return 0;
 }
+
+}  // namespace
+
+int ZonesCommand(const Invocation& inv) { return ParseThenRun(inv, ParseZones, RunZones); }
 
 }  // namespace zcav
