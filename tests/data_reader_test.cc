@@ -710,6 +710,39 @@ TEST_CASE("The median of two rates near the largest double is that rate, not inf
   }
 }
 
+// A seekable stream holding `text` that then fails as a read with an I/O
+// error does: the buffer throws, the stream sets badbit.
+class FailingReadBuf final : public std::streambuf {
+ public:
+  explicit FailingReadBuf(std::string text) : text_(std::move(text)) { seekpos(0, std::ios::in); }
+
+ protected:
+  int_type underflow() override { throw std::ios_base::failure("Input/output error"); }
+  pos_type seekoff(off_type off, std::ios_base::seekdir dir,
+                   std::ios_base::openmode which) override {
+    if (dir == std::ios_base::beg) return seekpos(pos_type(off), which);
+    if (dir == std::ios_base::cur) return seekpos(pos_type(gptr() - eback() + off), which);
+    return pos_type(off_type(-1));
+  }
+  pos_type seekpos(pos_type pos, std::ios_base::openmode) override {
+    const off_type at = pos;
+    if (at < 0 || at > static_cast<off_type>(text_.size())) return pos_type(off_type(-1));
+    setg(text_.data(), text_.data() + at, text_.data() + text_.size());
+    return pos;
+  }
+
+ private:
+  std::string text_;
+};
+
+TEST_CASE("A data file that fails to read is a runtime error; a malformed one is bad input",
+          "[data_reader]") {
+  FailingReadBuf failing("# zcav raw\n");
+  std::istream in(&failing);
+  CHECK_THROWS_MATCHES(ParseProfile(in, "gone.dat"), Error, test::HasKind(ErrorKind::kRuntime));
+  CHECK_THROWS_MATCHES(Parse("this is not a result\n"), Error, test::HasKind(ErrorKind::kBadInput));
+}
+
 }  // namespace
 }  // namespace zcav
 

@@ -901,5 +901,23 @@ TEST_CASE("Off-scale blocks, dips and the jitter band render with their legend",
   CHECK(many.find("300 zones, ") != std::string::npos);
 }
 
+TEST_CASE("A plot's refusals are bad input; files it cannot write are a runtime error", "[plot]") {
+  test::TempDir dir;
+  const std::string d = dir.path().string();
+  const auto bad_input = test::HasKind(ErrorKind::kBadInput);
+  const auto runtime = test::HasKind(ErrorKind::kRuntime);
+  CHECK_THROWS_MATCHES(ParsePlotKind("pie"), Error, bad_input);
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {}, d, "x", {}), Error, bad_input);
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "a/x", {}), Error, bad_input);
+  // Below a regular file no directory can be made, not even by root.
+  test::WriteFile(dir.path() / "file", "");
+  CHECK_THROWS_MATCHES(
+      WritePlot(PlotKind::kFalloff, {Hdd()}, (dir.path() / "file" / "plots").string(), "x", {}),
+      Error, runtime);
+  // A directory where the script goes: the script cannot be written.
+  fs::create_directory(dir.path() / "y.gp");
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "y", {}), Error, runtime);
+}
+
 }  // namespace
 }  // namespace zcav

@@ -662,3 +662,16 @@ TEST_CASE("A cgroup read throttle on the device is found, v1 and v2", "[queue]")
              Catch::Contains("rbps=35000000"));
   CHECK(zcav::FindReadThrottle(7, 5, (dir.path() / "missing").string(), root.string()).empty());
 }
+
+TEST_CASE("An io_uring ring the kernel refuses to set up is a runtime error", "[queue]") {
+  zcav::test::TempDir dir;
+  const auto path = dir.path() / "data.bin";
+  zcav::test::WriteFile(path, std::string(4096, 'x'));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  // 2 x 16385 entries, above the kernel's limit of 32768 (EINVAL); where
+  // io_uring is refused altogether the setup fails as well.
+  CHECK_THROWS_MATCHES(zcav::OpenUringQueue(fd, 16385, 512, 512, false), zcav::Error,
+                       zcav::test::HasKind(zcav::ErrorKind::kRuntime));
+  ::close(fd);
+}

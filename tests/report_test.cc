@@ -474,5 +474,20 @@ TEST_CASE("WriteReport writes one self-contained HTML file", "[report]") {
   CHECK(entries == 1);  // nothing beside it
 }
 
+TEST_CASE("WriteReport's refusals are bad input; a file it cannot write is a runtime error",
+          "[report]") {
+  test::TempDir dir;
+  const PlotInput run = MakeRun("a", {60, 30});
+  const auto bad_input = test::HasKind(ErrorKind::kBadInput);
+  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "r.txt").string()), Error, bad_input);
+  CHECK_THROWS_MATCHES(WriteReport({}, (dir.path() / "r.md").string()), Error, bad_input);
+  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "missing" / "r.md").string()), Error,
+                       bad_input);
+  // A directory where the report's plot script goes: the script cannot be written.
+  fs::create_directory(dir.path() / "r-1.gp");
+  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "r.md").string()), Error,
+                       test::HasKind(ErrorKind::kRuntime));
+}
+
 }  // namespace
 }  // namespace zcav

@@ -162,3 +162,14 @@ TEST_CASE("A partial result of another sweep is refused, naming the difference",
   Sweep(kDisk, o, zcav::OutputFormat::kCsv, 6, nullptr, csv);
   CHECK_THROWS_WITH(PointFrom(kDisk, o, csv.text, "p.csv"), Catch::Contains("records no sweep plan"));
 }
+
+TEST_CASE("A partial result that does not fit the sweep is bad input", "[resume]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  Outcome partial;
+  Sweep(kDisk, o, zcav::OutputFormat::kRaw, 6, nullptr, partial);
+  zcav::SweepOptions other = o;
+  other.passes = 2;
+  CHECK_THROWS_MATCHES(PointFrom(kDisk, other, partial.text, "p.dat"), zcav::Error,
+                       zcav::test::HasKind(zcav::ErrorKind::kBadInput));
+}

@@ -3,9 +3,11 @@
 #include <random>
 #include <vector>
 
+#include "testutil.h"
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/device/device.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/base/units.h"
 
@@ -391,4 +393,20 @@ TEST_CASE("The time-effect keys belong to their models and are checked", "[sim_d
   CHECK(dips.dip_for_s == 1);
   CHECK(dips.dip_share == Approx(0.5));
   CHECK(zcav::ParseSimSpec("sim:nvme-throttle?cool_after=5").cool_after_s == 5);
+}
+
+TEST_CASE("Every refusal of a sim: device is bad input", "[sim_device]") {
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  for (const char* bad :
+       {"sim:floppy", "sim:hdd?colour=red", "sim:hdd?size=abc", "sim:hdd?seed",
+        "sim:hdd?size=1G&size=2G", "sim:hdd?busrate=40", "sim:ssd-dips?dip_every=5&dip_for=5"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
+  }
+  zcav::SimBusSet buses;
+  buses.Get("usb", 40);
+  CHECK_THROWS_MATCHES(buses.Get("usb", 30), zcav::Error, bad_input);
+  zcav::VirtualClock clock;
+  CHECK_THROWS_MATCHES(zcav::OpenDeviceForWrite("sim:hdd", zcav::kMiB, clock), zcav::Error,
+                       bad_input);
 }

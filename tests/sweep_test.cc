@@ -442,3 +442,17 @@ TEST_CASE("A simulated sweep counts the bytes it fetched from the device", "[swe
   REQUIRE(r.result.storage_read_bytes.has_value());
   CHECK(*r.result.storage_read_bytes == 2 * zcav::kGiB);
 }
+
+TEST_CASE("Impossible plans and engines are bad input", "[sweep]") {
+  const auto info = zcav::ParseSimSpec("sim:ssd?size=1G").info;
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  zcav::SweepOptions o;
+  o.end_bytes = 2 * zcav::kGiB;
+  CHECK_THROWS_MATCHES(zcav::PlanSweep(info, o), zcav::Error, bad_input);
+  o = {};
+  o.queue_depth = zcav::kMaxQueueDepth + 1;
+  CHECK_THROWS_MATCHES(zcav::PlanSweep(info, o), zcav::Error, bad_input);
+  o = {};
+  o.engine = zcav::ReadEngineChoice::kIoUring;  // a simulated device has no io_uring
+  CHECK_THROWS_MATCHES(zcav::PlanSweep(info, o), zcav::Error, bad_input);
+}

@@ -56,4 +56,16 @@ bool MatchesGolden(const std::string& actual, const std::string& golden_name) {
   return ReadFile(DataPath(golden_name)) == actual;
 }
 
+const char* KindName(ErrorKind kind) {
+  return kind == ErrorKind::kBadInput ? "kBadInput" : "kRuntime";
+}
+
+std::string ErrorKindMatcher::describe() const {
+  return std::string("is an Error of kind ") + KindName(kind_);
+}
+
 }  // namespace zcav::test
+
+std::string Catch::StringMaker<zcav::Error>::convert(const zcav::Error& e) {
+  return std::string("Error(") + zcav::test::KindName(e.kind()) + ", \"" + e.what() + "\")";
+}

@@ -1,10 +1,12 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "zcav/base/error.h"
 #include "zcav/measure/sample_sink.h"
 
 namespace zcav::test {
@@ -62,4 +64,26 @@ std::filesystem::path DataPath(const std::string& name);
 // Regenerate all golden files with: ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests
 bool MatchesGolden(const std::string& actual, const std::string& golden_name);
 
+// "kBadInput" or "kRuntime".
+const char* KindName(ErrorKind kind);
+
+// Matches a zcav::Error of `kind` (the exit code the CLI gives it):
+//   CHECK_THROWS_MATCHES(expr, Error, test::HasKind(ErrorKind::kRuntime));
+class ErrorKindMatcher final : public Catch::MatcherBase<Error> {
+ public:
+  explicit ErrorKindMatcher(ErrorKind kind) : kind_(kind) {}
+  bool match(const Error& e) const override { return e.kind() == kind_; }
+  std::string describe() const override;
+
+ private:
+  ErrorKind kind_;
+};
+inline ErrorKindMatcher HasKind(ErrorKind kind) { return ErrorKindMatcher(kind); }
+
 }  // namespace zcav::test
+
+// A failed HasKind shows the kind and message that were thrown.
+template <>
+struct Catch::StringMaker<zcav::Error> {
+  static std::string convert(const zcav::Error& e);
+};

@@ -347,5 +347,20 @@ TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone
   CHECK(std::memcmp(out.span(sector).data(), in.span(sector).data(), sector) == 0);
 }
 
+TEST_CASE("A write-test file larger than its file system allows is the user's size: bad input",
+          "[write_safety][posix_device]") {
+  test::TempDir dir;
+  const fs::path path = dir.path() / "huge.bin";
+  // WriteOpenError checks the kind (kBadInput). 2^62 bytes is beyond any
+  // file size a file system allows (EFBIG), and is refused before a block is
+  // allocated.
+  const std::string message = WriteOpenError(path.string(), std::uint64_t{1} << 62);
+  CAPTURE(message);
+  if (message.find("refuses O_DIRECT") == std::string::npos) {
+    CHECK(message.find("(choose a smaller --create-size)") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(path));
+}
+
 }  // namespace
 }  // namespace zcav

@@ -197,7 +197,8 @@ Transport TransportFromName(const std::string& bus) {
   // One line (bad input gets one line on stderr): the names only.
   std::string names;
   for (const BusEntry& e : kBuses) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  throw Error("unknown bus '" + bus + "' for --bus (choose one of: " + names + ", pcieGxW)");
+  throw Error("unknown bus '" + bus + "' for --bus (choose one of: " + names + ", pcieGxW)",
+              ErrorKind::kBadInput);
 }
 
 std::string BusNames() {

@@ -17,6 +17,8 @@ enum class ErrorKind {
   kRuntime,   // the environment failed (out of memory, write error): exit 1
 };
 
+// Every throw site in lib/ names its kind. The default argument is going away
+// (zcav/ still relies on it): a new site passes ErrorKind explicitly.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message, ErrorKind kind = ErrorKind::kBadInput)

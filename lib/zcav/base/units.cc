@@ -13,7 +13,8 @@ namespace {
 
 [[noreturn]] void BadSize(std::string_view text, std::string_view what, const char* why) {
   throw Error("invalid " + std::string(what) + " '" + std::string(text) + "': " + why +
-              " (use e.g. 4k, 64M, 1G, 1.5T; 500MB for decimal units)");
+                  " (use e.g. 4k, 64M, 1G, 1.5T; 500MB for decimal units)",
+              ErrorKind::kBadInput);
 }
 
 }  // namespace
@@ -65,20 +66,25 @@ std::uint64_t ParseSize(std::string_view text, std::string_view what, bool allow
 
 std::uint64_t ParseCount(std::string_view text, std::string_view what) {
   std::uint64_t value = 0;
-  if (text.empty()) throw Error("invalid " + std::string(what) + " '': not a number");
+  if (text.empty()) {
+    throw Error("invalid " + std::string(what) + " '': not a number", ErrorKind::kBadInput);
+  }
   for (const char c : text) {
     if (!std::isdigit(static_cast<unsigned char>(c))) {
       throw Error("invalid " + std::string(what) + " '" + std::string(text) +
-                  "': must be a positive whole number");
+                      "': must be a positive whole number",
+                  ErrorKind::kBadInput);
     }
     if (value > (std::numeric_limits<std::uint32_t>::max() - 9) / 10) {
-      throw Error("invalid " + std::string(what) + " '" + std::string(text) + "': too large");
+      throw Error("invalid " + std::string(what) + " '" + std::string(text) + "': too large",
+                  ErrorKind::kBadInput);
     }
     value = value * 10 + static_cast<std::uint64_t>(c - '0');
   }
   if (value == 0) {
-    throw Error("invalid " + std::string(what) + " '" + std::string(text) +
-                "': must be greater than zero");
+    throw Error(
+        "invalid " + std::string(what) + " '" + std::string(text) + "': must be greater than zero",
+        ErrorKind::kBadInput);
   }
   return value;
 }

@@ -28,7 +28,8 @@ inline constexpr double kGB = 1e9;
 std::uint64_t ParseSize(std::string_view text, std::string_view what,
                         bool allow_zero = false);
 
-// Parses a positive integer count (passes, skip); throws Error naming `what`.
+// Parses a positive integer count (passes, skip); throws Error(kBadInput)
+// naming `what`.
 std::uint64_t ParseCount(std::string_view text, std::string_view what);
 
 // "1.50 GiB (1610612736 bytes)"-style human size in binary units.

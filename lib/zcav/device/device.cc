@@ -75,7 +75,8 @@ std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            VirtualClock& virtual_clock) {
   if (IsSimulatedName(name)) {
     if (create_bytes) {
-      throw Error("--create-size creates a new file; " + name + " is a simulated device");
+      throw Error("--create-size creates a new file; " + name + " is a simulated device",
+                  ErrorKind::kBadInput);
     }
     return MakeSimulatedDevice(ParseSimSpec(name), virtual_clock);
   }

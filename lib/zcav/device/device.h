@@ -112,7 +112,7 @@ class Device {
   // This default reads one at a time through ReadAt (MakeSyncQueue: depth 1
   // whatever is asked); PosixDevice gives an io_uring queue when
   // info().read_engine is "io_uring".
-  // Throws std::bad_alloc, or Error when io_uring cannot be set up.
+  // Throws std::bad_alloc, or Error(kRuntime) when io_uring cannot be set up.
   // REQUIRES: depth >= 1; chunk_bytes a multiple of info().sector_bytes.
   virtual std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
                                                    std::uint64_t chunk_bytes) {
@@ -142,7 +142,10 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
 // and unlinks it at once: the file exists only while the device is open.
 // Anything else (a directory, a character device) is refused.
 // Throws Error(kBadInput) with one line naming the reason; nothing has been
-// written then. REQUIRES: the caller has the user's consent to destroy the data.
+// written then. Throws Error(kRuntime) when the system fails during a correct
+// open (the node changed while being opened; a created file cannot be sized,
+// except for lack of room, which is kBadInput, or its probe write fails).
+// REQUIRES: the caller has the user's consent to destroy the data.
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            std::optional<std::uint64_t> create_bytes,
                                            VirtualClock& virtual_clock);

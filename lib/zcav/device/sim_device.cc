@@ -198,8 +198,9 @@ SimModel BaseModel(const std::string& model) {
     SetBandedHdd(m);
   } else {
     throw Error("unknown simulated device model '" + model +
-                "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd, nvme-throttle, ssd-dips, "
-                "banded-hdd)");
+                    "' (choose one of: hdd, usb2-hdd, cd, dvd, ssd, nvme-throttle, ssd-dips, "
+                    "banded-hdd)",
+                ErrorKind::kBadInput);
   }
   return m;
 }
@@ -213,7 +214,8 @@ double ParseNumber(const std::string& key, const std::string& value) {
     used = 0;
   }
   if (used == 0 || used != value.size() || !std::isfinite(v) || v < 0) {
-    throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number");
+    throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number",
+                ErrorKind::kBadInput);
   }
   return v;
 }
@@ -283,11 +285,12 @@ class SimSpecParser {
   // not go together.
   SimModel Finish() {
     if (m_.bus_mb_per_s > 0 && m_.bus_name.empty()) {
-      throw Error("invalid sim: busrate without bus=NAME (name the shared bus)");
+      throw Error("invalid sim: busrate without bus=NAME (name the shared bus)",
+                  ErrorKind::kBadInput);
     }
     if (rezone_) {
       if (outer_ <= 0 || (!m_.cav && inner_ <= 0)) {
-        throw Error("invalid sim: rates must be above 0 MB/s");
+        throw Error("invalid sim: rates must be above 0 MB/s", ErrorKind::kBadInput);
       }
       if (m_.cav) {
         m_.outer_mb_per_s = outer_;
@@ -297,7 +300,8 @@ class SimSpecParser {
     }
     if (dips_model_) m_.zones = CachedZones(cached_share_, cached_mb_per_s_, outer_);
     if (m_.dip_every_s > 0 && m_.dip_for_s >= m_.dip_every_s) {
-      throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)");
+      throw Error("invalid sim: dip_for must be shorter than dip_every (a dip within each period)",
+                  ErrorKind::kBadInput);
     }
     if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
     return std::move(m_);
@@ -310,7 +314,7 @@ class SimSpecParser {
     if (key == "size") {
       m_.info.size_bytes = RoundDown(ParseSize(value, "sim: size"), m_.info.sector_bytes);
       if (m_.info.size_bytes == 0) {
-        throw Error("invalid sim: size '" + value + "': below one sector");
+        throw Error("invalid sim: size '" + value + "': below one sector", ErrorKind::kBadInput);
       }
     } else if (key == "seed") {
       m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
@@ -331,12 +335,14 @@ class SimSpecParser {
     } else if (key == "cache") {
       m_.cache_bytes = RoundDown(ParseSize(value, "sim: cache", true), m_.info.sector_bytes);
     } else if (key == "bus") {
-      if (value.empty()) throw Error("invalid sim: bus name: empty");
+      if (value.empty()) throw Error("invalid sim: bus name: empty", ErrorKind::kBadInput);
       m_.bus_name = value;
       if (m_.bus_mb_per_s == 0) m_.bus_mb_per_s = kDefaultBusMbPerS;
     } else if (key == "busrate") {
       m_.bus_mb_per_s = ParseNumber(key, value);
-      if (m_.bus_mb_per_s <= 0) throw Error("invalid sim: busrate must be above 0 MB/s");
+      if (m_.bus_mb_per_s <= 0) {
+        throw Error("invalid sim: busrate must be above 0 MB/s", ErrorKind::kBadInput);
+      }
     } else {
       return false;
     }
@@ -360,7 +366,7 @@ class SimSpecParser {
     } else if (key == "interface") {
       m_.interface_mb_per_s = ParseNumber(key, value);
       if (m_.interface_mb_per_s <= 0) {
-        throw Error("invalid sim: interface rate must be above 0 MB/s");
+        throw Error("invalid sim: interface rate must be above 0 MB/s", ErrorKind::kBadInput);
       }
     } else {
       return false;
@@ -375,7 +381,7 @@ class SimSpecParser {
     } else if (key == "throttled") {
       m_.throttled_mb_per_s = ParseNumber(key, value);
       if (m_.throttled_mb_per_s <= 0) {
-        throw Error("invalid sim: throttled rate must be above 0 MB/s");
+        throw Error("invalid sim: throttled rate must be above 0 MB/s", ErrorKind::kBadInput);
       }
     } else if (key == "cool_after") {
       m_.cool_after_s = ParseNumber(key, value);
@@ -389,10 +395,14 @@ class SimSpecParser {
   bool ApplyDips(const std::string& key, const std::string& value) {
     if (key == "cached") {
       cached_share_ = ParseFraction(key, value);
-      if (cached_share_ > 1) throw Error("invalid sim: cached share '" + value + "': above 100 %");
+      if (cached_share_ > 1) {
+        throw Error("invalid sim: cached share '" + value + "': above 100 %", ErrorKind::kBadInput);
+      }
     } else if (key == "cached_rate") {
       cached_mb_per_s_ = ParseNumber(key, value);
-      if (cached_mb_per_s_ <= 0) throw Error("invalid sim: cached_rate must be above 0 MB/s");
+      if (cached_mb_per_s_ <= 0) {
+        throw Error("invalid sim: cached_rate must be above 0 MB/s", ErrorKind::kBadInput);
+      }
     } else if (key == "dip_every") {
       m_.dip_every_s = ParseNumber(key, value);
     } else if (key == "dip_for") {
@@ -400,7 +410,8 @@ class SimSpecParser {
     } else if (key == "dip") {
       m_.dip_share = ParseFraction(key, value);
       if (m_.dip_share <= 0 || m_.dip_share > 1) {
-        throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]");
+        throw Error("invalid sim: dip '" + value + "': the rate share in a dip must be in (0, 1]",
+                    ErrorKind::kBadInput);
       }
     } else {
       return false;
@@ -415,7 +426,8 @@ class SimSpecParser {
     } else if (key == "amplitude") {
       m_.band_amplitude = ParseFraction(key, value);
       if (m_.band_amplitude >= 1) {
-        throw Error("invalid sim: amplitude '" + value + "': must be below 100 %");
+        throw Error("invalid sim: amplitude '" + value + "': must be below 100 %",
+                    ErrorKind::kBadInput);
       }
     } else {
       return false;
@@ -430,8 +442,9 @@ class SimSpecParser {
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
     if (banded_model_) known += ", band, amplitude";
-    throw Error("unknown sim: parameter '" + key + "' for model " + model_name_ +
-                " (known: " + known + ")");
+    throw Error(
+        "unknown sim: parameter '" + key + "' for model " + model_name_ + " (known: " + known + ")",
+        ErrorKind::kBadInput);
   }
 
   // Names what was built, so plots and reports label it truthfully.
@@ -665,11 +678,14 @@ SimModel ParseSimSpec(const std::string& name) {
     while (std::getline(ss, item, '&')) {
       const auto eq = item.find('=');
       if (eq == std::string::npos) {
-        throw Error("invalid sim: parameter '" + item + "': expected key=value");
+        throw Error("invalid sim: parameter '" + item + "': expected key=value",
+                    ErrorKind::kBadInput);
       }
       const std::string key = item.substr(0, eq);
       const std::string value = item.substr(eq + 1);
-      if (!seen.insert(key).second) throw Error("sim: parameter '" + key + "' given twice");
+      if (!seen.insert(key).second) {
+        throw Error("sim: parameter '" + key + "' given twice", ErrorKind::kBadInput);
+      }
       parser.Apply(key, value);
     }
   }
@@ -770,7 +786,8 @@ std::shared_ptr<SimBus> SimBusSet::Get(const std::string& name, double mb_per_s)
   } else if (bus->mb_per_s() != mb_per_s) {
     char text[64];
     std::snprintf(text, sizeof text, "%g and %g MB/s", bus->mb_per_s(), mb_per_s);
-    throw Error("simulated bus '" + name + "' given two rates (" + text + ")");
+    throw Error("simulated bus '" + name + "' given two rates (" + text + ")",
+                ErrorKind::kBadInput);
   }
   return bus;
 }

@@ -88,7 +88,8 @@ struct Profile {
 // rate × time (whole MiB), offsets are row index × step when every printed
 // offset fits that grid; `notes` says what was inferred.
 // Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
-// and "FILE: ..." for an unreadable, empty or unrecognised file.
+// and "FILE: ..." for an unreadable, empty or unrecognised file;
+// Error(kRuntime) "FILE: read failed" when reading fails with an I/O error.
 // Memory: the file is read line by line (JSON: parsed as a stream, each
 // block object dropped once read), and a zcav file of one pass becomes
 // points as it is read, so a 20 M-block result takes about the Profile's 8

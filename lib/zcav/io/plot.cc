@@ -1052,21 +1052,27 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
 }
 
 void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
-  if (inputs.empty()) throw Error("nothing to plot (no input)");
+  if (inputs.empty()) throw Error("nothing to plot (no input)", ErrorKind::kBadInput);
   if (kind == PlotKind::kFalloff && inputs.size() > 1) {
     throw Error("a falloff plot shows one result, " + std::to_string(inputs.size()) +
-                " given (use --kind comparison)");
+                    " given (use --kind comparison)",
+                ErrorKind::kBadInput);
   }
   for (const PlotInput& in : inputs) {
     const std::string who = in.label.empty() ? in.profile.source : in.label;
     const bool access = kind == PlotKind::kAccess || kind == PlotKind::kHistogram;
     if (access && in.access.empty()) {
-      throw Error(who + ": no access-time samples to plot (this result has only a throughput "
-                        "curve; use --kind falloff or comparison)");
+      throw Error(who +
+                      ": no access-time samples to plot (this result has only a throughput "
+                      "curve; use --kind falloff or comparison)",
+                  ErrorKind::kBadInput);
     }
-    if (!access && in.profile.points.empty()) throw Error(who + ": no data points to plot");
+    if (!access && in.profile.points.empty()) {
+      throw Error(who + ": no data points to plot", ErrorKind::kBadInput);
+    }
     if (kind == PlotKind::kConcurrent && in.concurrent.empty()) {
-      throw Error(who + ": no concurrent run to plot (use --kind falloff or comparison)");
+      throw Error(who + ": no concurrent run to plot (use --kind falloff or comparison)",
+                  ErrorKind::kBadInput);
     }
   }
 }
@@ -1125,8 +1131,9 @@ PlotKind ParsePlotKind(const std::string& text) {
                         PlotKind::kHistogram, PlotKind::kConcurrent}) {
     if (text == PlotKindName(kind)) return kind;
   }
-  throw Error("unknown plot kind '" + text +
-              "' (use falloff, comparison, access, histogram or concurrent)");
+  throw Error(
+      "unknown plot kind '" + text + "' (use falloff, comparison, access, histogram or concurrent)",
+      ErrorKind::kBadInput);
 }
 
 std::string DefaultPlotLabel(const Profile& profile) {
@@ -1156,19 +1163,20 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
                     const std::string& name, const std::vector<std::string>& images) {
   if (name.empty() || name.find('/') != std::string::npos) {
-    throw Error("invalid plot name '" + name + "' (a file name without a directory)");
+    throw Error("invalid plot name '" + name + "' (a file name without a directory)",
+                ErrorKind::kBadInput);
   }
   std::vector<std::string> outputs = images.empty() ? std::vector<std::string>{name + ".png"}
                                                     : images;
   for (const std::string& image : outputs) {
     if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
-      throw Error("image " + image + ": the name must end in .png or .svg");
+      throw Error("image " + image + ": the name must end in .png or .svg", ErrorKind::kBadInput);
     }
   }
   CheckInputs(kind, inputs);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw Error("cannot create directory " + dir + ": " + ec.message());
+  if (ec) throw Error("cannot create directory " + dir + ": " + ec.message(), ErrorKind::kRuntime);
 
   PlotFiles files;
   const fs::path d(dir);

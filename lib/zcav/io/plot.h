@@ -49,7 +49,8 @@ struct PlotInput {
 std::string DefaultPlotLabel(const Profile& profile);
 
 // Reads `path` (any format data_reader.h accepts), detects its zones with
-// `options` and fills a PlotInput; `label` empty = derived. Throws Error.
+// `options` and fills a PlotInput; `label` empty = derived. Throws Error as
+// ReadProfile does (data_reader.h).
 PlotInput LoadPlotInput(const std::string& path, const std::string& label,
                         const ZoneOptions& options, bool media_given, Media media);
 
@@ -106,8 +107,9 @@ struct PlotFiles {
 // the same text. PNG and SVG are 1000x600 pixels.
 // Throws Error(kBadInput) for unusable inputs (no input; falloff with more
 // than one; a kind whose data the inputs lack: no points, no access samples,
-// no concurrent curve; an image name of another extension) and
-// Error(kRuntime) when a file cannot be written.
+// no concurrent curve; an image name of another extension; a name with a
+// directory; an image that would replace an input) and Error(kRuntime) when
+// `dir` cannot be created or a file cannot be written.
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
                     const std::string& name, const std::vector<std::string>& images);
 

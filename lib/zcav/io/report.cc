@@ -334,7 +334,8 @@ ReportFormat ReportFormatForPath(const std::string& path) {
   if (ext == ".md" || ext == ".markdown") return ReportFormat::kMarkdown;
   if (ext == ".html" || ext == ".htm") return ReportFormat::kHtml;
   throw Error("report " + path + ": unknown format '" + ext +
-              "' (name the report .md for Markdown or .html for HTML)");
+                  "' (name the report .md for Markdown or .html for HTML)",
+              ErrorKind::kBadInput);
 }
 
 RunSummary SummarizeRun(const PlotInput& run) {
@@ -474,13 +475,16 @@ std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector
 
 ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& path) {
   const ReportFormat format = ReportFormatForPath(path);
-  if (runs.empty()) throw Error("no runs to report");
+  if (runs.empty()) throw Error("no runs to report", ErrorKind::kBadInput);
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error("report " + path + " is a directory");
+  if (fs::is_directory(path, ec)) {
+    throw Error("report " + path + " is a directory", ErrorKind::kBadInput);
+  }
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec)) {
-    throw Error("report " + path + ": directory " + dir.string() + " does not exist");
+    throw Error("report " + path + ": directory " + dir.string() + " does not exist",
+                ErrorKind::kBadInput);
   }
   ReportFiles files;
   files.report_path = path;

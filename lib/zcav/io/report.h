@@ -92,8 +92,9 @@ struct ReportFiles {
 // (rendered when gnuplot is available), STEM = the report's name without its
 // extension. HTML: the plots are rendered to SVG in a temporary directory and
 // inlined. Without gnuplot the report is still written, with a note.
-// Throws Error(kBadInput) for a bad extension, a directory as `path` or an
-// empty `runs`; Error(kRuntime) when writing or gnuplot fails.
+// Throws Error(kBadInput) for a bad extension, a directory as `path`, a
+// parent directory that does not exist or an empty `runs`; Error(kRuntime)
+// when writing or gnuplot fails.
 ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& path);
 
 }  // namespace zcav

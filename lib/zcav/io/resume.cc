@@ -13,8 +13,9 @@ namespace {
 void Same(const std::string& what, std::uint64_t recorded, std::uint64_t now) {
   if (recorded != now) {
     throw Error("cannot resume: the partial result was made with " + what + " " +
-                std::to_string(recorded) + ", this sweep has " + std::to_string(now) +
-                " (give the same options as the interrupted run)");
+                    std::to_string(recorded) + ", this sweep has " + std::to_string(now) +
+                    " (give the same options as the interrupted run)",
+                ErrorKind::kBadInput);
   }
 }
 
@@ -24,16 +25,18 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
   const std::string& source = partial.source;
   if (!partial.plan) {
     throw Error("cannot resume from " + source +
-                ": it records no sweep plan (only zcav's raw and JSON results can be resumed)");
+                    ": it records no sweep plan (only zcav's raw and JSON results can be resumed)",
+                ErrorKind::kBadInput);
   }
   if (partial.status == "complete") {
-    throw Error("nothing to resume: " + source + " is a complete result");
+    throw Error("nothing to resume: " + source + " is a complete result", ErrorKind::kBadInput);
   }
   const SweepPlan& was = *partial.plan;
   if (partial.device_bytes != 0 && partial.device_bytes != device.size_bytes) {
     throw Error("cannot resume: " + source + " was made on a device of " +
-                std::to_string(partial.device_bytes) + " bytes, " + device.path + " has " +
-                std::to_string(device.size_bytes) + " bytes (another device?)");
+                    std::to_string(partial.device_bytes) + " bytes, " + device.path + " has " +
+                    std::to_string(device.size_bytes) + " bytes (another device?)",
+                ErrorKind::kBadInput);
   }
   Same("start_bytes", was.start_bytes, plan.start_bytes);
   Same("end_bytes", was.end_bytes, plan.end_bytes);
@@ -43,8 +46,9 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
   Same("skip", was.skip, plan.skip);
   if (was.quick != plan.quick) {
     throw Error(std::string("cannot resume: the partial result was made ") +
-                (was.quick ? "with" : "without") + " --quick, this sweep is " +
-                (plan.quick ? "quick" : "not quick"));
+                    (was.quick ? "with" : "without") + " --quick, this sweep is " +
+                    (plan.quick ? "quick" : "not quick"),
+                ErrorKind::kBadInput);
   }
 
   ResumePoint point;
@@ -53,9 +57,10 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
   const auto fill = [&](Sample s) {
     if (s.block_index >= plan.block_count || s.pass >= plan.passes) {
       throw Error("cannot resume: " + source + " has a sample of block " +
-                  std::to_string(s.block_index) + " pass " + std::to_string(s.pass + 1) +
-                  ", outside this sweep's " + std::to_string(plan.block_count) + " blocks x " +
-                  std::to_string(plan.passes) + " passes");
+                      std::to_string(s.block_index) + " pass " + std::to_string(s.pass + 1) +
+                      ", outside this sweep's " + std::to_string(plan.block_count) + " blocks x " +
+                      std::to_string(plan.passes) + " passes",
+                  ErrorKind::kBadInput);
     }
     s.offset_bytes = plan.BlockOffset(s.block_index);
     s.length_bytes = plan.BlockLength(s.block_index);
@@ -67,7 +72,8 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
       if (p.offset_bytes < plan.start_bytes || (p.offset_bytes - plan.start_bytes) % step != 0 ||
           !(p.mb_per_s > 0)) {
         throw Error("cannot resume: " + source + " has a block at offset " +
-                    std::to_string(p.offset_bytes) + " that is not on this sweep's grid");
+                        std::to_string(p.offset_bytes) + " that is not on this sweep's grid",
+                    ErrorKind::kBadInput);
       }
       Sample s;
       s.block_index = (p.offset_bytes - plan.start_bytes) / step;
@@ -79,8 +85,9 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
     }
   } else {
     if (partial.samples.empty() && !partial.points.empty()) {
-      throw Error("cannot resume: " + source +
-                  " is a multi-pass result without its per-pass samples");
+      throw Error(
+          "cannot resume: " + source + " is a multi-pass result without its per-pass samples",
+          ErrorKind::kBadInput);
     }
     for (const Sample& s : partial.samples) fill(s);
   }
@@ -91,7 +98,8 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
     if (point.samples[i].pass == point.samples[i - 1].pass &&
         point.samples[i].block_index == point.samples[i - 1].block_index) {
       throw Error("cannot resume: " + source + " has block " +
-                  std::to_string(point.samples[i].block_index) + " twice in one pass");
+                      std::to_string(point.samples[i].block_index) + " twice in one pass",
+                  ErrorKind::kBadInput);
     }
   }
   if (!point.samples.empty()) {
@@ -104,7 +112,8 @@ ResumePoint PrepareResume(const Profile& partial, const SweepPlan& plan, const D
     }
   }
   if (point.pass >= plan.passes) {
-    throw Error("nothing to resume: every block of " + source + " has all its passes");
+    throw Error("nothing to resume: every block of " + source + " has all its passes",
+                ErrorKind::kBadInput);
   }
   return point;
 }

@@ -65,7 +65,7 @@ Media ParseMedia(const std::string& text) {
   if (text == "dvd") return Media::kDvd;
   if (text == "bd") return Media::kBd;
   if (text == "none") return Media::kNone;
-  throw Error("invalid media '" + text + "' (use cd, dvd, bd or none)");
+  throw Error("invalid media '" + text + "' (use cd, dvd, bd or none)", ErrorKind::kBadInput);
 }
 
 Media GuessMedia(const std::string& path) {

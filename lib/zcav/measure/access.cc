@@ -23,11 +23,14 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  if (options.read_bytes == 0) throw Error("invalid access read size 0: must be at least one sector");
+  if (options.read_bytes == 0) {
+    throw Error("invalid access read size 0: must be at least one sector", ErrorKind::kBadInput);
+  }
   const std::uint64_t length = RoundUp(options.read_bytes, sector);
   if (length > info.size_bytes) {
     throw Error("access read size " + FormatBytes(length) + " is larger than " + info.path + " (" +
-                FormatBytes(info.size_bytes) + ")");
+                    FormatBytes(info.size_bytes) + ")",
+                ErrorKind::kBadInput);
   }
   AlignedBuffer buffer(length, std::max<std::size_t>(4096, sector));
   // Positions are whole sectors in [0, last]: every read lies inside the device.

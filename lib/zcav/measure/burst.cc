@@ -11,18 +11,26 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
                          const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  if (options.region_bytes == 0) throw Error("invalid burst region size 0: must be at least one sector");
-  if (options.chunk_bytes == 0) throw Error("invalid burst chunk size 0: must be at least one sector");
-  if (options.repetitions == 0) throw Error("invalid burst repetition count 0: must be at least 1");
+  if (options.region_bytes == 0) {
+    throw Error("invalid burst region size 0: must be at least one sector", ErrorKind::kBadInput);
+  }
+  if (options.chunk_bytes == 0) {
+    throw Error("invalid burst chunk size 0: must be at least one sector", ErrorKind::kBadInput);
+  }
+  if (options.repetitions == 0) {
+    throw Error("invalid burst repetition count 0: must be at least 1", ErrorKind::kBadInput);
+  }
   const std::uint64_t chunk = RoundUp(options.chunk_bytes, sector);
   if (chunk > RoundUp(options.region_bytes, sector)) {
     throw Error("burst chunk size " + FormatBytes(chunk) + " is larger than the region (" +
-                FormatBytes(options.region_bytes) + ")");
+                    FormatBytes(options.region_bytes) + ")",
+                ErrorKind::kBadInput);
   }
   const std::uint64_t region = RoundUp(options.region_bytes, chunk);
   if (region > info.size_bytes) {
     throw Error("burst region " + FormatBytes(region) + " is larger than " + info.path + " (" +
-                FormatBytes(info.size_bytes) + ")");
+                    FormatBytes(info.size_bytes) + ")",
+                ErrorKind::kBadInput);
   }
   AlignedBuffer buffer(chunk, std::max<std::size_t>(4096, sector));
 

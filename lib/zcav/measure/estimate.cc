@@ -99,11 +99,16 @@ StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions&
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  if (options.chunk_bytes == 0) throw Error("invalid chunk size 0: must be at least one sector");
-  if (options.max_bytes == 0) throw Error("invalid estimate size 0: must be at least one sector");
+  if (options.chunk_bytes == 0) {
+    throw Error("invalid chunk size 0: must be at least one sector", ErrorKind::kBadInput);
+  }
+  if (options.max_bytes == 0) {
+    throw Error("invalid estimate size 0: must be at least one sector", ErrorKind::kBadInput);
+  }
   if (options.start_bytes >= info.size_bytes) {
     throw Error("estimate start " + FormatBytes(options.start_bytes) +
-                " is at or beyond the end of " + info.path);
+                    " is at or beyond the end of " + info.path,
+                ErrorKind::kBadInput);
   }
   const std::uint64_t chunk = RoundUp(options.chunk_bytes, sector);
   const std::uint64_t start = RoundDown(options.start_bytes, sector);

@@ -56,7 +56,7 @@ struct StartRate {
 // the first read error (error set, what was timed before it kept) and, after
 // the current chunk, when *stop becomes true.
 // Never throws for I/O; throws std::bad_alloc if the buffer cannot be
-// allocated, Error when a read queue cannot be set up, and Error(kBadInput)
+// allocated, Error(kRuntime) when a read queue cannot be set up, and Error(kBadInput)
 // for a zero chunk or max_bytes or a start at or beyond the device's end.
 StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions& options,
                            const std::atomic<bool>* stop = nullptr);

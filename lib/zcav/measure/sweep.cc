@@ -309,7 +309,8 @@ void ChooseEngine(const DeviceInfo& device, const SweepOptions& options, SweepPl
   const std::uint32_t asked = options.queue_depth;
   if (options.queue_depth > kMaxQueueDepth) {
     throw Error("invalid queue depth " + std::to_string(asked) + ": at most " +
-                std::to_string(kMaxQueueDepth));
+                    std::to_string(kMaxQueueDepth),
+                ErrorKind::kBadInput);
   }
   const auto one_at_a_time = [&](std::string engine, const std::string& why) {
     plan.engine = std::move(engine);
@@ -320,27 +321,31 @@ void ChooseEngine(const DeviceInfo& device, const SweepOptions& options, SweepPl
   };
   if (options.write) {
     if (options.engine == ReadEngineChoice::kIoUring) {
-      throw Error("--engine io_uring is for reading; a write sweep writes with pwrite");
+      throw Error("--engine io_uring is for reading; a write sweep writes with pwrite",
+                  ErrorKind::kBadInput);
     }
     return one_at_a_time("pwrite", "a write sweep writes one chunk at a time");
   }
   if (device.read_engine == "sim") {
     if (options.engine == ReadEngineChoice::kIoUring) {
-      throw Error("--engine io_uring needs a real device; " + device.path + " is simulated");
+      throw Error("--engine io_uring needs a real device; " + device.path + " is simulated",
+                  ErrorKind::kBadInput);
     }
     return one_at_a_time("sim", "a simulated device reads one chunk at a time");
   }
   if (options.engine == ReadEngineChoice::kPread) {
     if (asked > 1) {
       throw Error("--engine pread reads one chunk at a time: --queue-depth " +
-                  std::to_string(asked) + " needs io_uring");
+                      std::to_string(asked) + " needs io_uring",
+                  ErrorKind::kBadInput);
     }
     return one_at_a_time("pread", "");
   }
   if (device.read_engine != "io_uring") {
     if (options.engine == ReadEngineChoice::kIoUring) {
       throw Error("--engine io_uring: io_uring is not available for " + device.path +
-                  " (see the note on the device)");
+                      " (see the note on the device)",
+                  ErrorKind::kBadInput);
     }
     return one_at_a_time("pread", "io_uring is unavailable");
   }
@@ -394,12 +399,15 @@ std::uint64_t PlanRange(const DeviceInfo& device, const SweepOptions& options, S
   const std::uint64_t end = options.end_bytes.value_or(size);
   if (end > size) {
     throw Error("range end " + Bytes(end) + " is beyond the end of " + device.path + " (" +
-                FormatBytes(size) + ")");
+                    FormatBytes(size) + ")",
+                ErrorKind::kBadInput);
   }
   if (options.start_bytes >= end) {
-    throw Error(options.start_bytes > end
-                    ? "range start " + Bytes(options.start_bytes) + " is after its end " + Bytes(end)
-                    : "range is empty: start and end are both at " + Bytes(end));
+    throw Error(
+        options.start_bytes > end
+            ? "range start " + Bytes(options.start_bytes) + " is after its end " + Bytes(end)
+            : "range is empty: start and end are both at " + Bytes(end),
+        ErrorKind::kBadInput);
   }
   plan.start_bytes = RoundDown(options.start_bytes, sector);
   plan.end_bytes = end == size ? size : RoundUp(end, sector);
@@ -487,10 +495,13 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   SweepPlan plan;
   const std::uint32_t sector = device.sector_bytes;
   const std::uint64_t size = device.size_bytes;
-  if (options.passes == 0) throw Error("invalid pass count 0: must be at least 1");
-  if (options.skip == 0) throw Error("invalid skip 0: must be at least 1");
+  if (options.passes == 0) {
+    throw Error("invalid pass count 0: must be at least 1", ErrorKind::kBadInput);
+  }
+  if (options.skip == 0) throw Error("invalid skip 0: must be at least 1", ErrorKind::kBadInput);
   if (options.quick && options.skip > 1) {
-    throw Error("--quick and --skip both choose which blocks to read: give only one");
+    throw Error("--quick and --skip both choose which blocks to read: give only one",
+                ErrorKind::kBadInput);
   }
   const std::uint64_t range = PlanRange(device, options, plan);
 
@@ -502,10 +513,11 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   plan.quick = options.quick;
   plan.warmup = options.warmup;
   if (!(options.slow_factor == 0 || options.slow_factor > 1) || !std::isfinite(options.slow_factor)) {
-    throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)");
+    throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)",
+                ErrorKind::kBadInput);
   }
   if (!(options.expected_mb_per_s >= 0) || !std::isfinite(options.expected_mb_per_s)) {
-    throw Error("invalid expected rate: must be 0 (not known) or above");
+    throw Error("invalid expected rate: must be 0 (not known) or above", ErrorKind::kBadInput);
   }
   plan.stop_on_error = options.stop_on_error;
   plan.write = options.write;
@@ -515,7 +527,8 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     plan.block_bytes = RoundToSector(options.block_bytes, sector, "block size", plan.notes);
     if (plan.block_bytes > range) {
       throw Error("block size " + FormatBytes(plan.block_bytes) + " is larger than " +
-                  (range == size ? "the device (" : "the range (") + FormatBytes(range) + ")");
+                      (range == size ? "the device (" : "the range (") + FormatBytes(range) + ")",
+                  ErrorKind::kBadInput);
     }
   } else {
     plan.block_bytes = DefaultBlockBytes(device, options, plan, range);
@@ -524,7 +537,8 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   if (plan.chunk_bytes == 0) plan.chunk_bytes = DefaultChunkBytes(device, plan.block_bytes);
   if (plan.chunk_bytes > plan.block_bytes) {
     throw Error("chunk size " + FormatBytes(plan.chunk_bytes) + " is larger than the block size " +
-                FormatBytes(plan.block_bytes));
+                    FormatBytes(plan.block_bytes),
+                ErrorKind::kBadInput);
   }
   // A default block is never smaller than the default bytes in flight
   // (DefaultBlockBytes), except on a range too small for kMinDefaultBlocks

@@ -33,7 +33,7 @@ struct ResumePoint;  // resume_point.h
 // How chunks are read (SweepOptions::engine).
 enum class ReadEngineChoice {
   kAuto,     // the device's own: io_uring where available, else pread
-  kIoUring,  // io_uring, or Error when the device cannot use it
+  kIoUring,  // io_uring, or Error(kBadInput) when the device cannot use it
   kPread,    // one pread at a time (queue depth 1), as classic zcav
 };
 
@@ -160,7 +160,7 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 // reported through sink.OnSlowRegion() and result.slow_regions.
 //
 // Never throws for I/O; throws std::bad_alloc if the buffer cannot be
-// allocated, Error when the io_uring queue cannot be set up. Memory:
+// allocated, Error(kRuntime) when the io_uring queue cannot be set up. Memory:
 // queue_depth + 1 chunk buffers plus passes floats per block.
 //
 // With `resume` (resume.h, from PrepareResume for this plan), the partial

@@ -320,10 +320,10 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   // and a directory deserves a clearer message than EISDIR/EINVAL.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    throw Error(OpenFailureMessage(path, errno, false));
+    throw Error(OpenFailureMessage(path, errno, false), ErrorKind::kBadInput);
   }
   if (const std::string kind = RejectedKind(st.st_mode); !kind.empty()) {
-    throw Error(path + " is " + kind + ", not a device or file");
+    throw Error(path + " is " + kind + ", not a device or file", ErrorKind::kBadInput);
   }
   const bool is_block = S_ISBLK(st.st_mode);
 
@@ -337,14 +337,14 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
     info.direct_io = false;  // tmpfs (before Linux 6.6), some FUSE file systems
     fd = Fd(OpenRetrying(path, O_RDONLY | O_CLOEXEC));
   }
-  if (!fd.valid()) throw Error(OpenFailureMessage(path, errno, is_block));
+  if (!fd.valid()) throw Error(OpenFailureMessage(path, errno, is_block), ErrorKind::kBadInput);
 
   // The path may have changed between stat() and open(): trust the descriptor.
   if (::fstat(fd.get(), &st) != 0) {
     throw Error("stat " + path + ": " + ErrnoText(errno), ErrorKind::kRuntime);
   }
   if (const std::string kind = RejectedKind(st.st_mode); !kind.empty()) {
-    throw Error(path + " is " + kind + ", not a device or file");
+    throw Error(path + " is " + kind + ", not a device or file", ErrorKind::kBadInput);
   }
 
   std::uint64_t size_bytes = 0;
@@ -362,8 +362,9 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   }
 
   if (size_bytes == 0) {
-    throw Error(path + " is empty (0 bytes)" +
-                (is_block ? ": no medium, or an unbound loop device" : ""));
+    throw Error(
+        path + " is empty (0 bytes)" + (is_block ? ": no medium, or an unbound loop device" : ""),
+        ErrorKind::kBadInput);
   }
 
   // Some file systems accept O_DIRECT at open() and refuse it at the first
@@ -373,7 +374,9 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
     const std::error_code ec = PreadFully(fd.get(), 0, probe.span(sector_bytes));
     if (ec == std::error_code(EINVAL, std::system_category())) {
       Fd buffered(OpenRetrying(path, O_RDONLY | O_CLOEXEC));
-      if (!buffered.valid()) throw Error(OpenFailureMessage(path, errno, is_block));
+      if (!buffered.valid()) {
+        throw Error(OpenFailureMessage(path, errno, is_block), ErrorKind::kBadInput);
+      }
       fd = std::move(buffered);
       info.direct_io = false;
     }
@@ -392,7 +395,8 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
   if (rounded == 0) {
     throw Error(path + " is too small to profile: " + std::to_string(size_bytes) +
-                " bytes, less than one " + std::to_string(sector_bytes) + "-byte sector");
+                    " bytes, less than one " + std::to_string(sector_bytes) + "-byte sector",
+                ErrorKind::kBadInput);
   }
   if (rounded != size_bytes) {
     info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
@@ -422,10 +426,11 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
   } while (raw < 0 && errno == EINTR);
   if (raw < 0 && errno == EEXIST) {
     throw Error("refusing to write " + path +
-                ": it exists (--create-size writes only a new file "
-                "that zcav creates for the test: name one that does not exist)");
+                    ": it exists (--create-size writes only a new file "
+                    "that zcav creates for the test: name one that does not exist)",
+                ErrorKind::kBadInput);
   }
-  if (raw < 0) throw Error(OpenFailureMessage(path, errno, false));
+  if (raw < 0) throw Error(OpenFailureMessage(path, errno, false), ErrorKind::kBadInput);
   Fd fd(raw);
   // The file is zcav's from here on: unlink it at once so that it never
   // outlives the run (its blocks are freed when the descriptor closes), even
@@ -443,7 +448,9 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
                                 "the page cache (create the file on a file system that supports "
                                 "O_DIRECT)";
   const int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_DIRECT) != 0) throw Error(no_direct);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_DIRECT) != 0) {
+    throw Error(no_direct, ErrorKind::kBadInput);
+  }
   const std::uint32_t alignment = FileDirectIoAlignment(fd.get());
   const std::uint32_t sector = alignment != 0 ? alignment : kFallbackFileDirectSector;
   const std::uint64_t size_bytes = RoundUp(create_bytes, sector);
@@ -460,15 +467,21 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
     info.notes.push_back("the file system cannot preallocate: the writes also allocate its blocks");
   }
   if (err != 0) {
-    throw Error("cannot make " + path + " " + FormatBytes(size_bytes) +
-                " long: " + ErrnoText(errno) +
-                (errno == ENOSPC || errno == EFBIG ? " (choose a smaller --create-size)" : ""));
+    // No room for the size asked: the user's --create-size is too large here.
+    // Any other failure is the file system's.
+    const int e = errno;
+    const bool too_large = e == ENOSPC || e == EFBIG;
+    throw Error("cannot make " + path + " " + FormatBytes(size_bytes) + " long: " + ErrnoText(e) +
+                    (too_large ? " (choose a smaller --create-size)" : ""),
+                too_large ? ErrorKind::kBadInput : ErrorKind::kRuntime);
   }
   // Some file systems take the flag and fail the first I/O with EINVAL.
   AlignedBuffer probe(sector, sector);
   FillWritePattern(probe.span(sector));
   if (const std::error_code ec = PwriteFully(fd.get(), 0, probe.span(sector))) {
-    if (ec == std::error_code(EINVAL, std::system_category())) throw Error(no_direct);
+    if (ec == std::error_code(EINVAL, std::system_category())) {
+      throw Error(no_direct, ErrorKind::kBadInput);
+    }
     throw Error("write " + path + ": " + ec.message(), ErrorKind::kRuntime);
   }
   info.size_bytes = size_bytes;
@@ -487,22 +500,26 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
-    throw Error(OpenFailureMessage(path, err, false) +
-                (err == ENOENT ? " (to write-test a file system, give --create-size SIZE and a new "
-                                 "file name)"
-                               : ""));
+    throw Error(
+        OpenFailureMessage(path, err, false) +
+            (err == ENOENT ? " (to write-test a file system, give --create-size SIZE and a new "
+                             "file name)"
+                           : ""),
+        ErrorKind::kBadInput);
   }
   if (S_ISREG(st.st_mode)) {
     throw Error("refusing to write " + path +
-                ": a regular file zcav did not create (to write-test "
-                "a file system, give --create-size SIZE and a new file name: zcav creates it)");
+                    ": a regular file zcav did not create (to write-test "
+                    "a file system, give --create-size SIZE and a new file name: zcav creates it)",
+                ErrorKind::kBadInput);
   }
   if (!S_ISBLK(st.st_mode)) {
-    throw Error(path + " is " + RejectedKind(st.st_mode) + ", not a block device");
+    throw Error(path + " is " + RejectedKind(st.st_mode) + ", not a block device",
+                ErrorKind::kBadInput);
   }
   const BlockId id{major(st.st_rdev), minor(st.st_rdev)};
   if (const std::optional<std::string> refusal = WriteRefusal(GatherWriteFacts(path, id))) {
-    throw Error(*refusal);
+    throw Error(*refusal, ErrorKind::kBadInput);
   }
   // O_EXCL on a block device: an exclusive claim, refused (EBUSY) while
   // anyone else holds one (a mount, swap, device mapper, md, or a program
@@ -514,17 +531,19 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
     if (err == EBUSY) {
       const std::vector<std::string> users = ProcessesUsing(id);
       throw Error("refusing to write " + path + ": held open exclusively by " +
-                  (users.empty() ? std::string("the kernel or another program")
-                                 : "another program (open in " + Joined(users) + ")") +
-                  "; nothing written");
+                      (users.empty() ? std::string("the kernel or another program")
+                                     : "another program (open in " + Joined(users) + ")") +
+                      "; nothing written",
+                  ErrorKind::kBadInput);
     }
     throw Error(OpenFailureMessage(path, err, true) +
-                (err == EROFS ? " (the device is read-only or write-protected)" : ""));
+                    (err == EROFS ? " (the device is read-only or write-protected)" : ""),
+                ErrorKind::kBadInput);
   }
   // The node may have been replaced between stat() and open(): trust the descriptor.
   struct stat fst {};
   if (::fstat(fd.get(), &fst) != 0 || !S_ISBLK(fst.st_mode) || fst.st_rdev != st.st_rdev) {
-    throw Error(path + " changed while it was being opened; nothing written");
+    throw Error(path + " changed while it was being opened; nothing written", ErrorKind::kRuntime);
   }
   DeviceInfo info;
   info.path = path;
@@ -540,8 +559,10 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
   std::uint32_t sector_bytes = kBufferedSector;
   ReadBlockGeometry(fd.get(), path, size_bytes, sector_bytes);
   FillSysfsInfo(id.major, id.minor, info);
-  if (size_bytes == 0)
-    throw Error(path + " is empty (0 bytes): no medium, or an unbound loop device");
+  if (size_bytes == 0) {
+    throw Error(path + " is empty (0 bytes): no medium, or an unbound loop device",
+                ErrorKind::kBadInput);
+  }
   const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
   if (rounded != size_bytes) {
     info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +

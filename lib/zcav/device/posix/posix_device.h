@@ -30,6 +30,8 @@ namespace zcav {
 // directory, not a device or file" (likewise a pipe, a socket, a character
 // device), "PATH is empty (0 bytes)", "PATH is too small to profile: ...",
 // "open PATH: Permission denied (run as root or join the 'disk' group)".
+// Throws Error(kRuntime) when the opened descriptor cannot be stat()ed or its
+// size read (BLKGETSIZE64).
 std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 
 // Opens `path` for a write sweep (see OpenDeviceForWrite in device.h for the
@@ -41,7 +43,11 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 // alignment, written with O_DIRECT (a file system refusing O_DIRECT is refused:
 // buffered writes would measure RAM). Without it a regular file is refused.
 // Throws Error(kBadInput) with one line naming the reason, before anything is
-// written to a block device (a created file gets one probe write).
+// written to a block device (a created file gets one probe write); ENOSPC or
+// EFBIG when sizing the created file is kBadInput (choose a smaller size).
+// Throws Error(kRuntime) when the system fails: the node changed while it was
+// being opened, O_DIRECT not in effect on the device, any other failure to
+// size the created file, a failed probe write.
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                                                 std::optional<std::uint64_t> create_bytes);
 

@@ -29,7 +29,7 @@ class UringQueue final : public ReadQueue {
     async_ = async;
     // Twice the depth: a resubmitted short read never finds the ring full.
     if (const int rc = io_uring_queue_init(2 * depth, &ring_, 0); rc < 0) {
-      throw Error("io_uring_queue_init: " + ErrnoText(-rc));
+      throw Error("io_uring_queue_init: " + ErrnoText(-rc), ErrorKind::kRuntime);
     }
     std::vector<iovec> iov(depth);
     for (std::uint32_t i = 0; i < depth; ++i) {

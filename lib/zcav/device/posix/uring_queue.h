@@ -25,7 +25,7 @@ std::string ProbeUring();
 // Device::ReadAt). With `async`, every read is flagged IOSQE_ASYNC: issued
 // from io_uring's worker threads instead of first tried without blocking
 // (see read_throttle.h for when that matters).
-// Throws Error when the ring cannot be set up (with the reason), and
+// Throws Error(kRuntime) when the ring cannot be set up (with the reason), and
 // std::bad_alloc.
 // REQUIRES: depth >= 1; alignment a power of two.
 std::unique_ptr<ReadQueue> OpenUringQueue(int fd, std::uint32_t depth, std::uint64_t chunk_bytes,
