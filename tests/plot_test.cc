@@ -914,9 +914,13 @@ TEST_CASE("A plot's refusals are bad input; files it cannot write are a runtime 
   CHECK_THROWS_MATCHES(
       WritePlot(PlotKind::kFalloff, {Hdd()}, (dir.path() / "file" / "plots").string(), "x", {}),
       Error, runtime);
-  // A directory where the script goes: the script cannot be written.
+  // A directory where the script goes is the name's fault: bad input.
   fs::create_directory(dir.path() / "y.gp");
-  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "y", {}), Error, runtime);
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "y", {}), Error, bad_input);
+  // A script that cannot be written for want of space (/dev/full behind
+  // its name) is the system's failure: runtime.
+  fs::create_symlink("/dev/full", dir.path() / "z.gp");
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "z", {}), Error, runtime);
 }
 
 }  // namespace

@@ -483,9 +483,13 @@ TEST_CASE("WriteReport's refusals are bad input; a file it cannot write is a run
   CHECK_THROWS_MATCHES(WriteReport({}, (dir.path() / "r.md").string()), Error, bad_input);
   CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "missing" / "r.md").string()), Error,
                        bad_input);
-  // A directory where the report's plot script goes: the script cannot be written.
+  // A directory where the report's plot script goes is the name's fault.
   fs::create_directory(dir.path() / "r-1.gp");
-  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "r.md").string()), Error,
+  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "r.md").string()), Error, bad_input);
+  // A plot script that cannot be written for want of space (/dev/full
+  // behind its name) is the system's failure: runtime.
+  fs::create_symlink("/dev/full", dir.path() / "s-1.gp");
+  CHECK_THROWS_MATCHES(WriteReport({run}, (dir.path() / "s.md").string()), Error,
                        test::HasKind(ErrorKind::kRuntime));
 }
 

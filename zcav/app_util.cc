@@ -200,9 +200,7 @@ void WriteWholeResult(const std::string& output, const std::vector<std::string>&
     out << text << std::flush;
     return;
   }
-  OutputFile file(output, inputs);
-  file.stream() << text;
-  file.Commit();
+  WriteFileAtomically(output, text, inputs);
 }
 
 }  // namespace zcav

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "zcav/base/atomic_file.h"
 #include "zcav/base/clock.h"
 #include "zcav/device/device.h"
 #include "zcav/base/error.h"
@@ -119,101 +120,8 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
                     const std::string& name, const std::vector<std::string>& images, bool quiet,
                     std::ostream& err);
 
-// The result file: written under a temporary name beside the target and
-// renamed once the sweep has finished, so the target is never half-written.
-// A target that exists and is not a regular file (/dev/null, a FIFO, a
-// terminal) is written directly: renaming over a device node would replace it.
-class OutputFile {
- public:
-  // Throws Error(kBadInput) when the target is a directory, is one of the
-  // `inputs` (the device being read, the files analysed), or cannot be created.
-  OutputFile(const std::string& target, const std::vector<std::string>& inputs)
-      : target_(target), temp_(target + ".tmp." + std::to_string(getpid())) {
-    struct stat out_st {};
-    const bool exists = ::stat(target_.c_str(), &out_st) == 0;
-    if (exists && S_ISDIR(out_st.st_mode)) {
-      throw Error("output " + target_ + " is a directory");
-    }
-    for (const std::string& input : inputs) {
-      struct stat in_st {};
-      if (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-          in_st.st_ino == out_st.st_ino) {
-        throw Error("output " + target_ + " is also an input (" + input +
-                    "): choose another file");
-      }
-    }
-    direct_ = exists && !S_ISREG(out_st.st_mode);
-    const std::string& path = direct_ ? target_ : temp_;
-    stream_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!stream_) {
-      throw Error("cannot write " + target_ + ": " + std::strerror(errno));
-    }
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile() {
-    if (!committed_ && !direct_) {
-      stream_.close();
-      std::remove(temp_.c_str());
-    }
-  }
-  std::ostream& stream() { return stream_; }
-  // True when the writer may seek back in the stream (a regular file).
-  bool seekable() const { return !direct_; }
-  // Closes and renames into place. Throws Error(kRuntime) if writing failed.
-  // With `partial` (an interrupted or cut-short run) the result is renamed to
-  // TARGET.partial instead, and TARGET is left as it was: a partial result
-  // keeps its own clearly named file (zcav sweep --resume continues it).
-  void Commit(bool partial = false) {
-    stream_.close();
-    if (!stream_) throw Error("writing " + (direct_ ? target_ : temp_) + " failed", ErrorKind::kRuntime);
-    final_ = direct_ || !partial ? target_ : target_ + ".partial";
-    if (!direct_ && std::rename(temp_.c_str(), final_.c_str()) != 0) {
-      throw Error("rename " + temp_ + " to " + final_ + ": " + std::strerror(errno),
-                  ErrorKind::kRuntime);
-    }
-    committed_ = true;
-  }
-  // Where Commit() put the result.
-  const std::string& final_path() const { return final_; }
-  // Cuts what was written from byte `size` on and returns it; writing goes
-  // on from there (a writer's closing part read back and replaced, without
-  // holding the file in memory). REQUIRES: seekable(), size <= bytes
-  // written. Throws Error(kRuntime) when the file cannot be read or cut.
-  std::string CutAt(std::uint64_t size) {
-    assert(seekable());
-    stream_.close();
-    const auto fail = [&](const std::string& what) {
-      throw Error(what + " " + temp_ + ": " + std::strerror(errno), ErrorKind::kRuntime);
-    };
-    if (!stream_) fail("writing");
-    std::string tail;
-    {
-      std::ifstream in(temp_, std::ios::binary);
-      in.seekg(static_cast<std::streamoff>(size));
-      std::ostringstream text;
-      if (in && in.peek() != std::ifstream::traits_type::eof()) text << in.rdbuf();
-      if (!in && !in.eof()) fail("reading back");
-      tail = text.str();
-    }
-    if (::truncate(temp_.c_str(), static_cast<off_t>(size)) != 0) fail("cutting");
-    stream_.open(temp_, std::ios::in | std::ios::out | std::ios::binary);
-    stream_.seekp(0, std::ios::end);
-    if (!stream_) fail("reopening");
-    return tail;
-  }
-
- private:
-  std::string target_;
-  std::string temp_;
-  std::string final_;
-  std::fstream stream_;
-  bool direct_ = false;
-  bool committed_ = false;
-};
-
-// Writes `text` whole to `output` (an OutputFile, renamed into place), or to
-// `out` for "-". Throws Error as OutputFile does (`inputs`: the files read).
+// Writes `text` whole to `output` (an AtomicFile, renamed into place), or to
+// `out` for "-". Throws Error as AtomicFile does (`inputs`: the files read).
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
                       const std::string& text, std::ostream& out);
 

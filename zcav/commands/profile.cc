@@ -227,14 +227,6 @@ class BlocksEndSink final : public ForwardingSink {
   std::uint64_t blocks_end_ = 0;
 };
 
-// Writes `text` to `path` atomically (temporary name, renamed).
-void WriteFileAtomically(const std::string& path, const std::string& text,
-                         const std::string& device) {
-  OutputFile file(path, std::vector<std::string>{device});
-  file.stream() << text;
-  file.Commit();
-}
-
 Json ErrorJson(const std::error_code& error, std::uint64_t offset_bytes) {
   return {{"offset_bytes", offset_bytes}, {"message", error.message()}};
 }
@@ -438,7 +430,7 @@ class ProfileRun {
   AccessResult access_;
   RunInfo run_;
   CurveSink curve_;  // for the plots and reports
-  std::unique_ptr<OutputFile> json_file_;
+  std::unique_ptr<AtomicFile> json_file_;
   std::ostringstream json_text_;
   std::uint64_t blocks_end_ = 0;  // where the sweep's JSON closing part begins
   SweepResult sweep_;
@@ -525,14 +517,14 @@ void ProfileRun::ChoosePasses() {
 
 void ProfileRun::Sweep() {
   run_ = NewRunInfo(info_, plan(), options_.command_line);
-  OutputFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
+  AtomicFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
   const std::unique_ptr<ResultSink> raw_writer =
       MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
   // profile.json starts as the sweep's JSON, written as blocks arrive (a
   // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
   // closing part is replaced by the profile's at the end. A target that
   // cannot be cut (not a regular file) gets the text from memory.
-  json_file_ = std::make_unique<OutputFile>(InDir("profile.json"),
+  json_file_ = std::make_unique<AtomicFile>(InDir("profile.json"),
                                             std::vector<std::string>{options_.device});
   std::ostream& json_stream = json_file_->seekable() ? json_file_->stream() : json_text_;
   const std::unique_ptr<ResultSink> json_writer =
@@ -664,7 +656,7 @@ void ProfileRun::WriteZonesPlotsAndReports() {
   WriteFileAtomically(InDir("zones.txt"),
                       sweep_.blocks_measured > 0 ? FormatZoneTable(analysis_, context)
                                                  : "no blocks measured: no zones\n",
-                      options_.device);
+                      {options_.device});
   wrote_ = {"profile.json", data_name_, "zones.txt"};
   const bool gnuplot = GnuplotAvailable();
   if (sweep_.blocks_measured > 0) {
@@ -741,7 +733,7 @@ void ProfileRun::WriteSummary() {
   wrote_.push_back("summary.txt");
   for (std::size_t i = 0; i < wrote_.size(); ++i) s << (i ? ", " : "") << wrote_[i];
   s << ")\n";
-  WriteFileAtomically(InDir("summary.txt"), s.str(), options_.device);
+  WriteFileAtomically(InDir("summary.txt"), s.str(), {options_.device});
   for (const std::string& note : notes_) err_ << "zcav: warning: " << note << "\n";
   if (!options_.quiet) err_ << s.str();
 }

@@ -131,7 +131,7 @@ struct Lane {
   std::string file_name;  // short name for files and messages
   OpenedDevice opened;
   RunInfo run;
-  std::unique_ptr<OutputFile> file;
+  std::unique_ptr<AtomicFile> file;
   std::unique_ptr<ResultSink> writer;
   TimelineSink timeline;
   CurveSink curve;
@@ -150,7 +150,7 @@ void Open(const SweepCommandOptions& options, Lane& lane, SimBusSet& buses) {
 
 // Creates the output file and the sinks. Throws Error.
 void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::string& output) {
-  lane.file = std::make_unique<OutputFile>(output, options.devices);
+  lane.file = std::make_unique<AtomicFile>(output, options.devices);
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
   std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
   if (lane.progress) sinks.push_back(lane.progress.get());
@@ -376,7 +376,7 @@ class SeveralSweeps {
   }
 
   void WriteAggregateDat() {
-    OutputFile dat((dir_ / "aggregate.dat").string(), options_.devices);
+    AtomicFile dat((dir_ / "aggregate.dat").string(), options_.devices);
     std::ostream& o = dat.stream();
     o << "# zcav " << ZCAV_VERSION << ": " << n_ << " devices read together, one thread each\n";
     for (std::size_t i = 0; i < n_; ++i) {
@@ -436,7 +436,7 @@ class SeveralSweeps {
       for (double v : ceiling_.slowed_share) slowed.push_back(Finite(v));
       doc["ceiling"]["slowed_share"] = slowed;
     }
-    OutputFile json((dir_ / "aggregate.json").string(), options_.devices);
+    AtomicFile json((dir_ / "aggregate.json").string(), options_.devices);
     json.stream() << Dump(doc);
     json.Commit();
   }

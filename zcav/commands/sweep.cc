@@ -364,11 +364,11 @@ std::optional<ResumePoint> ResumeFrom(const SweepCommandOptions& options,
 }
 
 // The result file options.output names; none for "-" (stdout).
-std::unique_ptr<OutputFile> OpenResultFile(const SweepCommandOptions& options) {
+std::unique_ptr<AtomicFile> OpenResultFile(const SweepCommandOptions& options) {
   if (options.output == "-") return nullptr;
   std::vector<std::string> inputs{options.device};
   if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
-  return std::make_unique<OutputFile>(options.output, inputs);
+  return std::make_unique<AtomicFile>(options.output, inputs);
 }
 
 // Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
@@ -416,7 +416,7 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   SayBeforeSweep(options, run, err);
 
   const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
-  const std::unique_ptr<OutputFile> file = OpenResultFile(options);
+  const std::unique_ptr<AtomicFile> file = OpenResultFile(options);
   std::ostream& result_stream = file ? file->stream() : inv.out;
   const std::unique_ptr<SampleSink> writer =
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "zcav/base/text.h"
+#include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
 #include "zcav/plot_templates.h"
 #include "zcav/base/units.h"
@@ -604,23 +605,11 @@ void WriteText(const fs::path& path, const std::string& text,
     std::error_code ec;
     if (!in.profile.source.empty() && fs::equivalent(path, in.profile.source, ec)) {
       throw Error("plot file " + path.string() + " would replace the input " +
-                  in.profile.source + ": choose another image name (-o)");
+                  in.profile.source + ": choose another image name (-o)",
+                  ErrorKind::kBadInput);
     }
   }
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw Error("cannot write " + path.string(), ErrorKind::kRuntime);
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) throw Error("rename " + temp.string() + ": " + ec.message(), ErrorKind::kRuntime);
+  WriteFileAtomically(path.string(), text);
 }
 
 // Labels as given, made unique by the file name when two are equal (the same

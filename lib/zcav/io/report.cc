@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "zcav/base/text.h"
+#include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"  // FormatBytes
 
@@ -304,28 +305,6 @@ code { font-size: 0.95em; }
 }
 )";
 
-// Writes `text` to `path` through a temporary name beside it, renamed at the
-// end. Throws Error(kRuntime) if writing fails (the temporary is removed).
-void WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temp, std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!out) {
-      throw Error("cannot write " + path + ": " + std::strerror(errno), ErrorKind::kRuntime);
-    }
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(temp.c_str());
-      throw Error("writing " + temp + " failed", ErrorKind::kRuntime);
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(temp.c_str());
-    throw Error("rename " + temp + " to " + path + ": " + std::strerror(e), ErrorKind::kRuntime);
-  }
-}
 
 }  // namespace
 
@@ -524,7 +503,7 @@ ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& p
     }
     text = MakeHtmlReport(runs, svgs);
   }
-  WriteAtomically(path, text);
+  WriteFileAtomically(path, text);
   return files;
 }
 
