@@ -75,9 +75,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
   result.max_ms = s.max;
   result.p95_ms = NearestRankPercentile(std::move(ms), 95);
   const auto wall = clock.Now() - wall_start;
-  const auto cpu = clock.ProcessCpuTime() - cpu_start;
-  result.cpu_percent =
-      wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) / static_cast<double>(wall.count()) : 0;
+  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
   return result;
 }
 

@@ -63,9 +63,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
   }
   result.avg_mb_per_s = MbPerS(region * result.repetitions, total);
   const auto wall = clock.Now() - wall_start;
-  const auto cpu = clock.ProcessCpuTime() - cpu_start;
-  result.cpu_percent =
-      wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) / static_cast<double>(wall.count()) : 0;
+  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
   return result;
 }
 

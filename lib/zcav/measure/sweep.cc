@@ -1050,10 +1050,7 @@ void SweepRunner::Finish() {
   const auto wall = clock_.Now() - wall_start_;
   result_.wall_seconds = static_cast<double>(wall.count()) * 1e-9;
   result_.avg_mb_per_s = MbPerS(result_.bytes_read, result_.read_time);
-  const auto cpu = clock_.ProcessCpuTime() - cpu_start_;
-  result_.cpu_percent = wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) /
-                                               static_cast<double>(wall.count())
-                                         : 0;
+  result_.cpu_percent = CpuPercent(clock_.ProcessCpuTime() - cpu_start_, wall);
   result_.system_busy_percent = SystemBusyPercent(system_start_, clock_.SystemCpuTicks());
   const auto storage_end = clock_.StorageReadBytes();
   if (storage_start_ && storage_end) result_.storage_read_bytes = *storage_end - *storage_start_;
