@@ -42,3 +42,17 @@ TEST_CASE("SummarizeInPlace gives exactly what Summarize gives", "[stats]") {
     CHECK(in_place.stddev == copied.stddev);
   }
 }
+
+TEST_CASE("CopyRates puts the median in mb_per_s and the rest in their fields", "[stats]") {
+  struct Rates {
+    double mb_per_s = -1, mean_mb_per_s = -1, min_mb_per_s = -1, max_mb_per_s = -1,
+           stddev_mb_per_s = -1;
+  } to;
+  const zcav::RateStats from{.count = 3, .median = 3, .mean = 4, .min = 1, .max = 8, .stddev = 2};
+  zcav::CopyRates(from, to);
+  CHECK(to.mb_per_s == 3);
+  CHECK(to.mean_mb_per_s == 4);
+  CHECK(to.min_mb_per_s == 1);
+  CHECK(to.max_mb_per_s == 8);
+  CHECK(to.stddev_mb_per_s == 2);
+}

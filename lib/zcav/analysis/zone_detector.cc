@@ -1097,12 +1097,7 @@ Zone MakeZone(const Curve& curve, const std::vector<Mark>& marks, std::size_t fi
   if (scratch.empty()) {
     for (std::size_t i = first; i < end; ++i) scratch.push_back(curve.mb_per_s(i));
   }
-  const RateStats s = SummarizeInPlace(scratch);
-  z.mb_per_s = s.median;
-  z.mean_mb_per_s = s.mean;
-  z.min_mb_per_s = s.min;
-  z.max_mb_per_s = s.max;
-  z.stddev_mb_per_s = s.stddev;
+  CopyRates(SummarizeInPlace(scratch), z);
   return z;
 }
 

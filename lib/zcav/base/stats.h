@@ -22,4 +22,17 @@ RateStats Summarize(std::span<const double> values);
 // place). Gives exactly what Summarize gives.
 RateStats SummarizeInPlace(std::span<double> values);
 
+// Copies `from`, a summary of rates in MB/s, into the rate fields of `to`
+// (a BlockResult, a Zone: any struct with them): mb_per_s takes the median,
+// mean_mb_per_s, min_mb_per_s, max_mb_per_s and stddev_mb_per_s the rest.
+// The count is not copied.
+template <typename Rates>
+void CopyRates(const RateStats& from, Rates& to) {
+  to.mb_per_s = from.median;
+  to.mean_mb_per_s = from.mean;
+  to.min_mb_per_s = from.min;
+  to.max_mb_per_s = from.max;
+  to.stddev_mb_per_s = from.stddev;
+}
+
 }  // namespace zcav

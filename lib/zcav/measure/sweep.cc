@@ -806,11 +806,7 @@ void SweepRunner::EmitBlock(std::uint64_t i, std::uint32_t count) {
   if (clean > 0) {
     const RateStats s = Summarize(values.first(clean));
     b.passes = s.count;
-    b.mb_per_s = s.median;
-    b.mean_mb_per_s = s.mean;
-    b.min_mb_per_s = s.min;
-    b.max_mb_per_s = s.max;
-    b.stddev_mb_per_s = s.stddev;
+    CopyRates(s, b);
     b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
     if (result_.blocks_measured == 0 || b.mb_per_s < result_.min_mb_per_s) {
       result_.min_mb_per_s = b.mb_per_s;
