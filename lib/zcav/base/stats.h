@@ -15,6 +15,15 @@ struct RateStats {
   double stddev = 0;  // sample standard deviation (n-1); 0 when count < 2
 };
 
+// Median absolute deviation (MAD) to standard deviation, for normal noise
+// (1 / the normal distribution's 75th percentile): sigma = kMadToSigma * MAD.
+inline constexpr double kMadToSigma = 1.4826;
+
+// The median of `values`: the middle value, or the mean of the two middle
+// ones. Reorders `values` (a selection in linear time, not a sort). 0 when
+// empty.
+double MedianInPlace(std::span<double> values);
+
 // Summarises `values` (any unit). Empty input gives all zeros. Copies the
 // values once (for the median).
 RateStats Summarize(std::span<const double> values);
