@@ -29,7 +29,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
     throw Error("access read size " + FormatBytes(length) + " is larger than " + info.path + " (" +
                 FormatBytes(info.size_bytes) + ")");
   }
-  AlignedBuffer buffer(length, std::max<std::size_t>(4096, sector));
+  AlignedBuffer buffer(length, DirectIoAlignment(sector));
   // Positions are whole sectors in [0, last]: every read lies inside the device.
   const std::uint64_t last_sector = (info.size_bytes - length) / sector;
   std::mt19937_64 rng(options.seed);

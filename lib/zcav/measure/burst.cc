@@ -24,7 +24,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
     throw Error("burst region " + FormatBytes(region) + " is larger than " + info.path + " (" +
                 FormatBytes(info.size_bytes) + ")");
   }
-  AlignedBuffer buffer(chunk, std::max<std::size_t>(4096, sector));
+  AlignedBuffer buffer(chunk, DirectIoAlignment(sector));
 
   BurstResult result;
   const auto stopping = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };

@@ -693,7 +693,7 @@ SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, Sampl
       resume_(resume),
       passes_(plan_.passes),
       sector_(device.info().sector_bytes),
-      buffer_(plan_.chunk_bytes, std::max<std::size_t>(4096, sector_)),
+      buffer_(plan_.chunk_bytes, DirectIoAlignment(sector_)),
       queue_(plan_.write ? MakeSyncQueue(device, plan_.chunk_bytes, true)
              : plan_.engine == "io_uring"
                  ? device.OpenReadQueue(plan_.queue_depth, plan_.chunk_bytes)

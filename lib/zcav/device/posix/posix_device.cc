@@ -200,8 +200,8 @@ class PosixDevice final : public Device {
   std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
                                            std::uint64_t chunk_bytes) override {
     if (info_.read_engine != "io_uring") return MakeSyncQueue(*this, chunk_bytes, false);
-    return OpenUringQueue(fd_.get(), depth, chunk_bytes,
-                          std::max<std::size_t>(4096, info_.sector_bytes), read_throttled_);
+    return OpenUringQueue(fd_.get(), depth, chunk_bytes, DirectIoAlignment(info_.sector_bytes),
+                          read_throttled_);
   }
 
   std::error_code PreparePass() noexcept override {
