@@ -55,3 +55,9 @@ TEST_CASE("AlignedBuffer of 2 MiB or more: on 2 MiB boundaries, asked for huge p
 }
 
 }  // namespace
+
+TEST_CASE("A direct-I/O buffer is aligned to the sector, and to at least 4096 bytes") {
+  CHECK(zcav::DirectIoAlignment(512) == 4096);
+  CHECK(zcav::DirectIoAlignment(4096) == 4096);
+  CHECK(zcav::DirectIoAlignment(65536) == 65536);
+}

@@ -42,3 +42,30 @@ TEST_CASE("SummarizeInPlace gives exactly what Summarize gives", "[stats]") {
     CHECK(in_place.stddev == copied.stddev);
   }
 }
+
+TEST_CASE("MedianInPlace is the middle value or the mean of the two middle ones, 0 for none",
+          "[stats]") {
+  std::vector<double> odd{5, 1, 3};
+  CHECK(zcav::MedianInPlace(odd) == 3);
+  std::vector<double> even{10, 2, 4, 100};
+  CHECK(zcav::MedianInPlace(even) == 7);
+  std::vector<double> none;
+  CHECK(zcav::MedianInPlace(none) == 0);
+  std::vector<double> values{0.1, 0.7, 0.3, 0.3, 0.9, 0.2};
+  std::vector<double> copy = values;
+  CHECK(zcav::MedianInPlace(copy) == zcav::Summarize(values).median);
+}
+
+TEST_CASE("CopyRates puts the median in mb_per_s and the rest in their fields", "[stats]") {
+  struct Rates {
+    double mb_per_s = -1, mean_mb_per_s = -1, min_mb_per_s = -1, max_mb_per_s = -1,
+           stddev_mb_per_s = -1;
+  } to;
+  const zcav::RateStats from{.count = 3, .median = 3, .mean = 4, .min = 1, .max = 8, .stddev = 2};
+  zcav::CopyRates(from, to);
+  CHECK(to.mb_per_s == 3);
+  CHECK(to.mean_mb_per_s == 4);
+  CHECK(to.min_mb_per_s == 1);
+  CHECK(to.max_mb_per_s == 8);
+  CHECK(to.stddev_mb_per_s == 2);
+}

@@ -63,3 +63,10 @@ TEST_CASE("The system's busy share is busy ticks over all ticks between two read
   REQUIRE(now.has_value());  // Linux: /proc/stat is always there
   CHECK(now->busy_ticks <= now->total_ticks);
 }
+
+TEST_CASE("The process's CPU share is CPU time over wall time, 0 when no time passed", "[units]") {
+  using std::chrono::milliseconds;
+  CHECK(zcav::CpuPercent(milliseconds(250), milliseconds(1000)) == Approx(25.0));
+  CHECK(zcav::CpuPercent(milliseconds(3000), milliseconds(1000)) == Approx(300.0));  // threads
+  CHECK(zcav::CpuPercent(milliseconds(5), milliseconds(0)) == 0.0);
+}

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "zcav/base/stats.h"
+
 namespace zcav {
 namespace {
 
@@ -36,23 +38,10 @@ constexpr double kToleranceShare = 0.01;
 constexpr double kPlateauShare = 0.9;
 // Standard error of a median relative to a mean's, for normal noise.
 constexpr double kMedianEfficiency = 1.2533;
-// MAD to standard deviation, for normal noise.
-constexpr double kMadToSigma = 1.4826;
 // The noise scale is estimated from at most this many differences.
 constexpr std::size_t kMaxNoiseSamples = std::size_t{1} << 20;
 
 bool Usable(double mb_per_s) { return std::isfinite(mb_per_s) && mb_per_s > 0; }
-
-double MedianInPlace(std::vector<double>& v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    m = (m + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
-  }
-  return m;
-}
 
 // The first point of `curve` at or after `offset_bytes` (size() if none).
 std::size_t LowerBound(const Curve& curve, std::uint64_t offset_bytes) {

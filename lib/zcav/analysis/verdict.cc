@@ -73,6 +73,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace zcav {
@@ -91,6 +92,13 @@ std::string Num(double value, int decimals = 1) { return FormatFixed(value, deci
 std::string Mb(double value) { return Num(value) + " MB/s"; }
 
 std::string Pct(double fraction) { return Num(100 * fraction, 0) + " %"; }
+
+// No verdict, and why.
+Verdict Undetermined(std::string reason) {
+  Verdict v;
+  v.reason = std::move(reason);
+  return v;
+}
 
 std::string CeilingText(const Transport& t) {
   char buf[64];
@@ -211,27 +219,24 @@ BurstEvidence JudgeBurst(const VerdictInputs& in, double level) {
 // unknown or contradicted. REQUIRES: a zoned curve, outer/inner >= kFalls.
 Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level, double ceiling,
                        const BurstEvidence& burst) {
-  Verdict v;
+  const std::string falls =
+      "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s);
+  const std::string over_zones = " over " + std::to_string(z.zones.size()) + " zones";
   if (z.non_rotational) {
-    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
-               " over " + std::to_string(z.zones.size()) +
-               " zones, but the device does not rotate (an SSD, NVMe or virtual disk): the steps "
-               "are not a platter's zones but a cache, the host or the device's own management; "
-               "no bus-or-media verdict.";
-    return v;
+    return Undetermined(falls + over_zones +
+                        ", but the device does not rotate (an SSD, NVMe or virtual disk): the "
+                        "steps are not a platter's zones but a cache, the host or the device's "
+                        "own management; no bus-or-media verdict.");
   }
   if (!PositionBacked(z)) {
-    v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
-               " over " + std::to_string(z.zones.size()) +
-               " zones, but the noise is correlated (a cache or a host in the way) and the curve "
-               "was read once, so a position on the platter cannot be told from a moment in "
-               "time: read it twice (--passes 2) for a verdict.";
-    return v;
+    return Undetermined(falls + over_zones +
+                        ", but the noise is correlated (a cache or a host in the way) and the "
+                        "curve was read once, so a position on the platter cannot be told from "
+                        "a moment in time: read it twice (--passes 2) for a verdict.");
   }
+  Verdict v;
   v.kind = VerdictKind::kMediaLimited;
-  v.reason = "Falls from " + Mb(z.zones.front().mb_per_s) + " to " + Mb(z.zones.back().mb_per_s) +
-             " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1 over " +
-             std::to_string(z.zones.size()) + " zones" +
+  v.reason = falls + " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1" + over_zones +
              (PassesAgree(z) ? ", at the same positions in every pass" : "") +
              "): the rate follows the position on the platter, which only the media does.";
   std::string support;
@@ -246,15 +251,13 @@ Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double le
 
 // Rule 4, and a zoned curve between kFlatEnough and kFalls: no verdict.
 Verdict NoShapeVerdict(const ZoneAnalysis& z) {
-  Verdict v;
   if (z.type == CurveType::kZoned) {
-    v.reason = "Falls only " + Num(z.outer_inner_ratio, 2) +
-               ":1 outer to inner: too little to call the media's zones, too much to call flat.";
-  } else {
-    v.reason = std::string("The curve is ") + CurveTypeName(z.type) + " (" + z.description +
-               "), neither flat, falling nor clipped: no bus-or-media verdict.";
+    return Undetermined(
+        "Falls only " + Num(z.outer_inner_ratio, 2) +
+        ":1 outer to inner: too little to call the media's zones, too much to call flat.");
   }
-  return v;
+  return Undetermined(std::string("The curve is ") + CurveTypeName(z.type) + " (" + z.description +
+                      "), neither flat, falling nor clipped: no bus-or-media verdict.");
 }
 
 // How rule 3 describes a flat (or tiered) curve at `level`.
@@ -329,11 +332,7 @@ const char* VerdictKindName(VerdictKind kind) {
 }
 
 Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
-  Verdict v;
-  if (z.zones.empty()) {
-    v.reason = "No data: the sweep produced no curve to judge.";
-    return v;
-  }
+  if (z.zones.empty()) return Undetermined("No data: the sweep produced no curve to judge.");
   double level = in.sustained_max_mb_per_s > 0
                      ? in.sustained_max_mb_per_s
                      : z.zones[std::min(z.fastest_zone, z.zones.size() - 1)].mb_per_s;
@@ -341,10 +340,7 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
   // a bus could limit, is its last tier.
   const bool tiered = z.type == CurveType::kTiered && z.zones.size() >= 2;
   if (tiered) level = z.zones.back().mb_per_s;
-  if (level <= 0) {
-    v.reason = "No data: the curve's peak rate is 0.";
-    return v;
-  }
+  if (level <= 0) return Undetermined("No data: the curve's peak rate is 0.");
 
   // The ceiling, unless the curve contradicts it.
   double ceiling = in.transport.ceiling_mb_per_s;
@@ -360,6 +356,7 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
   const bool zoned = z.type == CurveType::kZoned;
   const bool flat = z.type == CurveType::kFlat || z.type == CurveType::kFlatDips || tiered ||
                     (zoned && z.outer_inner_ratio < kFlatEnough);
+  Verdict v;
   if (z.type == CurveType::kClipped && z.zones.size() >= 2) {
     v = BusCapped(z, in, ceiling);
   } else if (zoned && z.outer_inner_ratio >= kFalls) {

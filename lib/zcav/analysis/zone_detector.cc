@@ -199,7 +199,6 @@
 namespace zcav {
 namespace {
 
-constexpr double kMadToSigma = 1.4826;
 constexpr double kResegmentSigmaRatio = 0.9;
 constexpr double kSigmaFloorRel = 0.001;
 constexpr double kRateFloorRel = 0.001;
@@ -248,17 +247,6 @@ constexpr std::size_t kMinEnvelopePoints = 16;
 constexpr double kCorrelatedInflation = 1.5;
 constexpr int kCorrelationRounds = 4;
 constexpr double kCorrelationGrowth = 1.1;
-
-// Median of `v` (reorders it). REQUIRES: !v.empty().
-double MedianInPlace(std::vector<double>& v) {
-  assert(!v.empty());
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
-}
 
 // Robust noise scale of the log rates `x` (see 1. above), floored.
 double NoiseSigma(const std::vector<double>& x) {
@@ -1097,12 +1085,7 @@ Zone MakeZone(const Curve& curve, const std::vector<Mark>& marks, std::size_t fi
   if (scratch.empty()) {
     for (std::size_t i = first; i < end; ++i) scratch.push_back(curve.mb_per_s(i));
   }
-  const RateStats s = SummarizeInPlace(scratch);
-  z.mb_per_s = s.median;
-  z.mean_mb_per_s = s.mean;
-  z.min_mb_per_s = s.min;
-  z.max_mb_per_s = s.max;
-  z.stddev_mb_per_s = s.stddev;
+  CopyRates(SummarizeInPlace(scratch), z);
   return z;
 }
 

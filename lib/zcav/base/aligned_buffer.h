@@ -36,4 +36,10 @@ class AlignedBuffer {
   std::size_t mapping_bytes_ = 0;
 };
 
+// The alignment of a buffer that reads or writes a device of `sector_bytes`
+// sectors with O_DIRECT: its sector, and at least 4096 bytes (a page).
+constexpr std::size_t DirectIoAlignment(std::uint32_t sector_bytes) {
+  return sector_bytes > 4096 ? std::size_t{sector_bytes} : std::size_t{4096};
+}
+
 }  // namespace zcav

@@ -60,4 +60,10 @@ std::optional<double> SystemBusyPercent(const std::optional<Clock::SystemCpu>& b
          static_cast<double>(after->total_ticks - before->total_ticks);
 }
 
+double CpuPercent(std::chrono::nanoseconds cpu, std::chrono::nanoseconds wall) {
+  return wall.count() > 0
+             ? 100.0 * static_cast<double>(cpu.count()) / static_cast<double>(wall.count())
+             : 0;
+}
+
 }  // namespace zcav

@@ -37,6 +37,11 @@ class Clock {
 std::optional<double> SystemBusyPercent(const std::optional<Clock::SystemCpu>& before,
                                         const std::optional<Clock::SystemCpu>& after);
 
+// This process's CPU use over a stretch of time in % of one CPU: 100 * `cpu`
+// (ProcessCpuTime() consumed) / `wall` (Now() elapsed); above 100 when
+// several threads ran. 0 when no wall time passed.
+double CpuPercent(std::chrono::nanoseconds cpu, std::chrono::nanoseconds wall);
+
 class SteadyClock final : public Clock {
  public:
   std::chrono::nanoseconds Now() override;

@@ -36,13 +36,17 @@ RateStats SummarizeInPlace(std::span<double> values) {
   out.stddev = out.count > 1 ? std::sqrt(std::max(0.0, acc::variance(a) * n / (n - 1))) : 0.0;
   // Boost's median is a P^2 estimate, poor for the handful of passes a sweep
   // has; the exact median is cheap (linear: a selection, not a sort).
+  out.median = MedianInPlace(values);
+  return out;
+}
+
+double MedianInPlace(std::span<double> values) {
+  if (values.empty()) return 0;
   const std::size_t mid = values.size() / 2;
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(mid);
   std::nth_element(values.begin(), middle, values.end());
   const double upper = *middle;
-  out.median = values.size() % 2 == 1 ? upper
-                                      : (*std::max_element(values.begin(), middle) + upper) / 2;
-  return out;
+  return values.size() % 2 == 1 ? upper : (*std::max_element(values.begin(), middle) + upper) / 2;
 }
 
 }  // namespace zcav

@@ -16,7 +16,7 @@ class SyncQueue final : public ReadQueue {
  public:
   SyncQueue(Device& device, std::uint64_t chunk_bytes, bool write)
       : device_(device),
-        buffer_(chunk_bytes, std::max<std::size_t>(4096, device.info().sector_bytes)),
+        buffer_(chunk_bytes, DirectIoAlignment(device.info().sector_bytes)),
         chunk_bytes_(chunk_bytes),
         write_(write) {}
 

@@ -319,9 +319,7 @@ class SimSpecParser {
     } else if (key == "seed") {
       m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
     } else if (key == "noise") {
-      const bool pct = !value.empty() && value.back() == '%';
-      m_.noise =
-          ParseNumber(key, pct ? value.substr(0, value.size() - 1) : value) / (pct ? 100 : 1);
+      m_.noise = ParseFraction(key, value);
     } else if (key == "bad") {
       m_.bad = ParseRanges(value);
     } else if (key == "slow") {

@@ -74,8 +74,7 @@ Json DeviceJson(const DeviceInfo& dev) {
   }
   j["link"] = StringOrNull(dev.link);
   j["direct_io"] = dev.direct_io;
-  j["notes"] = Json::array();
-  for (const std::string& note : dev.notes) j["notes"].push_back(note);
+  j["notes"] = dev.notes;  // an array, [] when none
   return j;
 }
 
@@ -102,8 +101,7 @@ Json OptionsJson(const SweepPlan& plan) {
   j["timing"] = t;
   if (plan.write) j["mode"] = "write";  // absent: a read sweep
   j["block_count"] = plan.block_count;
-  j["notes"] = Json::array();
-  for (const std::string& note : plan.notes) j["notes"].push_back(note);
+  j["notes"] = plan.notes;  // an array, [] when none
   return j;
 }
 

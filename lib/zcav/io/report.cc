@@ -187,6 +187,16 @@ std::vector<PlotSpec> PlotSpecs(const std::vector<PlotInput>& runs) {
   return specs;
 }
 
+// "N region(s), SIZE": how many `ranges` (read errors, slow regions) and
+// their lengths summed.
+template <typename Range>
+std::string RegionsText(const std::vector<Range>& ranges) {
+  std::uint64_t bytes = 0;
+  for (const Range& r : ranges) bytes += r.length_bytes;
+  return std::to_string(ranges.size()) + (ranges.size() == 1 ? " region, " : " regions, ") +
+         FormatBytes(bytes);
+}
+
 // What the runs are, below the table: the curve's shape in one sentence, the
 // data file, and what its import inferred.
 std::vector<std::string> RunDetails(const PlotInput& run) {
@@ -205,17 +215,11 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
   // Read errors and slow regions: how much the curve leaves out, and where
   // the disk struggled.
   if (!p.unreadable.empty()) {
-    std::uint64_t bytes = 0;
-    for (const UnreadableRange& r : p.unreadable) bytes += r.length_bytes;
-    lines.push_back("unreadable: " + std::to_string(p.unreadable.size()) +
-                    (p.unreadable.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+    lines.push_back("unreadable: " + RegionsText(p.unreadable) +
                     "; read around them, blocks with no clean read are not in the curve");
   }
   if (!p.slow_regions.empty()) {
-    std::uint64_t bytes = 0;
-    for (const SlowRegion& r : p.slow_regions) bytes += r.length_bytes;
-    lines.push_back("slow: " + std::to_string(p.slow_regions.size()) +
-                    (p.slow_regions.size() == 1 ? " region, " : " regions, ") + FormatBytes(bytes) +
+    lines.push_back("slow: " + RegionsText(p.slow_regions) +
                     " over all passes, read far slower than the chunks before them");
   }
   for (const std::string& note : p.notes) lines.push_back("note: " + note);

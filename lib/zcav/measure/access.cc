@@ -32,7 +32,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
                     FormatBytes(info.size_bytes) + ")",
                 ErrorKind::kBadInput);
   }
-  AlignedBuffer buffer(length, std::max<std::size_t>(4096, sector));
+  AlignedBuffer buffer(length, DirectIoAlignment(sector));
   // Positions are whole sectors in [0, last]: every read lies inside the device.
   const std::uint64_t last_sector = (info.size_bytes - length) / sector;
   std::mt19937_64 rng(options.seed);
@@ -78,9 +78,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
   result.max_ms = s.max;
   result.p95_ms = NearestRankPercentile(std::move(ms), 95);
   const auto wall = clock.Now() - wall_start;
-  const auto cpu = clock.ProcessCpuTime() - cpu_start;
-  result.cpu_percent =
-      wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) / static_cast<double>(wall.count()) : 0;
+  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
   return result;
 }
 

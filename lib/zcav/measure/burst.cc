@@ -32,7 +32,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
                     FormatBytes(info.size_bytes) + ")",
                 ErrorKind::kBadInput);
   }
-  AlignedBuffer buffer(chunk, std::max<std::size_t>(4096, sector));
+  AlignedBuffer buffer(chunk, DirectIoAlignment(sector));
 
   BurstResult result;
   const auto stopping = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
@@ -71,9 +71,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
   }
   result.avg_mb_per_s = MbPerS(region * result.repetitions, total);
   const auto wall = clock.Now() - wall_start;
-  const auto cpu = clock.ProcessCpuTime() - cpu_start;
-  result.cpu_percent =
-      wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) / static_cast<double>(wall.count()) : 0;
+  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
   return result;
 }
 

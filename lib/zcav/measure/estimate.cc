@@ -112,7 +112,7 @@ StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions&
   }
   const std::uint64_t chunk = RoundUp(options.chunk_bytes, sector);
   const std::uint64_t start = RoundDown(options.start_bytes, sector);
-  AlignedBuffer buffer(chunk, std::max<std::size_t>(4096, sector));
+  AlignedBuffer buffer(chunk, DirectIoAlignment(sector));
   StartRate result;
   const auto stopping = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
 

@@ -5,20 +5,22 @@
 namespace zcav {
 
 std::string SweepResult::StatusText() const {
+  // A stop at an error: what stopped it, where, and the error's text.
+  const auto stopped_at = [this](const char* what) {
+    return std::string("partial: ") + what + " at offset " + std::to_string(error_offset_bytes) +
+           " bytes: " + error.message();
+  };
   switch (status) {
     case SweepStatus::kComplete:
       return "complete";
     case SweepStatus::kInterrupted:
       return "partial: interrupted";
     case SweepStatus::kReadError:
-      return "partial: read error at offset " + std::to_string(error_offset_bytes) +
-             " bytes: " + error.message();
+      return stopped_at("read error");
     case SweepStatus::kWriteError:
-      return "partial: write error at offset " + std::to_string(error_offset_bytes) +
-             " bytes: " + error.message();
+      return stopped_at("write error");
     case SweepStatus::kDeviceGone:
-      return "partial: device gone at offset " + std::to_string(error_offset_bytes) +
-             " bytes: " + error.message();
+      return stopped_at("device gone");
   }
   return "unknown";
 }

@@ -707,7 +707,7 @@ SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, Sampl
       resume_(resume),
       passes_(plan_.passes),
       sector_(device.info().sector_bytes),
-      buffer_(plan_.chunk_bytes, std::max<std::size_t>(4096, sector_)),
+      buffer_(plan_.chunk_bytes, DirectIoAlignment(sector_)),
       queue_(plan_.write ? MakeSyncQueue(device, plan_.chunk_bytes, true)
              : plan_.engine == "io_uring"
                  ? device.OpenReadQueue(plan_.queue_depth, plan_.chunk_bytes)
@@ -820,11 +820,7 @@ void SweepRunner::EmitBlock(std::uint64_t i, std::uint32_t count) {
   if (clean > 0) {
     const RateStats s = Summarize(values.first(clean));
     b.passes = s.count;
-    b.mb_per_s = s.median;
-    b.mean_mb_per_s = s.mean;
-    b.min_mb_per_s = s.min;
-    b.max_mb_per_s = s.max;
-    b.stddev_mb_per_s = s.stddev;
+    CopyRates(s, b);
     b.seconds = s.median > 0 ? static_cast<double>(b.length_bytes) / (s.median * kMB) : 0;
     if (result_.blocks_measured == 0 || b.mb_per_s < result_.min_mb_per_s) {
       result_.min_mb_per_s = b.mb_per_s;
@@ -1064,10 +1060,7 @@ void SweepRunner::Finish() {
   const auto wall = clock_.Now() - wall_start_;
   result_.wall_seconds = static_cast<double>(wall.count()) * 1e-9;
   result_.avg_mb_per_s = MbPerS(result_.bytes_read, result_.read_time);
-  const auto cpu = clock_.ProcessCpuTime() - cpu_start_;
-  result_.cpu_percent = wall.count() > 0 ? 100.0 * static_cast<double>(cpu.count()) /
-                                               static_cast<double>(wall.count())
-                                         : 0;
+  result_.cpu_percent = CpuPercent(clock_.ProcessCpuTime() - cpu_start_, wall);
   result_.system_busy_percent = SystemBusyPercent(system_start_, clock_.SystemCpuTicks());
   const auto storage_end = clock_.StorageReadBytes();
   if (storage_start_ && storage_end) result_.storage_read_bytes = *storage_end - *storage_start_;

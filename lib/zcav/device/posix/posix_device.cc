@@ -79,40 +79,43 @@ int OpenRetrying(const std::string& path, int flags) {
   return fd;
 }
 
-// pread(2) of exactly buffer.size() bytes: continues after EINTR and short
-// reads; ENXIO when the data ends first.
-std::error_code PreadFully(int fd, std::uint64_t offset_bytes,
-                           std::span<std::byte> buffer) noexcept {
+// Moves `size_bytes` in as many calls of `transfer(done_bytes)` as it takes
+// (each one pread(2) or pwrite(2) of the rest, from `done_bytes` on,
+// returning what the call returned): continues after EINTR and short
+// transfers; the error `at_end` (an errno value) when a call moves nothing.
+template <typename Transfer>
+std::error_code TransferFully(std::size_t size_bytes, int at_end, Transfer transfer) noexcept {
   std::size_t done = 0;
-  while (done < buffer.size()) {
-    const ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done,
-                              static_cast<off_t>(offset_bytes + done));
+  while (done < size_bytes) {
+    const ssize_t n = transfer(done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return {errno, std::system_category()};
     }
-    if (n == 0) return {ENXIO, std::system_category()};
+    if (n == 0) return {at_end, std::system_category()};
     done += static_cast<std::size_t>(n);
   }
   return {};
+}
+
+// pread(2) of exactly buffer.size() bytes: continues after EINTR and short
+// reads; ENXIO when the data ends first.
+std::error_code PreadFully(int fd, std::uint64_t offset_bytes,
+                           std::span<std::byte> buffer) noexcept {
+  return TransferFully(buffer.size(), ENXIO, [&](std::size_t done) {
+    return ::pread(fd, buffer.data() + done, buffer.size() - done,
+                   static_cast<off_t>(offset_bytes + done));
+  });
 }
 
 // pwrite(2) of exactly buffer.size() bytes: continues after EINTR and short
 // writes; ENOSPC when the device takes nothing more.
 std::error_code PwriteFully(int fd, std::uint64_t offset_bytes,
                             std::span<const std::byte> buffer) noexcept {
-  std::size_t done = 0;
-  while (done < buffer.size()) {
-    const ssize_t n = ::pwrite(fd, buffer.data() + done, buffer.size() - done,
-                               static_cast<off_t>(offset_bytes + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return {errno, std::system_category()};
-    }
-    if (n == 0) return {ENOSPC, std::system_category()};
-    done += static_cast<std::size_t>(n);
-  }
-  return {};
+  return TransferFully(buffer.size(), ENOSPC, [&](std::size_t done) {
+    return ::pwrite(fd, buffer.data() + done, buffer.size() - done,
+                    static_cast<off_t>(offset_bytes + done));
+  });
 }
 
 std::string OpenFailureMessage(const std::string& path, int err, bool is_block_device) {
@@ -197,8 +200,8 @@ class PosixDevice final : public Device {
   std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
                                            std::uint64_t chunk_bytes) override {
     if (info_.read_engine != "io_uring") return MakeSyncQueue(*this, chunk_bytes, false);
-    return OpenUringQueue(fd_.get(), depth, chunk_bytes,
-                          std::max<std::size_t>(4096, info_.sector_bytes), read_throttled_);
+    return OpenUringQueue(fd_.get(), depth, chunk_bytes, DirectIoAlignment(info_.sector_bytes),
+                          read_throttled_);
   }
 
   std::error_code PreparePass() noexcept override {
@@ -230,6 +233,21 @@ void ReadBlockGeometry(int fd, const std::string& path, std::uint64_t& size_byte
       std::has_single_bit(static_cast<unsigned>(logical_sector))) {
     sector_bytes = static_cast<std::uint32_t>(logical_sector);
   }
+}
+
+// Sets info.sector_bytes, and info.size_bytes to `size_bytes` rounded down
+// to whole sectors; a tail cut off so (< one sector) gets a note that its
+// bytes are not `done` ("read", "written"). REQUIRES: sector_bytes > 0.
+void SetWholeSectors(std::uint64_t size_bytes, std::uint32_t sector_bytes, const char* done,
+                     DeviceInfo& info) {
+  const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
+  if (rounded != size_bytes) {
+    info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
+                         std::to_string(sector_bytes) + "-byte sector: the last " +
+                         std::to_string(size_bytes - rounded) + " bytes are not " + done);
+  }
+  info.size_bytes = rounded;
+  info.sector_bytes = sector_bytes;
 }
 
 // The default read shape: that of the block device's own class; for a file,
@@ -392,19 +410,12 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
   // tail (< one sector) is skipped rather than read with a short O_DIRECT
   // read: the sweep reads whole sectors only, and a few bytes cannot change a
   // throughput curve.
-  const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
-  if (rounded == 0) {
+  SetWholeSectors(size_bytes, sector_bytes, "read", info);
+  if (info.size_bytes == 0) {
     throw Error(path + " is too small to profile: " + std::to_string(size_bytes) +
                     " bytes, less than one " + std::to_string(sector_bytes) + "-byte sector",
                 ErrorKind::kBadInput);
   }
-  if (rounded != size_bytes) {
-    info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
-                         std::to_string(sector_bytes) + "-byte sector: the last " +
-                         std::to_string(size_bytes - rounded) + " bytes are not read");
-  }
-  info.size_bytes = rounded;
-  info.sector_bytes = sector_bytes;
   const bool throttled = ChooseReadEngine(st, info);
 
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), false, throttled);
@@ -563,14 +574,7 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
     throw Error(path + " is empty (0 bytes): no medium, or an unbound loop device",
                 ErrorKind::kBadInput);
   }
-  const std::uint64_t rounded = size_bytes / sector_bytes * sector_bytes;
-  if (rounded != size_bytes) {
-    info.notes.push_back("size " + std::to_string(size_bytes) + " bytes is not a multiple of the " +
-                         std::to_string(sector_bytes) + "-byte sector: the last " +
-                         std::to_string(size_bytes - rounded) + " bytes are not written");
-  }
-  info.size_bytes = rounded;
-  info.sector_bytes = sector_bytes;
+  SetWholeSectors(size_bytes, sector_bytes, "written", info);
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
 }
 
