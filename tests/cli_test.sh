@@ -671,6 +671,33 @@ expect_one_error_line "went away at offset 314572800 .*No such device"
 expect_eq "$(data_count gone.dat.partial)" 300 "blocks before the device went away"
 expect_grep '^# status: partial: device gone at offset 314572800' gone.dat.partial
 
+# Exit codes by kind (README): 2 for what the user gave, 1 when the system
+# fails (here a full disk: /dev/full behind the output's name), 3 for a
+# device gone (above).
+check "exit 1 when the result cannot be written for want of space (a sweep to /dev/full)" 1 \
+  "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet -o /dev/full
+expect_one_error_line "writing .*failed"
+begin "exit 1 when a zone table cannot be written for want of space"
+"$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet -o small.dat
+run "$ZCAV" zones small.dat -o /dev/full
+expect_exit 1
+expect_one_error_line "writing /dev/full failed"
+begin "exit 1 when a profile's file cannot be written mid-run (not 2: the input was fine)"
+mkdir full-profile && ln -s /dev/full full-profile/zones.txt
+run "$ZCAV" profile "sim:hdd?size=256M" --quiet -o full-profile
+expect_exit 1
+expect_one_error_line "writing full-profile/zones.txt failed"
+begin "exit 2 when a profile's directory cannot be made under a file (the path given is wrong)"
+: >a-file
+run "$ZCAV" profile "sim:hdd?size=256M" --quiet -o a-file/sub
+expect_exit 2
+expect_one_error_line "a-file/sub: not a directory"
+begin "exit 2 when several devices' directory cannot be made under a file"
+: >a-file
+run "$ZCAV" sweep "sim:hdd?size=256M" "sim:ssd?size=256M" --quiet -o a-file/sub
+expect_exit 2
+expect_one_error_line "cannot create directory a-file/sub: not a directory"
+
 check "slow regions are reported on stderr and in the data" 0 \
   "$ZCAV" sweep "sim:hdd?size=1G&slow=600M+3M" --block-size 4M -o slow.dat --quiet
 expect_one_error_line "1 slow region .* 629145600\+3145728 in "

@@ -85,7 +85,7 @@ CommandChoice ChooseCommand(const std::vector<std::string>& args) {
   if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
     throw Error("unknown option '" + args[0] +
-                "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')");
+                "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')", ErrorKind::kBadInput);
   }
   // Anything else is the classic zcav command line: flags and a file name.
   for (const CommandRow& row : Commands()) {

@@ -37,7 +37,7 @@ void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out) {
       used = 0;
     }
     if (used == 0 || used != text.size() || !(v > 0) || v > 1e6) {
-      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)");
+      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)", ErrorKind::kBadInput);
     }
     out.zones.sensitivity = v;
   }
@@ -85,7 +85,7 @@ po::variables_map ParseArgs(const std::vector<std::string>& args,
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')");
+    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')", ErrorKind::kBadInput);
   }
   return vm;
 }
@@ -112,24 +112,24 @@ std::vector<std::string> LabelsFor(const po::variables_map& vm, std::size_t inpu
   if (vm.count("label")) labels = vm["label"].as<std::vector<std::string>>();
   if (labels.size() > inputs) {
     throw Error(std::to_string(labels.size()) + " labels for " + std::to_string(inputs) +
-                " files: give at most one --label per file");
+                " files: give at most one --label per file", ErrorKind::kBadInput);
   }
   return labels;
 }
 
 std::string OutputOrStdout(const po::variables_map& vm) {
   const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "-";
-  if (output.empty()) throw Error("empty output file name (use - for stdout)");
+  if (output.empty()) throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
   return output;
 }
 
 void ParseClassicBlock(const std::string& b, SweepOptions& s) {
   const auto colon = b.find(':');
   s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
-  if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero");
+  if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero", ErrorKind::kBadInput);
   if (colon != std::string::npos) {
     s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
-    if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero");
+    if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero", ErrorKind::kBadInput);
   }
 }
 

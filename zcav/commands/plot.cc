@@ -57,7 +57,7 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
   if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
-  if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])");
+  if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])", ErrorKind::kBadInput);
   out.labels = LabelsFor(vm, out.files.size());
   if (vm.count("kind")) {
     out.plot_kind = ParsePlotKind(vm["kind"].as<std::string>());
@@ -71,7 +71,7 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
              out.output.compare(out.output.size() - ext.size(), ext.size(), ext) == 0;
     };
     if (!ends(".png") && !ends(".svg")) {
-      throw Error("output '" + out.output + "': the image name must end in .png or .svg");
+      throw Error("output '" + out.output + "': the image name must end in .png or .svg", ErrorKind::kBadInput);
     }
   }
   out.quiet = vm.count("quiet") > 0;

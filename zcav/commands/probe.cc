@@ -53,13 +53,13 @@ bool ParseProbeFlags(const Invocation& inv, const char* command, const char* abo
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() != 1) {
     throw Error(devices.empty() ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
-                                : "one device at a time, got " + std::to_string(devices.size()));
+                                : "one device at a time, got " + std::to_string(devices.size()), ErrorKind::kBadInput);
   }
   out.device = devices[0];
   out.output = OutputOrStdout(vm);
   out.format = vm.count("format") ? vm["format"].as<std::string>() : "text";
   if (out.format != "text" && out.format != "json") {
-    throw Error("unknown format '" + out.format + "' (use text or json)");
+    throw Error("unknown format '" + out.format + "' (use text or json)", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
   return true;
@@ -102,7 +102,7 @@ std::optional<BurstCommandOptions> ParseBurst(const Invocation& inv) {
   if (vm.count("chunk-size")) out.burst.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
   if (vm.count("repetitions")) out.burst.repetitions = ParseCount32(vm["repetitions"].as<std::string>(), "repetitions");
   if (out.burst.chunk_bytes > out.burst.region_bytes) {
-    throw Error("chunk size is larger than the region");
+    throw Error("chunk size is larger than the region", ErrorKind::kBadInput);
   }
   return out;
 }
@@ -146,7 +146,7 @@ int RunBurst(const BurstCommandOptions& options, const Invocation& inv) {
   d.Open(options.device);
   if (options.burst.region_bytes > d.device().info().size_bytes) {
     throw Error("burst region " + FormatBytes(options.burst.region_bytes) + " is larger than " +
-                options.device);
+                options.device, ErrorKind::kBadInput);
   }
   const BurstResult r = MeasureBurst(d.device(), d.clock(), options.burst, &inv.stop);
   std::string text;

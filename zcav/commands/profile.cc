@@ -122,17 +122,17 @@ std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() > 1) {
     throw Error("one device at a time, got " + std::to_string(devices.size()) +
-                " (usage: zcav profile [DEVICE] [-o DIR])");
+                " (usage: zcav profile [DEVICE] [-o DIR])", ErrorKind::kBadInput);
   }
   out.device = devices.empty() ? "sim:hdd" : devices[0];
-  if (out.device.empty()) throw Error("empty device name");
+  if (out.device.empty()) throw Error("empty device name", ErrorKind::kBadInput);
   if (vm.count("output")) {
     out.output = vm["output"].as<std::string>();
     if (out.output.empty() || out.output == "-") {
-      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')");
+      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')", ErrorKind::kBadInput);
     }
   }
-  if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both");
+  if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both", ErrorKind::kBadInput);
   if (vm.count("full")) out.profile_mode = ProfileMode::kFull;
   if (vm.count("quick")) out.profile_mode = ProfileMode::kQuick;
   if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), out.sweep);
@@ -142,7 +142,7 @@ std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
   }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
-    if (out.labels.size() > 1) throw Error("zcav profile takes one --label");
+    if (out.labels.size() > 1) throw Error("zcav profile takes one --label", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
   ParseZoneFlags(vm, out);
@@ -180,28 +180,28 @@ void CheckOutputDir(const std::string& dir) {
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) {
       throw Error("output directory " + dir +
-                  " exists and is not a directory: choose another -o DIR");
+                  " exists and is not a directory: choose another -o DIR", ErrorKind::kBadInput);
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      throw Error("cannot write into " + dir + ": " + std::strerror(errno));
+      throw Error("cannot write into " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
     }
     return;
   }
-  if (errno != ENOENT) throw Error("output directory " + dir + ": " + std::strerror(errno));
+  if (errno != ENOENT) throw Error("output directory " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
   fs::path parent = fs::path(dir).parent_path();
   if (parent.empty()) parent = ".";
   std::error_code ec;
   if (!fs::is_directory(parent, ec)) {
-    throw Error("cannot create " + dir + ": directory " + parent.string() + " does not exist");
+    throw Error("cannot create " + dir + ": directory " + parent.string() + " does not exist", ErrorKind::kBadInput);
   }
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
-    throw Error("cannot create " + dir + " in " + parent.string() + ": " + std::strerror(errno));
+    throw Error("cannot create " + dir + " in " + parent.string() + ": " + std::strerror(errno), ErrorKind::kBadInput);
   }
 }
 
 void CreateOutputDir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    throw Error("cannot create directory " + dir + ": " + std::strerror(errno));
+    throw Error("cannot create directory " + dir + ": " + std::strerror(errno), ErrorKind::kRuntime);
   }
 }
 
@@ -292,7 +292,7 @@ class ProfileRun {
     if (RoundUp(access_options_.read_bytes, info_.sector_bytes) > info_.size_bytes) {
       throw Error(options_.device + " (" + FormatBytes(info_.size_bytes) +
                   ") is too small to profile: the access test reads " +
-                  ShortBytes(access_options_.read_bytes));
+                  ShortBytes(access_options_.read_bytes), ErrorKind::kBadInput);
     }
     burst_options_ = BurstOptions{};
     if (burst_options_.region_bytes > info_.size_bytes) {

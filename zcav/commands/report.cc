@@ -53,12 +53,12 @@ std::optional<ReportOptions> ParseReport(const Invocation& inv) {
   const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) {
-    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)");
+    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)", ErrorKind::kBadInput);
   }
   out.labels = LabelsFor(vm, out.files.size());
   if (!vm.count("output") || vm["output"].as<std::string>().empty() ||
       vm["output"].as<std::string>() == "-") {
-    throw Error("no report file given: add -o REPORT.md or -o REPORT.html");
+    throw Error("no report file given: add -o REPORT.md or -o REPORT.html", ErrorKind::kBadInput);
   }
   out.output = vm["output"].as<std::string>();
   out.quiet = vm.count("quiet") > 0;

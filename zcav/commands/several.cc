@@ -183,19 +183,19 @@ void CheckSeveral(const SweepCommandOptions& options, bool classic_logs) {
   for (const std::string& d : options.devices) {
     if (IsSimulatedName(d)) ++simulated;
     if (!IsSimulatedName(d) && !seen.insert(d).second) {
-      throw Error("device " + d + " given twice: each device can be read once at a time");
+      throw Error("device " + d + " given twice: each device can be read once at a time", ErrorKind::kBadInput);
     }
   }
   if (simulated != 0 && simulated != options.devices.size()) {
     throw Error("cannot read simulated and real devices together (simulated time is not real "
-                "time): give only sim: devices or only real ones");
+                "time): give only sim: devices or only real ones", ErrorKind::kBadInput);
   }
   if (!classic_logs) {
     struct stat st {};
     if (::stat(options.output.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
       throw Error("output " + options.output +
                   " is not a directory: with several devices -o names a directory for one "
-                  "result per device and the aggregate");
+                  "result per device and the aggregate", ErrorKind::kBadInput);
     }
   }
 }
@@ -220,7 +220,11 @@ class SeveralSweeps {
       together_[i]->file_name = names_[i];
       Open(options_, *together_[i], buses_);
     }
-    if (!classic_logs_) std::filesystem::create_directories(dir_);
+    std::error_code ec;
+    if (!classic_logs_ && !std::filesystem::create_directories(dir_, ec) && ec) {
+      throw Error("cannot create directory " + dir_.string() + ": " + ec.message(),
+                  KindOfPathError(ec.value()));
+    }
     for (std::size_t i = 0; i < n_; ++i) {
       if (!options_.quiet) {
         together_[i]->progress = std::make_unique<LaneProgressSink>(progress_, i);

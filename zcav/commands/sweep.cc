@@ -145,16 +145,16 @@ void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
   if (out.sweep.write && !out.destroy_data) {
     throw Error(std::string(vm.count("write") ? "--write" : "-w") +
                 " overwrites the device and destroys all data on it: add --destroy-data to go "
-                "on (nothing written)");
+                "on (nothing written)", ErrorKind::kBadInput);
   }
   if (out.sweep.write && vm.count("resume")) {
-    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)");
+    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)", ErrorKind::kBadInput);
   }
   if (out.destroy_data && !out.sweep.write) {
-    throw Error("--destroy-data goes with --write (the write test); without --write zcav only reads");
+    throw Error("--destroy-data goes with --write (the write test); without --write zcav only reads", ErrorKind::kBadInput);
   }
   if (vm.count("create-size")) {
-    if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes");
+    if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes", ErrorKind::kBadInput);
     out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
   }
 }
@@ -166,14 +166,14 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
   if (vm.count("-f")) {
     for (const auto& f : vm["-f"].as<std::vector<std::string>>()) devices.push_back(f);
   }
-  if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])");
+  if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])", ErrorKind::kBadInput);
   for (const auto& d : devices) {
-    if (d.empty()) throw Error("empty device name");
+    if (d.empty()) throw Error("empty device name", ErrorKind::kBadInput);
   }
   out.device = devices[0];
   out.devices = devices;
   out.alone_and_together = vm.count("alone-and-together") > 0;
-  if (out.sweep.write && devices.size() > 1) throw Error("--write tests one device at a time");
+  if (out.sweep.write && devices.size() > 1) throw Error("--write tests one device at a time", ErrorKind::kBadInput);
 
   std::vector<std::string> outputs;
   if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
@@ -182,18 +182,18 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
   for (const auto& l : logs) outputs.push_back(l);
   if (devices.size() > 1) {
     // Several devices: -o DIR, or classic -l LOG -f DEVICE pairs.
-    if (vm.count("output") && !logs.empty()) throw Error("give -o DIR or -l logs, not both");
+    if (vm.count("output") && !logs.empty()) throw Error("give -o DIR or -l logs, not both", ErrorKind::kBadInput);
     if (!logs.empty() && logs.size() != devices.size()) {
       throw Error(std::to_string(devices.size()) + " devices but " + std::to_string(logs.size()) +
-                  " -l logs: give one -l LOG per -f DEVICE, in order");
+                  " -l logs: give one -l LOG per -f DEVICE, in order", ErrorKind::kBadInput);
     }
     if (outputs.empty()) {
       throw Error("several devices: give -o DIR (one result per device and the aggregate go "
-                  "there) or one -l LOG per -f DEVICE");
+                  "there) or one -l LOG per -f DEVICE", ErrorKind::kBadInput);
     }
     for (const auto& o : outputs) {
       if (o.empty() || o == "-") {
-        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device");
+        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device", ErrorKind::kBadInput);
       }
     }
     if (!logs.empty()) {
@@ -202,32 +202,32 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
       out.output = outputs[0];
     }
     if (vm.count("label") && vm["label"].as<std::vector<std::string>>().size() > devices.size()) {
-      throw Error("more --label than devices");
+      throw Error("more --label than devices", ErrorKind::kBadInput);
     }
   } else {
-    if (out.alone_and_together) throw Error("--alone-and-together needs two or more devices");
-    if (outputs.size() > 1) throw Error("more than one output file given");
+    if (out.alone_and_together) throw Error("--alone-and-together needs two or more devices", ErrorKind::kBadInput);
+    if (outputs.size() > 1) throw Error("more than one output file given", ErrorKind::kBadInput);
     if (!outputs.empty()) out.output = outputs[0];
   }
-  if (out.output.empty()) throw Error("empty output file name (use - for stdout)");
+  if (out.output.empty()) throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
 }
 
 // What is read: block and chunk size, passes, skip, the range.
 void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
-  if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both");
+  if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both", ErrorKind::kBadInput);
   if (vm.count("block-size")) s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
   if (vm.count("chunk-size")) s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
   if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), s);
-  if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both");
+  if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both", ErrorKind::kBadInput);
   if (vm.count("passes")) s.passes = ParseCount32(vm["passes"].as<std::string>(), "pass count");
   if (vm.count("-c")) s.passes = ParseCount32(vm["-c"].as<std::string>(), "-c count");
-  if (vm.count("skip") && vm.count("-s")) throw Error("give --skip or -s, not both");
+  if (vm.count("skip") && vm.count("-s")) throw Error("give --skip or -s, not both", ErrorKind::kBadInput);
   if (vm.count("skip")) s.skip = ParseCount32(vm["skip"].as<std::string>(), "skip");
   if (vm.count("-s")) s.skip = ParseCount32(vm["-s"].as<std::string>(), "-s skip");
   if (vm.count("start")) s.start_bytes = ParseSize(vm["start"].as<std::string>(), "range start", true);
   if (vm.count("end")) s.end_bytes = ParseSize(vm["end"].as<std::string>(), "range end");
   if (vm.count("-r")) {
-    if (vm.count("start") || vm.count("end")) throw Error("give -r or --start/--end, not both");
+    if (vm.count("start") || vm.count("end")) throw Error("give -r or --start/--end, not both", ErrorKind::kBadInput);
     const std::string r = vm["-r"].as<std::string>();
     const auto colon = r.find(':');
     if (colon != std::string::npos) {
@@ -236,7 +236,7 @@ void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
     } else {
       s.end_bytes = ParseClassicMiB(r, "-r range end");
     }
-    if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero");
+    if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero", ErrorKind::kBadInput);
   }
   s.quick = vm.count("quick") > 0;
 }
@@ -249,7 +249,7 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
     s.queue_depth = ParseCount32(vm["queue-depth"].as<std::string>(), "queue depth");
     if (s.queue_depth > kMaxQueueDepth) {
       throw Error("invalid queue depth " + std::to_string(s.queue_depth) + ": at most " +
-                  std::to_string(kMaxQueueDepth));
+                  std::to_string(kMaxQueueDepth), ErrorKind::kBadInput);
     }
   }
   if (vm.count("engine")) {
@@ -261,7 +261,7 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
     } else if (e == "pread") {
       s.engine = ReadEngineChoice::kPread;
     } else {
-      throw Error("invalid engine '" + e + "': auto, io_uring or pread");
+      throw Error("invalid engine '" + e + "': auto, io_uring or pread", ErrorKind::kBadInput);
     }
   }
   if (vm.count("slow-factor")) {
@@ -274,7 +274,7 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
       used = 0;
     }
     if (used == 0 || used != text.size() || !std::isfinite(v) || !(v == 0 || v > 1)) {
-      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off");
+      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off", ErrorKind::kBadInput);
     }
     s.slow_factor = v;
   }
@@ -296,18 +296,18 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   ParseSweepReading(vm, out.sweep);
   if (vm.count("resume")) {
     out.resume_file = vm["resume"].as<std::string>();
-    if (out.resume_file.empty()) throw Error("empty --resume file name");
-    if (out.devices.size() > 1) throw Error("--resume continues one device's sweep: give one device");
+    if (out.resume_file.empty()) throw Error("empty --resume file name", ErrorKind::kBadInput);
+    if (out.devices.size() > 1) throw Error("--resume continues one device's sweep: give one device", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
   if (vm.count("plot")) {
     out.plot_dir = vm["plot"].as<std::string>();
-    if (out.plot_dir.empty()) throw Error("empty --plot directory");
+    if (out.plot_dir.empty()) throw Error("empty --plot directory", ErrorKind::kBadInput);
   }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
-    if (out.labels.size() > 1 && out.devices.size() == 1) throw Error("zcav sweep takes one --label");
+    if (out.labels.size() > 1 && out.devices.size() == 1) throw Error("zcav sweep takes one --label", ErrorKind::kBadInput);
   }
   ParseZoneFlags(vm, out);
   if (vm.count("-u") || vm.count("-g")) {

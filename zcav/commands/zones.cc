@@ -47,11 +47,11 @@ std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
   if (!parsed) return std::nullopt;
   const po::variables_map& vm = *parsed;
   out.files = Positionals(vm, "file");
-  if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])");
+  if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])", ErrorKind::kBadInput);
   if (vm.count("format")) {
     out.format = vm["format"].as<std::string>();
     if (out.format != "text" && out.format != "csv" && out.format != "json") {
-      throw Error("unknown format '" + out.format + "' for zcav zones (use text, csv or json)");
+      throw Error("unknown format '" + out.format + "' for zcav zones (use text, csv or json)", ErrorKind::kBadInput);
     }
   }
   out.output = OutputOrStdout(vm);

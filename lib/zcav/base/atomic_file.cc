@@ -12,28 +12,6 @@
 #include "zcav/base/error.h"
 
 namespace zcav {
-namespace {
-
-// Whether a file could not be created because of the path the user gave
-// (bad input, exit 2) or because the system failed (runtime, exit 1).
-ErrorKind KindOfCreateError(int error_number) {
-  switch (error_number) {
-    case ENOENT:
-    case ENOTDIR:
-    case EACCES:
-    case EPERM:
-    case EROFS:
-    case EISDIR:
-    case ENAMETOOLONG:
-    case ELOOP:
-      return ErrorKind::kBadInput;
-    default:
-      return ErrorKind::kRuntime;
-  }
-}
-
-}  // namespace
-
 AtomicFile::AtomicFile(const std::string& target, const std::vector<std::string>& inputs)
     : target_(target), temp_(target + ".tmp." + std::to_string(getpid())) {
   struct stat out_st {};
@@ -55,7 +33,7 @@ AtomicFile::AtomicFile(const std::string& target, const std::vector<std::string>
   stream_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!stream_) {
     const int e = errno;
-    throw Error("cannot write " + target_ + ": " + std::strerror(e), KindOfCreateError(e));
+    throw Error("cannot write " + target_ + ": " + std::strerror(e), KindOfPathError(e));
   }
 }
 

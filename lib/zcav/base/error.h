@@ -17,16 +17,23 @@ enum class ErrorKind {
   kRuntime,   // the environment failed (out of memory, write error): exit 1
 };
 
-// Every throw site in lib/ names its kind. The default argument is going away
-// (zcav/ still relies on it): a new site passes ErrorKind explicitly.
+// Every throw site names its kind: there is no default, so a new site must
+// decide whether the user or the system is at fault.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, ErrorKind kind = ErrorKind::kBadInput)
+  Error(const std::string& message, ErrorKind kind)
       : std::runtime_error(message), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
 
  private:
   ErrorKind kind_;
 };
+
+// The kind of a failure to create or open a file or directory at a path the
+// user chose, from its errno: the path's fault (no such directory, not a
+// directory, permission, read-only file system, a directory in the way, name
+// too long, a symlink loop) is kBadInput; anything else (no space, I/O
+// error, too many open files, out of memory) is kRuntime.
+ErrorKind KindOfPathError(int error_number);
 
 }  // namespace zcav
