@@ -2,6 +2,7 @@
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 using zcav::ParseSize;
@@ -69,4 +70,18 @@ TEST_CASE("The process's CPU share is CPU time over wall time, 0 when no time pa
   CHECK(zcav::CpuPercent(milliseconds(250), milliseconds(1000)) == Approx(25.0));
   CHECK(zcav::CpuPercent(milliseconds(3000), milliseconds(1000)) == Approx(300.0));  // threads
   CHECK(zcav::CpuPercent(milliseconds(5), milliseconds(0)) == 0.0);
+}
+
+TEST_CASE("ParseDecimal takes a whole finite number and nothing else", "[units]") {
+  CHECK(zcav::ParseDecimal("1.5") == 1.5);
+  CHECK(zcav::ParseDecimal("0") == 0.0);
+  CHECK(zcav::ParseDecimal("-2e3") == -2000.0);
+  CHECK(zcav::ParseDecimal(" 7") == 7.0);  // std::stod's leading white space
+  CHECK_FALSE(zcav::ParseDecimal(""));
+  CHECK_FALSE(zcav::ParseDecimal("1x"));
+  CHECK_FALSE(zcav::ParseDecimal("1.5 "));
+  CHECK_FALSE(zcav::ParseDecimal("x"));
+  CHECK_FALSE(zcav::ParseDecimal("nan"));
+  CHECK_FALSE(zcav::ParseDecimal("inf"));
+  CHECK_FALSE(zcav::ParseDecimal("1e999"));
 }

@@ -96,35 +96,43 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   }
 }
 
+namespace {
+
+// The first five of `regions` on `err` as " OFFSET+LENGTH...", each followed
+// by what `describe` adds, and " ..." when there are more.
+template <class Region, class Describe>
+void SayFirstFive(std::ostream& err, const std::vector<Region>& regions, Describe describe) {
+  std::size_t shown = 0;
+  for (const Region& r : regions) {
+    if (shown++ == 5) {
+      err << " ...";
+      break;
+    }
+    err << (shown > 1 ? "," : "") << " " << r.offset_bytes << "+" << r.length_bytes;
+    describe(r);
+  }
+}
+
+}  // namespace
+
 int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
                   std::ostream& err) {
   const std::string& device = run.device.path;
   if (!result.unreadable.empty()) {
     err << "zcav: " << device << ": " << result.unreadable.size() << " unreadable region"
         << (result.unreadable.size() == 1 ? "" : "s") << ", " << FormatBytes(result.UnreadableBytes()) << ":";
-    std::size_t shown = 0;
-    for (const UnreadableRange& r : result.unreadable) {
-      if (shown++ == 5) {
-        err << " ...";
-        break;
-      }
-      err << (shown > 1 ? "," : "") << " " << r.offset_bytes << "+" << r.length_bytes << " ("
-          << std::strerror(r.errno_value) << (r.bounded_by_budget ? ", bounded" : "") << ")";
-    }
+    SayFirstFive(err, result.unreadable, [&](const UnreadableRange& r) {
+      err << " (" << std::strerror(r.errno_value) << (r.bounded_by_budget ? ", bounded" : "")
+          << ")";
+    });
     err << "; read around them, their blocks are left out of the zone statistics\n";
   }
   if (!result.slow_regions.empty()) {
     err << "zcav: " << device << ": " << result.slow_regions.size() << " slow region"
         << (result.slow_regions.size() == 1 ? "" : "s") << " (far slower than the chunks before):";
-    std::size_t shown = 0;
-    for (const SlowRegion& r : result.slow_regions) {
-      if (shown++ == 5) {
-        err << " ...";
-        break;
-      }
-      err << (shown > 1 ? "," : "") << " " << r.offset_bytes << "+" << r.length_bytes << " in "
-          << Num(r.ms, 0) << " ms (expected " << Num(r.expected_ms, 1) << " ms)";
-    }
+    SayFirstFive(err, result.slow_regions, [&](const SlowRegion& r) {
+      err << " in " << Num(r.ms, 0) << " ms (expected " << Num(r.expected_ms, 1) << " ms)";
+    });
     err << "\n";
   }
   switch (result.status) {

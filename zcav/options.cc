@@ -5,9 +5,16 @@
 
 #include "zcav/analysis/transport.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 namespace zcav {
+
+po::options_description OptionsWithHelp(const char* caption) {
+  po::options_description desc(caption);
+  desc.add_options()("help,h", "show this help");
+  return desc;
+}
 
 po::options_description ZoneFlagsDescription() {
   po::options_description zones("Zone detection");
@@ -29,17 +36,11 @@ po::options_description ZoneFlagsDescription() {
 void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out) {
   if (vm.count("sensitivity")) {
     const std::string text = vm["sensitivity"].as<std::string>();
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || !(v > 0) || v > 1e6) {
+    const std::optional<double> v = ParseDecimal(text);
+    if (!v || !(*v > 0) || *v > 1e6) {
       throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)", ErrorKind::kBadInput);
     }
-    out.zones.sensitivity = v;
+    out.zones.sensitivity = *v;
   }
   if (vm.count("min-zone")) {
     out.zones.min_zone_blocks = ParseCount(vm["min-zone"].as<std::string>(), "minimum zone length");

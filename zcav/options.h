@@ -33,6 +33,8 @@ struct ZoneFlags {
   Media media = Media::kNone;  // --media cd|dvd|bd: adds X-speed columns. Default: guessed
   std::string bus;             // --bus NAME (usb2, sata3, ...): the link; empty = from sysfs
 };
+// An options group titled `caption` that starts with -h/--help.
+po::options_description OptionsWithHelp(const char* caption = "Options");
 po::options_description ZoneFlagsDescription();
 // LoadPlotInput (plot.h) of each of `files` with its label (none past the
 // end of `labels`): every file read before anything is written. Throws Error

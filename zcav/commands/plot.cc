@@ -26,22 +26,23 @@ struct PlotOptions : ZoneFlags {
   bool quiet = false;  // -q: do not say which files were written. Default: false
 };
 
-constexpr const char* kPlotHelp =
-    "Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]\n\n"
-    "Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:\n"
-    "one FILE gives its falloff curve (MB/s against position, the min-max band across\n"
-    "passes, the detected zones labelled, outliers marked), several FILEs a comparison\n"
-    "with the position in % of each device. Beside the image zcav writes NAME.gp and\n"
-    "its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.\n"
-    "Without gnuplot, zcav writes the script and data and says how to render later.\n"
-    "Units: MB = 10^6 B, GB = 10^9 B.\n\n";
+constexpr const char* kPlotHelp = R"(Usage: zcav plot FILE... [-o OUT.png|OUT.svg] [options]
+
+Draws saved results (zcav raw, CSV or JSON; classic zcav logs) with gnuplot:
+one FILE gives its falloff curve (MB/s against position, the min-max band across
+passes, the detected zones labelled, outliers marked), several FILEs a comparison
+with the position in % of each device. Beside the image zcav writes NAME.gp and
+its data; 'gnuplot NAME.gp' in that directory draws it again after you edit it.
+Without gnuplot, zcav writes the script and data and says how to render later.
+Units: MB = 10^6 B, GB = 10^9 B.
+
+)";
 
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
   PlotOptions out;
-  po::options_description desc("Options");
+  po::options_description desc = OptionsWithHelp();
   desc.add_options()
-      ("help,h", "show this help")
       ("output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
        "the image; the .gp script and data files go beside it, named after it (default: "
        "the first FILE's name with .png, or NAME-KIND.png for other kinds, beside it)")

@@ -31,8 +31,8 @@ struct BurstCommandOptions : ProbeFlags {
 };
 
 po::options_description ProbeFlagsDescription() {
-  po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")
+  po::options_description desc = OptionsWithHelp();
+  desc.add_options()
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write the result to FILE ('-' = stdout, the default)")
       ("format", po::value<std::string>()->value_name("FMT"), "text (default) or json")

@@ -79,28 +79,29 @@ struct ProfileCommandOptions : RunFlags, ZoneFlags {
 };
 using ProfileMode = ProfileCommandOptions::ProfileMode;
 
-constexpr const char* kProfileHelp =
-    "Usage: zcav profile [DEVICE] [-o DIR] [options]\n\n"
-    "The one command most people should run. Measures DEVICE (default: the simulated\n"
-    "disk sim:hdd) and writes everything into DIR: the burst rate, the average access\n"
-    "time, a sweep (quick when a full one would take over an hour: an estimate from\n"
-    "reading the first 256 MiB or 2 s says so; --full reads every block), its zones\n"
-    "and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all\n"
-    "of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic\n"
-    "raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access\n"
-    "times) with their .gp scripts and data, report.html, report.md (with report-1.png\n"
-    "beside it), summary.txt. Every file is written under a temporary name and renamed.\n"
-    "The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.\n"
-    "Exit codes: 0 done, 1 read error (what was measured is written, marked partial),\n"
-    "2 bad input (nothing written), 130 interrupted (written so far, marked partial).\n\n";
+constexpr const char* kProfileHelp = R"(Usage: zcav profile [DEVICE] [-o DIR] [options]
+
+The one command most people should run. Measures DEVICE (default: the simulated
+disk sim:hdd) and writes everything into DIR: the burst rate, the average access
+time, a sweep (quick when a full one would take over an hour: an estimate from
+reading the first 256 MiB or 2 s says so; --full reads every block), its zones
+and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all
+of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic
+raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access
+times) with their .gp scripts and data, report.html, report.md (with report-1.png
+beside it), summary.txt. Every file is written under a temporary name and renamed.
+The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.
+Exit codes: 0 done, 1 read error (what was measured is written, marked partial),
+2 bad input (nothing written), 130 interrupted (written so far, marked partial).
+
+)";
 
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
   ProfileCommandOptions out;
   out.command_line = inv.command_line;
-  po::options_description desc("Options");
+  po::options_description desc = OptionsWithHelp();
   desc.add_options()
-      ("help,h", "show this help")
       ("output,o", po::value<std::string>()->value_name("DIR"),
        "the directory for the results (created; an existing one is reused, its files "
        "replaced) (default: zcav-profile-NAME in the current directory)")

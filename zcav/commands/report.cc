@@ -22,23 +22,24 @@ struct ReportOptions : ZoneFlags {
   bool quiet = false;               // -q: no notes on stderr. Default: false
 };
 
-constexpr const char* kReportHelp =
-    "Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]\n\n"
-    "Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a\n"
-    "table with one row per FILE (device, interface, min/max/average MB/s, zones and\n"
-    "curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's\n"
-    "falloff curve and, for several FILEs, a comparison. Markdown puts the plots\n"
-    "beside the report as PNG files with their gnuplot scripts; HTML is one file with\n"
-    "the plots inline (no scripts, no network), readable on a phone and printable.\n"
-    "Without gnuplot the report is written without images, and zcav says so.\n"
-    "Units: MB = 10^6 B, GB = 10^9 B.\n\n";
+constexpr const char* kReportHelp = R"(Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]
+
+Writes a report of saved results (zcav raw, CSV or JSON; classic zcav logs): a
+table with one row per FILE (device, interface, min/max/average MB/s, zones and
+curve type, outer/inner ratio, and CPU % or X speed when known), then each FILE's
+falloff curve and, for several FILEs, a comparison. Markdown puts the plots
+beside the report as PNG files with their gnuplot scripts; HTML is one file with
+the plots inline (no scripts, no network), readable on a phone and printable.
+Without gnuplot the report is written without images, and zcav says so.
+Units: MB = 10^6 B, GB = 10^9 B.
+
+)";
 
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ReportOptions> ParseReport(const Invocation& inv) {
   ReportOptions out;
-  po::options_description desc("Options");
+  po::options_description desc = OptionsWithHelp();
   desc.add_options()
-      ("help,h", "show this help")
       ("output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
        "the report (required): .md = Markdown with the plots as PNG files beside it "
        "(REPORT-N.png and REPORT-N.gp), .html = one self-contained page with inline SVG")

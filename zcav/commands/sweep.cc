@@ -30,6 +30,7 @@
 #include "zcav/base/error.h"
 #include "zcav/measure/progress.h"
 #include "zcav/measure/sample_sink.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/io/data_reader.h"
 #include "zcav/io/plot.h"
@@ -44,9 +45,8 @@ namespace zcav {
 namespace {
 
 po::options_description SweepFlagsDescription() {
-  po::options_description modern("Sweep options");
+  po::options_description modern = OptionsWithHelp("Sweep options");
   modern.add_options()
-      ("help,h", "show this help")
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write results to FILE ('-' = stdout, the default); written as a temporary file "
        "renamed at the end")
@@ -122,20 +122,21 @@ po::options_description SweepFlagsDescription() {
 }
 
 // zcav sweep --help: the usage, the options, then what goes where.
-constexpr const char* kSweepHelpHead =
-    "Usage: zcav sweep DEVICE [options]\n"
-    "       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]\n\n";
-constexpr const char* kSweepHelpTail =
-    "\n"
-    "Results go to stdout (or -o FILE); progress, notes and errors to stderr.\n"
-    "Several devices are read at the same time, one thread each: DIR gets one result\n"
-    "per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),\n"
-    "aggregate.dat (each device's and the total MB/s over time) and aggregate.json;\n"
-    "classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.\n"
-    "Read errors are mapped (retry, bisection to the sector) and read around: every\n"
-    "readable block is measured; the ranges go into the output and the summary.\n"
-    "Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;\n"
-    "data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.\n";
+constexpr const char* kSweepHelpHead = R"(Usage: zcav sweep DEVICE [options]
+       zcav sweep DEVICE1 DEVICE2... -o DIR [--alone-and-together] [options]
+
+)";
+constexpr const char* kSweepHelpTail = R"(
+Results go to stdout (or -o FILE); progress, notes and errors to stderr.
+Several devices are read at the same time, one thread each: DIR gets one result
+per device (NAME.dat, .csv or .json; NAME.alone.* when read alone first),
+aggregate.dat (each device's and the total MB/s over time) and aggregate.json;
+classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.
+Read errors are mapped (retry, bisection to the sector) and read around: every
+readable block is measured; the ranges go into the output and the summary.
+Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;
+data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.
+)";
 
 // --write, --destroy-data, --create-size: the write test and its consent.
 void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
@@ -266,17 +267,11 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
   }
   if (vm.count("slow-factor")) {
     const std::string text = vm["slow-factor"].as<std::string>();
-    std::size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(v) || !(v == 0 || v > 1)) {
+    const std::optional<double> v = ParseDecimal(text);
+    if (!v || !(*v == 0 || *v > 1)) {
       throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off", ErrorKind::kBadInput);
     }
-    s.slow_factor = v;
+    s.slow_factor = *v;
   }
 }
 

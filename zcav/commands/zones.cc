@@ -25,19 +25,20 @@ struct ZonesOptions : ZoneFlags {
   std::string output = "-";        // -o FILE; "-" = stdout. Default: "-"
 };
 
-constexpr const char* kZonesHelp =
-    "Usage: zcav zones FILE... [options]\n\n"
-    "Finds the zones (throughput plateaus) in saved results and names the curve:\n"
-    "zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or\n"
-    "JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are\n"
-    "recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.\n\n";
+constexpr const char* kZonesHelp = R"(Usage: zcav zones FILE... [options]
+
+Finds the zones (throughput plateaus) in saved results and names the curve:
+zoned, flat, clipped, cav, pcav, zclv, clv or other. FILE is zcav raw, CSV or
+JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are
+recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.
+
+)";
 
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
   ZonesOptions out;
-  po::options_description desc("Options");
+  po::options_description desc = OptionsWithHelp();
   desc.add_options()
-      ("help,h", "show this help")
       ("format", po::value<std::string>()->value_name("FMT"), "text (default), csv or json")
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write the tables to FILE ('-' = stdout, the default)");

@@ -27,4 +27,16 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+std::optional<double> ParseDecimal(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 }  // namespace zcav

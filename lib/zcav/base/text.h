@@ -3,6 +3,7 @@
 // every output prints a number the same way.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,10 @@ std::string FormatFixed(double value, int decimals);
 // `s` without leading and trailing white space (space, \t, \n, \v, \f, \r).
 // The view points into `s`.
 std::string_view Trim(std::string_view s);
+
+// The number `text` spells as a whole (std::stod's syntax: leading white
+// space allowed, nothing after the number), if it is finite; nullopt for
+// anything else ("", "1x", "nan", "inf", "1e999").
+std::optional<double> ParseDecimal(const std::string& text);
 
 }  // namespace zcav

@@ -14,6 +14,7 @@
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 namespace zcav {
@@ -206,18 +207,12 @@ SimModel BaseModel(const std::string& model) {
 }
 
 double ParseNumber(const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || !std::isfinite(v) || v < 0) {
+  const std::optional<double> v = ParseDecimal(value);
+  if (!v || *v < 0) {
     throw Error("invalid sim: parameter " + key + "='" + value + "': not a non-negative number",
                 ErrorKind::kBadInput);
   }
-  return v;
+  return *v;
 }
 
 // A share given as a fraction ("0.3") or a percentage ("30%").
