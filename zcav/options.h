@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cli.h"
@@ -68,6 +69,37 @@ int ParseThenRun(const Invocation& inv, std::optional<Options> (*parse)(const In
                  int (*run)(const Options&, const Invocation&)) {
   const std::optional<Options> options = parse(inv);
   return options ? run(*options, inv) : 0;
+}
+
+// How a command reads its command line: its name (in messages), what its
+// positional arguments are called in the variables map, and its help around
+// the options.
+struct CommandSyntax {
+  const char* name;
+  const char* positional;
+  const char* help_head;
+  const char* help_tail = "";
+};
+
+// A command of the table built from parts: `describe` gives its options
+// (ZoneFlagsDescription added when Options has ZoneFlags), --help prints
+// them with the syntax's help, else `read` makes the Options of the parsed
+// flags (then ZoneFlags and RunFlags are filled in when Options has them)
+// and `run` runs with them. `read` throws Error(kBadInput).
+template <class Options>
+int ParseThenRun(const Invocation& inv, const CommandSyntax& syntax,
+                 po::options_description (*describe)(),
+                 Options (*read)(const po::variables_map&),
+                 int (*run)(const Options&, const Invocation&)) {
+  po::options_description desc = describe();
+  if constexpr (std::is_base_of_v<ZoneFlags, Options>) desc.add(ZoneFlagsDescription());
+  const std::optional<po::variables_map> vm =
+      ParseOrHelp(inv, desc, syntax.positional, syntax.name, syntax.help_head, syntax.help_tail);
+  if (!vm) return 0;
+  Options options = read(*vm);
+  if constexpr (std::is_base_of_v<ZoneFlags, Options>) ParseZoneFlags(*vm, options);
+  if constexpr (std::is_base_of_v<RunFlags, Options>) options.command_line = inv.command_line;
+  return run(options, inv);
 }
 
 // The positional arguments collected under `name` (none: empty).

@@ -37,10 +37,10 @@ Without gnuplot, zcav writes the script and data and says how to render later.
 Units: MB = 10^6 B, GB = 10^9 B.
 
 )";
+const CommandSyntax kSyntax{"plot", "file", kPlotHelp};
 
-// Reads the options; nullopt after printing the help on inv.out.
-std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
-  PlotOptions out;
+// --help's options (the zone flags are added by ParseThenRun).
+po::options_description DescribePlot() {
   po::options_description desc = OptionsWithHelp();
   desc.add_options()
       ("output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
@@ -52,11 +52,12 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
        "falloff (default for one FILE), comparison (default for several), access, "
        "histogram or concurrent")
       ("quiet,q", "do not say which files were written");
-  desc.add(ZoneFlagsDescription());
-  const std::optional<po::variables_map> parsed =
-      ParseOrHelp(inv, desc, "file", "plot", kPlotHelp);
-  if (!parsed) return std::nullopt;
-  const po::variables_map& vm = *parsed;
+  return desc;
+}
+
+// The options of a parsed command line. Throws Error(kBadInput).
+PlotOptions ReadPlot(const po::variables_map& vm) {
+  PlotOptions out;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])", ErrorKind::kBadInput);
   out.labels = LabelsFor(vm, out.files.size());
@@ -76,7 +77,6 @@ std::optional<PlotOptions> ParsePlot(const Invocation& inv) {
     }
   }
   out.quiet = vm.count("quiet") > 0;
-  ParseZoneFlags(vm, out);
   return out;
 }
 
@@ -101,6 +101,8 @@ int RunPlot(const PlotOptions& options, const Invocation& inv) {
 
 }  // namespace
 
-int PlotCommand(const Invocation& inv) { return ParseThenRun(inv, ParsePlot, RunPlot); }
+int PlotCommand(const Invocation& inv) {
+  return ParseThenRun(inv, kSyntax, DescribePlot, ReadPlot, RunPlot);
+}
 
 }  // namespace zcav

@@ -95,11 +95,10 @@ Exit codes: 0 done, 1 read error (what was measured is written, marked partial),
 2 bad input (nothing written), 130 interrupted (written so far, marked partial).
 
 )";
+const CommandSyntax kSyntax{"profile", "device", kProfileHelp};
 
-// Reads the options; nullopt after printing the help on inv.out.
-std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
-  ProfileCommandOptions out;
-  out.command_line = inv.command_line;
+// --help's options (the zone flags are added by ParseThenRun).
+po::options_description DescribeProfile() {
   po::options_description desc = OptionsWithHelp();
   desc.add_options()
       ("output,o", po::value<std::string>()->value_name("DIR"),
@@ -115,11 +114,12 @@ std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
       ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
        "the plot and report title (default: the device model, or the device name)")
       ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
-  desc.add(ZoneFlagsDescription());
-  const std::optional<po::variables_map> parsed =
-      ParseOrHelp(inv, desc, "device", "profile", kProfileHelp);
-  if (!parsed) return std::nullopt;
-  const po::variables_map& vm = *parsed;
+  return desc;
+}
+
+// The options of a parsed command line. Throws Error(kBadInput).
+ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
+  ProfileCommandOptions out;
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() > 1) {
     throw Error("one device at a time, got " + std::to_string(devices.size()) +
@@ -146,7 +146,6 @@ std::optional<ProfileCommandOptions> ParseProfile(const Invocation& inv) {
     if (out.labels.size() > 1) throw Error("zcav profile takes one --label", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
-  ParseZoneFlags(vm, out);
   return out;
 }
 
@@ -798,6 +797,8 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
 
 }  // namespace
 
-int ProfileCommand(const Invocation& inv) { return ParseThenRun(inv, ParseProfile, RunProfile); }
+int ProfileCommand(const Invocation& inv) {
+  return ParseThenRun(inv, kSyntax, DescribeProfile, ReadProfile, RunProfile);
+}
 
 }  // namespace zcav

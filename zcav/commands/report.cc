@@ -34,10 +34,10 @@ Without gnuplot the report is written without images, and zcav says so.
 Units: MB = 10^6 B, GB = 10^9 B.
 
 )";
+const CommandSyntax kSyntax{"report", "file", kReportHelp};
 
-// Reads the options; nullopt after printing the help on inv.out.
-std::optional<ReportOptions> ParseReport(const Invocation& inv) {
-  ReportOptions out;
+// --help's options (the zone flags are added by ParseThenRun).
+po::options_description DescribeReport() {
   po::options_description desc = OptionsWithHelp();
   desc.add_options()
       ("output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
@@ -47,11 +47,12 @@ std::optional<ReportOptions> ParseReport(const Invocation& inv) {
        "name of the next FILE in the table and plots, in order (default: device model, "
        "else file name)")
       ("quiet,q", "no notes on stderr");
-  desc.add(ZoneFlagsDescription());
-  const std::optional<po::variables_map> parsed =
-      ParseOrHelp(inv, desc, "file", "report", kReportHelp);
-  if (!parsed) return std::nullopt;
-  const po::variables_map& vm = *parsed;
+  return desc;
+}
+
+// The options of a parsed command line. Throws Error(kBadInput).
+ReportOptions ReadReport(const po::variables_map& vm) {
+  ReportOptions out;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) {
     throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)", ErrorKind::kBadInput);
@@ -63,7 +64,6 @@ std::optional<ReportOptions> ParseReport(const Invocation& inv) {
   }
   out.output = vm["output"].as<std::string>();
   out.quiet = vm.count("quiet") > 0;
-  ParseZoneFlags(vm, out);
   return out;
 }
 
@@ -83,6 +83,8 @@ int RunReport(const ReportOptions& options, const Invocation& inv) {
 
 }  // namespace
 
-int ReportCommand(const Invocation& inv) { return ParseThenRun(inv, ParseReport, RunReport); }
+int ReportCommand(const Invocation& inv) {
+  return ParseThenRun(inv, kSyntax, DescribeReport, ReadReport, RunReport);
+}
 
 }  // namespace zcav

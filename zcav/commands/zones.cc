@@ -33,20 +33,21 @@ JSON output, or a classic zcav log (bonnie++ 1.03, 1.9x, 2.00; '++++' rates are
 recomputed from the time column). Rates are MB/s (10^6 B/s), GB = 10^9 B.
 
 )";
+const CommandSyntax kSyntax{"zones", "file", kZonesHelp};
 
-// Reads the options; nullopt after printing the help on inv.out.
-std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
-  ZonesOptions out;
+// --help's options (the zone flags are added by ParseThenRun).
+po::options_description DescribeZones() {
   po::options_description desc = OptionsWithHelp();
   desc.add_options()
       ("format", po::value<std::string>()->value_name("FMT"), "text (default), csv or json")
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write the tables to FILE ('-' = stdout, the default)");
-  desc.add(ZoneFlagsDescription());
-  const std::optional<po::variables_map> parsed =
-      ParseOrHelp(inv, desc, "file", "zones", kZonesHelp);
-  if (!parsed) return std::nullopt;
-  const po::variables_map& vm = *parsed;
+  return desc;
+}
+
+// The options of a parsed command line. Throws Error(kBadInput).
+ZonesOptions ReadZones(const po::variables_map& vm) {
+  ZonesOptions out;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])", ErrorKind::kBadInput);
   if (vm.count("format")) {
@@ -56,7 +57,6 @@ std::optional<ZonesOptions> ParseZones(const Invocation& inv) {
     }
   }
   out.output = OutputOrStdout(vm);
-  ParseZoneFlags(vm, out);
   return out;
 }
 
@@ -121,6 +121,8 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
 
 }  // namespace
 
-int ZonesCommand(const Invocation& inv) { return ParseThenRun(inv, ParseZones, RunZones); }
+int ZonesCommand(const Invocation& inv) {
+  return ParseThenRun(inv, kSyntax, DescribeZones, ReadZones, RunZones);
+}
 
 }  // namespace zcav
