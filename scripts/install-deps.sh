@@ -2,7 +2,8 @@
 # Installs the Debian packages zcav needs to build and test, when missing.
 # Non-interactive; needs root (or sudo) only when something is missing.
 # clang, its sanitizer/libFuzzer runtimes (libclang-rt-dev) and llvm (for
-# llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON).
+# llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON);
+# clang-format checks the layout (scripts/check-format.sh).
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,7 @@ packages=(
   fuse3 libfuse3-dev
   util-linux python3
   clang libclang-rt-dev llvm
+  clang-format
 )
 missing=()
 for p in "${packages[@]}"; do
