@@ -1,0 +1,22 @@
+#include "zcav/measure/read_checks.h"
+
+#include "zcav/base/error.h"
+#include "zcav/base/units.h"
+
+namespace zcav {
+
+void RequireSomeBytes(std::uint64_t bytes, const std::string& what) {
+  if (bytes == 0) {
+    throw Error("invalid " + what + " 0: must be at least one sector", ErrorKind::kBadInput);
+  }
+}
+
+void RequireFitsDevice(std::uint64_t bytes, const DeviceInfo& info, const std::string& what) {
+  if (bytes > info.size_bytes) {
+    throw Error(what + " " + FormatBytes(bytes) + " is larger than " + info.path + " (" +
+                    FormatBytes(info.size_bytes) + ")",
+                ErrorKind::kBadInput);
+  }
+}
+
+}  // namespace zcav
