@@ -19,9 +19,10 @@ zcav::DeviceInfo SmallDevice() {
 }  // namespace
 
 TEST_CASE("RequireSomeBytes refuses a size of 0 naming the option", "[read_checks]") {
-  CHECK_NOTHROW(zcav::RequireSomeBytes(1, "chunk size"));
+  CHECK_NOTHROW(zcav::RequireSomeBytes({{1, "chunk size"}, {4096, "estimate size"}}));
+  CHECK_NOTHROW(zcav::RequireSomeBytes({}));
   try {
-    zcav::RequireSomeBytes(0, "chunk size");
+    zcav::RequireSomeBytes({{1, "region size"}, {0, "chunk size"}, {0, "estimate size"}});
     FAIL("no error");
   } catch (const zcav::Error& e) {
     CHECK(std::string(e.what()) == "invalid chunk size 0: must be at least one sector");

@@ -202,6 +202,17 @@ double ParseNumber(const std::string& key, const std::string& value) {
   return *v;
 }
 
+// A rate in MB/s: a number above 0. Throws Error(kBadInput) "invalid sim:
+// <what> must be above 0 MB/s" when it is 0 (and as ParseNumber does when it
+// is no non-negative number).
+double ParseRate(const std::string& key, const std::string& value, const std::string& what) {
+  const double mb_per_s = ParseNumber(key, value);
+  if (mb_per_s <= 0) {
+    throw Error("invalid sim: " + what + " must be above 0 MB/s", ErrorKind::kBadInput);
+  }
+  return mb_per_s;
+}
+
 // A share given as a fraction ("0.3") or a percentage ("30%").
 double ParseFraction(const std::string& key, const std::string& value) {
   const bool pct = !value.empty() && value.back() == '%';
@@ -319,10 +330,7 @@ class SimSpecParser {
       m_.bus_name = value;
       if (m_.bus_mb_per_s == 0) m_.bus_mb_per_s = kDefaultBusMbPerS;
     } else if (key == "busrate") {
-      m_.bus_mb_per_s = ParseNumber(key, value);
-      if (m_.bus_mb_per_s <= 0) {
-        throw Error("invalid sim: busrate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.bus_mb_per_s = ParseRate(key, value, "busrate");
     } else {
       return false;
     }
@@ -344,10 +352,7 @@ class SimSpecParser {
     } else if (key == "ceiling") {
       m_.ceiling_mb_per_s = ParseNumber(key, value);
     } else if (key == "interface") {
-      m_.interface_mb_per_s = ParseNumber(key, value);
-      if (m_.interface_mb_per_s <= 0) {
-        throw Error("invalid sim: interface rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.interface_mb_per_s = ParseRate(key, value, "interface rate");
     } else {
       return false;
     }
@@ -359,10 +364,7 @@ class SimSpecParser {
     if (key == "throttle_after") {
       m_.throttle_after_s = ParseNumber(key, value);
     } else if (key == "throttled") {
-      m_.throttled_mb_per_s = ParseNumber(key, value);
-      if (m_.throttled_mb_per_s <= 0) {
-        throw Error("invalid sim: throttled rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.throttled_mb_per_s = ParseRate(key, value, "throttled rate");
     } else if (key == "cool_after") {
       m_.cool_after_s = ParseNumber(key, value);
     } else {
@@ -379,10 +381,7 @@ class SimSpecParser {
         throw Error("invalid sim: cached share '" + value + "': above 100 %", ErrorKind::kBadInput);
       }
     } else if (key == "cached_rate") {
-      cached_mb_per_s_ = ParseNumber(key, value);
-      if (cached_mb_per_s_ <= 0) {
-        throw Error("invalid sim: cached_rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      cached_mb_per_s_ = ParseRate(key, value, "cached_rate");
     } else if (key == "dip_every") {
       m_.dip_every_s = ParseNumber(key, value);
     } else if (key == "dip_for") {

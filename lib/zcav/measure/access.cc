@@ -24,7 +24,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  RequireSomeBytes(options.read_bytes, "access read size");
+  RequireSomeBytes({{options.read_bytes, "access read size"}});
   const std::uint64_t length = RoundUp(options.read_bytes, sector);
   RequireFitsDevice(length, info, "access read size");
   AlignedBuffer buffer(length, DirectIoAlignment(sector));

@@ -12,8 +12,8 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
                          const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  RequireSomeBytes(options.region_bytes, "burst region size");
-  RequireSomeBytes(options.chunk_bytes, "burst chunk size");
+  RequireSomeBytes(
+      {{options.region_bytes, "burst region size"}, {options.chunk_bytes, "burst chunk size"}});
   if (options.repetitions == 0) {
     throw Error("invalid burst repetition count 0: must be at least 1", ErrorKind::kBadInput);
   }

@@ -99,14 +99,13 @@ void TimeQueued(Device& device, Clock& clock, const StartRateOptions& options,
 StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions& options,
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
-  const std::uint32_t sector = info.sector_bytes;
-  RequireSomeBytes(options.chunk_bytes, "chunk size");
-  RequireSomeBytes(options.max_bytes, "estimate size");
+  RequireSomeBytes({{options.chunk_bytes, "chunk size"}, {options.max_bytes, "estimate size"}});
   if (options.start_bytes >= info.size_bytes) {
     throw Error("estimate start " + FormatBytes(options.start_bytes) +
                     " is at or beyond the end of " + info.path,
                 ErrorKind::kBadInput);
   }
+  const std::uint32_t sector = info.sector_bytes;
   const std::uint64_t chunk = RoundUp(options.chunk_bytes, sector);
   const std::uint64_t start = RoundDown(options.start_bytes, sector);
   AlignedBuffer buffer(chunk, DirectIoAlignment(sector));

@@ -5,9 +5,12 @@
 
 namespace zcav {
 
-void RequireSomeBytes(std::uint64_t bytes, const std::string& what) {
-  if (bytes == 0) {
-    throw Error("invalid " + what + " 0: must be at least one sector", ErrorKind::kBadInput);
+void RequireSomeBytes(std::initializer_list<NamedSize> sizes) {
+  for (const NamedSize& size : sizes) {
+    if (size.bytes == 0) {
+      throw Error("invalid " + std::string(size.what) + " 0: must be at least one sector",
+                  ErrorKind::kBadInput);
+    }
   }
 }
 

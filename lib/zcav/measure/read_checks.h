@@ -6,16 +6,22 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "zcav/device/device_info.h"
 
 namespace zcav {
 
+// A size option: its value and its name in a message, e.g. "chunk size".
+struct NamedSize {
+  std::uint64_t bytes;
+  const char* what;
+};
+
 // Throws Error(kBadInput) "invalid <what> 0: must be at least one sector"
-// when `bytes` is 0; returns otherwise. `what` names the option, e.g.
-// "access read size".
-void RequireSomeBytes(std::uint64_t bytes, const std::string& what);
+// for the first of `sizes` whose bytes are 0; returns when none is.
+void RequireSomeBytes(std::initializer_list<NamedSize> sizes);
 
 // Throws Error(kBadInput) "<what> <bytes> is larger than <path> (<size>)"
 // (sizes as FormatBytes writes them) when `bytes` exceeds the device's
