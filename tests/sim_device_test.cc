@@ -410,3 +410,38 @@ TEST_CASE("Every refusal of a sim: device is bad input", "[sim_device]") {
   CHECK_THROWS_MATCHES(zcav::OpenDeviceForWrite("sim:hdd", zcav::kMiB, clock), zcav::Error,
                        bad_input);
 }
+
+TEST_CASE("A rate key of 0 says which rate must be above 0 MB/s", "[sim_device]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"sim:hdd?bus=sata&busrate=0", "invalid sim: busrate must be above 0 MB/s"},
+      {"sim:hdd?interface=0", "invalid sim: interface rate must be above 0 MB/s"},
+      {"sim:nvme-throttle?throttled=0", "invalid sim: throttled rate must be above 0 MB/s"},
+      {"sim:ssd-dips?cached_rate=0", "invalid sim: cached_rate must be above 0 MB/s"},
+  };
+  for (const auto& [spec, message] : cases) {
+    CAPTURE(spec);
+    try {
+      zcav::ParseSimSpec(spec);
+      FAIL("no error");
+    } catch (const zcav::Error& e) {
+      CHECK(std::string(e.what()) == message);
+      CHECK(e.kind() == zcav::ErrorKind::kBadInput);
+    }
+  }
+}
+
+TEST_CASE("The optical presets are 2048-byte-sector CAV discs", "[sim_device]") {
+  const zcav::SimModel cd = zcav::ParseSimSpec("sim:cd");
+  CHECK(cd.info.size_bytes == 360000ULL * 2048);
+  CHECK(cd.info.sector_bytes == 2048);
+  CHECK(cd.info.model == "simulated 40x CAV CD-ROM");
+  CHECK(cd.info.link.empty());
+  CHECK(cd.cav);
+  CHECK(cd.rpm == 8500);
+  const zcav::SimModel dvd = zcav::ParseSimSpec("sim:dvd");
+  CHECK(dvd.info.size_bytes == 2295104ULL * 2048);
+  CHECK(dvd.info.model == "simulated 16x CAV DVD-ROM");
+  CHECK(dvd.radius_inner_mm == 24);
+  CHECK(dvd.rpm == 9200);
+  CHECK(dvd.interface_mb_per_s == 33);
+}

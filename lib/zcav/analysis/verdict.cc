@@ -67,6 +67,7 @@
 
 #include "zcav/analysis/verdict.h"
 
+#include "zcav/base/enum_names.h"
 #include "zcav/base/text.h"
 
 #include <algorithm>
@@ -318,17 +319,13 @@ Verdict FlatVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level
 }  // namespace
 
 const char* VerdictKindName(VerdictKind kind) {
-  switch (kind) {
-    case VerdictKind::kBusLimited:
-      return "bus-limited";
-    case VerdictKind::kMediaLimited:
-      return "media-limited";
-    case VerdictKind::kBusCapped:
-      return "bus-capped";
-    case VerdictKind::kUndetermined:
-      return "undetermined";
-  }
-  return "undetermined";
+  static constexpr EnumName<VerdictKind> kNames[] = {
+      {VerdictKind::kBusLimited, "bus-limited"},
+      {VerdictKind::kMediaLimited, "media-limited"},
+      {VerdictKind::kBusCapped, "bus-capped"},
+      {VerdictKind::kUndetermined, "undetermined"},
+  };
+  return NameOf(kind, kNames, "undetermined");
 }
 
 Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {

@@ -193,6 +193,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/base/enum_names.h"
 #include "zcav/base/text.h"
 #include "zcav/base/stats.h"
 
@@ -1118,41 +1119,23 @@ double CeilingExcess(const std::vector<Zone>& zones, std::size_t n) {
 }  // namespace
 
 const char* CurveTypeName(CurveType type) {
-  switch (type) {
-    case CurveType::kZoned:
-      return "zoned";
-    case CurveType::kFlat:
-      return "flat";
-    case CurveType::kClipped:
-      return "clipped";
-    case CurveType::kCav:
-      return "cav";
-    case CurveType::kPcav:
-      return "pcav";
-    case CurveType::kZclv:
-      return "zclv";
-    case CurveType::kClv:
-      return "clv";
-    case CurveType::kOther:
-      return "other";
-    case CurveType::kTiered:
-      return "tiered";
-    case CurveType::kFlatDips:
-      return "flat-dips";
-  }
-  return "other";
+  static constexpr EnumName<CurveType> kNames[] = {
+      {CurveType::kZoned, "zoned"},   {CurveType::kFlat, "flat"},
+      {CurveType::kClipped, "clipped"}, {CurveType::kCav, "cav"},
+      {CurveType::kPcav, "pcav"},     {CurveType::kZclv, "zclv"},
+      {CurveType::kClv, "clv"},       {CurveType::kOther, "other"},
+      {CurveType::kTiered, "tiered"}, {CurveType::kFlatDips, "flat-dips"},
+  };
+  return NameOf(type, kNames, "other");
 }
 
 const char* StepOriginName(StepOrigin origin) {
-  switch (origin) {
-    case StepOrigin::kUnknown:
-      return "unknown";
-    case StepOrigin::kPosition:
-      return "position";
-    case StepOrigin::kTime:
-      return "time";
-  }
-  return "unknown";
+  static constexpr EnumName<StepOrigin> kNames[] = {
+      {StepOrigin::kUnknown, "unknown"},
+      {StepOrigin::kPosition, "position"},
+      {StepOrigin::kTime, "time"},
+  };
+  return NameOf(origin, kNames, "unknown");
 }
 
 namespace {

@@ -42,6 +42,27 @@ std::optional<double> SystemBusyPercent(const std::optional<Clock::SystemCpu>& b
 // several threads ran. 0 when no wall time passed.
 double CpuPercent(std::chrono::nanoseconds cpu, std::chrono::nanoseconds wall);
 
+// This process's CPU use from construction on: reads `clock` (not owned; must
+// outlive it) Now() then ProcessCpuTime() when constructed, and again when
+// asked for Percent().
+class CpuMeter {
+ public:
+  explicit CpuMeter(Clock& clock)
+      : clock_(clock), wall_start_(clock.Now()), cpu_start_(clock.ProcessCpuTime()) {}
+  // The Now() reading at construction.
+  std::chrono::nanoseconds wall_start() const { return wall_start_; }
+  // CpuPercent over the time since construction.
+  double Percent() const {
+    const std::chrono::nanoseconds wall = clock_.Now() - wall_start_;
+    return CpuPercent(clock_.ProcessCpuTime() - cpu_start_, wall);
+  }
+
+ private:
+  Clock& clock_;
+  std::chrono::nanoseconds wall_start_;  // before cpu_start_: read first
+  std::chrono::nanoseconds cpu_start_;
+};
+
 class SteadyClock final : public Clock {
  public:
   std::chrono::nanoseconds Now() override;

@@ -51,17 +51,31 @@ std::vector<SimZone> LinearZones(int zones, double outer, double inner) {
   return out;
 }
 
+// What every preset states first: its size, sector size, whether it
+// rotates, its model and its link ("" when it names none).
+void SetIdentity(SimModel& m, std::uint64_t size_bytes, std::uint32_t sector_bytes,
+                 bool rotational, std::string model, std::string link) {
+  m.info.size_bytes = size_bytes;
+  m.info.sector_bytes = sector_bytes;
+  m.info.rotational = rotational;
+  m.info.model = std::move(model);
+  m.info.link = std::move(link);
+}
+
+// Positioning time: a seek over a distance near 0 and over the whole device,
+// and the spindle speed (0: no rotational latency).
+void SetSeek(SimModel& m, double track_to_track_ms, double full_stroke_ms, double rpm) {
+  m.track_to_track_ms = track_to_track_ms;
+  m.full_stroke_ms = full_stroke_ms;
+  m.rpm = rpm;
+}
+
 // A 250 GB 7200 rpm disk of the USB2 era: 60 MB/s outer, 30 MB/s inner;
 // `usb2` puts it behind a USB2 bridge.
 void SetHdd(SimModel& m, bool usb2) {
-  m.info.size_bytes = 250059350016ULL;
-  m.info.sector_bytes = 512;
-  m.info.rotational = true;
-  m.info.model = "simulated 250 GB 7200 rpm 16-zone disk";
+  SetIdentity(m, 250059350016ULL, 512, true, "simulated 250 GB 7200 rpm 16-zone disk", "");
   m.zones = LinearZones(16, 60, 30);
-  m.track_to_track_ms = 1;
-  m.full_stroke_ms = 18;
-  m.rpm = 7200;
+  SetSeek(m, 1, 18, 7200);
   // An 8 MiB buffer on a SATA 1.5 Gb/s link (150 MB/s after 8b/10b).
   m.cache_bytes = 8 * kMiB;
   m.interface_mb_per_s = 150;
@@ -74,84 +88,62 @@ void SetHdd(SimModel& m, bool usb2) {
   }
 }
 
-void SetCd(SimModel& m) {
-  // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
-  m.info.size_bytes = 360000ULL * 2048;
-  m.info.sector_bytes = 2048;
-  m.info.rotational = true;
-  m.info.model = "simulated 40x CAV CD-ROM";
+// A CAV optical disc of `sectors` sectors of 2048 B whose data lies from
+// `inner_mm` to `outer_mm`, read at `outer_mb_per_s` at the outer edge while
+// spinning at `rpm`, behind a 2 MiB buffer on an ATAPI UDMA-2 link (33 MB/s).
+void SetOpticalCav(SimModel& m, std::uint64_t sectors, std::string model, double inner_mm,
+                   double outer_mm, double outer_mb_per_s, double rpm) {
+  SetIdentity(m, sectors * 2048, 2048, true, std::move(model), "");
   m.cav = true;
-  m.radius_inner_mm = 25;
-  m.radius_outer_mm = 58;
-  m.outer_mb_per_s = 40 * kCdSpeed1x / kMB;
+  m.radius_inner_mm = inner_mm;
+  m.radius_outer_mm = outer_mm;
+  m.outer_mb_per_s = outer_mb_per_s;
   m.noise = 0.01;
-  // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
-  m.track_to_track_ms = 20;
-  m.full_stroke_ms = 150;
-  m.rpm = 8500;
-  m.cache_bytes = 2 * kMiB;
-  m.interface_mb_per_s = 33;  // ATAPI UDMA-2
-}
-
-void SetDvd(SimModel& m) {
-  // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
-  m.info.size_bytes = 2295104ULL * 2048;
-  m.info.sector_bytes = 2048;
-  m.info.rotational = true;
-  m.info.model = "simulated 16x CAV DVD-ROM";
-  m.cav = true;
-  m.radius_inner_mm = 24;
-  m.radius_outer_mm = 58;
-  m.outer_mb_per_s = 16 * kDvdSpeed1x / kMB;
-  m.noise = 0.01;
-  // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
-  m.track_to_track_ms = 20;
-  m.full_stroke_ms = 150;
-  m.rpm = 9200;
+  SetSeek(m, 20, 150, rpm);
   m.cache_bytes = 2 * kMiB;
   m.interface_mb_per_s = 33;
 }
 
+void SetCd(SimModel& m) {
+  // 80-minute CD: 360000 sectors of 2048 B; program area from 25 to 58 mm.
+  // 1x is about 214 rpm at the outer edge (1.3 m/s at 58 mm): 40x ~ 8500.
+  SetOpticalCav(m, 360000, "simulated 40x CAV CD-ROM", 25, 58, 40 * kCdSpeed1x / kMB, 8500);
+}
+
+void SetDvd(SimModel& m) {
+  // Single-layer DVD: 2295104 sectors of 2048 B; data from 24 to 58 mm.
+  // 1x is about 575 rpm at the outer edge (3.49 m/s at 58 mm): 16x ~ 9200.
+  SetOpticalCav(m, 2295104, "simulated 16x CAV DVD-ROM", 24, 58, 16 * kDvdSpeed1x / kMB, 9200);
+}
+
 void SetSsd(SimModel& m) {
-  m.info.size_bytes = 512110190592ULL;
-  m.info.sector_bytes = 512;
-  m.info.rotational = false;
-  m.info.model = "simulated 512 GB SATA SSD";
-  m.info.link = "SATA 6.0 Gbps";
+  SetIdentity(m, 512110190592ULL, 512, false, "simulated 512 GB SATA SSD", "SATA 6.0 Gbps");
   m.zones = {{0, 1, 530}};
   // No seek curve: a fixed 50 us to reach any page; the SATA link is
   // 550 MB/s but there is no cache to read faster than the flash.
-  m.track_to_track_ms = 0.05;
-  m.full_stroke_ms = 0.05;
+  SetSeek(m, 0.05, 0.05, 0);
   m.interface_mb_per_s = 550;
 }
 
 void SetNvmeThrottle(SimModel& m) {
   // 256 GB keeps a default sweep quick (64 Ki reads of 4 MiB) and long
   // enough (85 s cool) for the default 30 s throttle to strike mid-pass.
-  m.info.size_bytes = 256'000'000'000ULL;
-  m.info.sector_bytes = 512;
-  m.info.rotational = false;
-  m.info.model = "simulated 256 GB NVMe SSD that throttles when hot";
-  m.info.link = "PCIe 3.0 x4";
+  SetIdentity(m, 256'000'000'000ULL, 512, false,
+              "simulated 256 GB NVMe SSD that throttles when hot", "PCIe 3.0 x4");
   m.info.default_chunk_bytes = 4 * kMiB;
   m.zones = {{0, 1, 3000}};
-  m.track_to_track_ms = 0.02;
-  m.full_stroke_ms = 0.02;
+  SetSeek(m, 0.02, 0.02, 0);
   m.throttle_after_s = 30;
   m.throttled_mb_per_s = 1200;
   m.cool_after_s = 60;
 }
 
 void SetSsdDips(SimModel& m) {
-  m.info.size_bytes = 256'000'000'000ULL;
-  m.info.sector_bytes = 512;
-  m.info.rotational = false;
-  m.info.model = "simulated 256 GB SATA SSD with an SLC cache and garbage collection";
-  m.info.link = "SATA 6.0 Gbps";
+  SetIdentity(m, 256'000'000'000ULL, 512, false,
+              "simulated 256 GB SATA SSD with an SLC cache and garbage collection",
+              "SATA 6.0 Gbps");
   m.zones = {{0, 0.1, 1060}, {0.1, 1, 530}};
-  m.track_to_track_ms = 0.05;
-  m.full_stroke_ms = 0.05;
+  SetSeek(m, 0.05, 0.05, 0);
   m.dip_every_s = 20;
   m.dip_for_s = 2;
   m.dip_share = 0.3;
@@ -161,15 +153,10 @@ void SetBandedHdd(SimModel& m) {
   // A modern drive: 250 MB/s outer, 125 inner, serpentine bands of 4 GB
   // alternating +-4 % (a few GB per band is what such drives show; 4 GB
   // keeps several blocks of a default sweep in each band).
-  m.info.size_bytes = 500'000'000'000ULL;
-  m.info.sector_bytes = 4096;
-  m.info.rotational = true;
-  m.info.model = "simulated 500 GB 7200 rpm banded disk";
-  m.info.link = "SATA 6.0 Gbps";
+  SetIdentity(m, 500'000'000'000ULL, 4096, true, "simulated 500 GB 7200 rpm banded disk",
+              "SATA 6.0 Gbps");
   m.zones = LinearZones(16, 250, 125);
-  m.track_to_track_ms = 1;
-  m.full_stroke_ms = 18;
-  m.rpm = 7200;
+  SetSeek(m, 1, 18, 7200);
   m.cache_bytes = 8 * kMiB;
   m.interface_mb_per_s = 600;
   m.band_bytes = 4'000'000'000ULL;
@@ -213,6 +200,17 @@ double ParseNumber(const std::string& key, const std::string& value) {
                 ErrorKind::kBadInput);
   }
   return *v;
+}
+
+// A rate in MB/s: a number above 0. Throws Error(kBadInput) "invalid sim:
+// <what> must be above 0 MB/s" when it is 0 (and as ParseNumber does when it
+// is no non-negative number).
+double ParseRate(const std::string& key, const std::string& value, const std::string& what) {
+  const double mb_per_s = ParseNumber(key, value);
+  if (mb_per_s <= 0) {
+    throw Error("invalid sim: " + what + " must be above 0 MB/s", ErrorKind::kBadInput);
+  }
+  return mb_per_s;
 }
 
 // A share given as a fraction ("0.3") or a percentage ("30%").
@@ -332,10 +330,7 @@ class SimSpecParser {
       m_.bus_name = value;
       if (m_.bus_mb_per_s == 0) m_.bus_mb_per_s = kDefaultBusMbPerS;
     } else if (key == "busrate") {
-      m_.bus_mb_per_s = ParseNumber(key, value);
-      if (m_.bus_mb_per_s <= 0) {
-        throw Error("invalid sim: busrate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.bus_mb_per_s = ParseRate(key, value, "busrate");
     } else {
       return false;
     }
@@ -357,10 +352,7 @@ class SimSpecParser {
     } else if (key == "ceiling") {
       m_.ceiling_mb_per_s = ParseNumber(key, value);
     } else if (key == "interface") {
-      m_.interface_mb_per_s = ParseNumber(key, value);
-      if (m_.interface_mb_per_s <= 0) {
-        throw Error("invalid sim: interface rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.interface_mb_per_s = ParseRate(key, value, "interface rate");
     } else {
       return false;
     }
@@ -372,10 +364,7 @@ class SimSpecParser {
     if (key == "throttle_after") {
       m_.throttle_after_s = ParseNumber(key, value);
     } else if (key == "throttled") {
-      m_.throttled_mb_per_s = ParseNumber(key, value);
-      if (m_.throttled_mb_per_s <= 0) {
-        throw Error("invalid sim: throttled rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      m_.throttled_mb_per_s = ParseRate(key, value, "throttled rate");
     } else if (key == "cool_after") {
       m_.cool_after_s = ParseNumber(key, value);
     } else {
@@ -392,10 +381,7 @@ class SimSpecParser {
         throw Error("invalid sim: cached share '" + value + "': above 100 %", ErrorKind::kBadInput);
       }
     } else if (key == "cached_rate") {
-      cached_mb_per_s_ = ParseNumber(key, value);
-      if (cached_mb_per_s_ <= 0) {
-        throw Error("invalid sim: cached_rate must be above 0 MB/s", ErrorKind::kBadInput);
-      }
+      cached_mb_per_s_ = ParseRate(key, value, "cached_rate");
     } else if (key == "dip_every") {
       m_.dip_every_s = ParseNumber(key, value);
     } else if (key == "dip_for") {

@@ -1656,33 +1656,40 @@ void ParseZcavJson(Input& in, Profile& profile) {
   }
 }
 
+void ParseBonnie103(Input& in, Profile& profile) {
+  FinishClassic103(in, ReadClassicRows(in, Format::kBonnie103), profile);
+}
+
+void ParseBonnie19x(Input& in, Profile& profile) {
+  FinishClassic19x(in, ReadClassicRows(in, Format::kBonnie19x), profile);
+}
+
+// Each format: its name (Profile::format) and its parser.
+struct FormatParser {
+  Format format;
+  const char* name;
+  void (*parse)(Input& in, Profile& profile);
+};
+
+constexpr FormatParser kFormatParsers[] = {
+    {Format::kZcavRaw, "zcav-raw", ParseZcavRaw},
+    {Format::kZcavCsv, "zcav-csv", ParseZcavCsv},
+    {Format::kZcavJson, "zcav-json", ParseZcavJson},
+    {Format::kBonnie103, "bonnie-1.03", ParseBonnie103},
+    {Format::kBonnie19x, "bonnie-1.9x", ParseBonnie19x},
+};
+
 }  // namespace
 
 Profile ParseProfile(std::istream& in, const std::string& source) {
   Input input(source, in);
   Profile profile;
   profile.source = source;
-  switch (Detect(input)) {
-    case Format::kZcavRaw:
-      profile.format = "zcav-raw";
-      ParseZcavRaw(input, profile);
-      break;
-    case Format::kZcavCsv:
-      profile.format = "zcav-csv";
-      ParseZcavCsv(input, profile);
-      break;
-    case Format::kZcavJson:
-      profile.format = "zcav-json";
-      ParseZcavJson(input, profile);
-      break;
-    case Format::kBonnie103:
-      profile.format = "bonnie-1.03";
-      FinishClassic103(input, ReadClassicRows(input, Format::kBonnie103), profile);
-      break;
-    case Format::kBonnie19x:
-      profile.format = "bonnie-1.9x";
-      FinishClassic19x(input, ReadClassicRows(input, Format::kBonnie19x), profile);
-      break;
+  const Format format = Detect(input);
+  for (const FormatParser& parser : kFormatParsers) {
+    if (parser.format != format) continue;
+    profile.format = parser.name;
+    parser.parse(input, profile);
   }
   return profile;
 }

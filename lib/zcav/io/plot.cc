@@ -30,11 +30,13 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
+#include "zcav/base/enum_names.h"
 #include "zcav/base/text.h"
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
@@ -1104,22 +1106,20 @@ class TempDir {
 
 }  // namespace
 
-const char* PlotKindName(PlotKind kind) {
-  switch (kind) {
-    case PlotKind::kFalloff: return "falloff";
-    case PlotKind::kComparison: return "comparison";
-    case PlotKind::kAccess: return "access";
-    case PlotKind::kHistogram: return "histogram";
-    case PlotKind::kConcurrent: return "concurrent";
-  }
-  return "falloff";
-}
+namespace {
+
+constexpr EnumName<PlotKind> kPlotKindNames[] = {
+    {PlotKind::kFalloff, "falloff"},     {PlotKind::kComparison, "comparison"},
+    {PlotKind::kAccess, "access"},       {PlotKind::kHistogram, "histogram"},
+    {PlotKind::kConcurrent, "concurrent"},
+};
+
+}  // namespace
+
+const char* PlotKindName(PlotKind kind) { return NameOf(kind, kPlotKindNames, "falloff"); }
 
 PlotKind ParsePlotKind(const std::string& text) {
-  for (PlotKind kind : {PlotKind::kFalloff, PlotKind::kComparison, PlotKind::kAccess,
-                        PlotKind::kHistogram, PlotKind::kConcurrent}) {
-    if (text == PlotKindName(kind)) return kind;
-  }
+  if (const std::optional<PlotKind> kind = ValueOf(text, kPlotKindNames)) return *kind;
   throw Error(
       "unknown plot kind '" + text + "' (use falloff, comparison, access, histogram or concurrent)",
       ErrorKind::kBadInput);

@@ -11,10 +11,12 @@
 #include <cmath>
 #include <ostream>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "zcav/base/enum_names.h"
 #include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/measure/sweep.h"
@@ -261,9 +263,9 @@ class RawWriter final : public ResultSink {
 }  // namespace
 
 OutputFormat ParseOutputFormat(const std::string& text) {
-  if (text == "raw") return OutputFormat::kRaw;
-  if (text == "csv") return OutputFormat::kCsv;
-  if (text == "json") return OutputFormat::kJson;
+  static constexpr EnumName<OutputFormat> kNames[] = {
+      {OutputFormat::kRaw, "raw"}, {OutputFormat::kCsv, "csv"}, {OutputFormat::kJson, "json"}};
+  if (const std::optional<OutputFormat> format = ValueOf(text, kNames)) return *format;
   throw Error("unknown output format '" + text + "' (use raw, csv or json)", ErrorKind::kBadInput);
 }
 

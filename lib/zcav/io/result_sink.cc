@@ -4,7 +4,11 @@
 
 namespace zcav {
 
-ResultTee::ResultTee(std::vector<SampleSink*> sinks) : tee_(sinks) {
+ResultTee::ResultTee(std::vector<SampleSink*> sinks)
+    : ResultTee(std::make_unique<TeeSink>(sinks), sinks) {}
+
+ResultTee::ResultTee(std::unique_ptr<TeeSink> tee, const std::vector<SampleSink*>& sinks)
+    : SampleForwardingSink(*tee), tee_(std::move(tee)) {
   for (auto* s : sinks) {
     if (auto* r = dynamic_cast<ResultSink*>(s)) results_.push_back(r);
   }

@@ -5,6 +5,7 @@
 // them to the result sinks behind it: the writers, the profile's sinks.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "zcav/analysis/zone_detector.h"
@@ -24,20 +25,31 @@ class ResultSink : public SampleSink {
   }
 };
 
+// Forwards every SampleSink event to `samples` (not owned; must outlive it)
+// and leaves OnZones to the subclass: the one list of forwarded events, for
+// ForwardingSink and ResultTee.
+class SampleForwardingSink : public ResultSink {
+ public:
+  explicit SampleForwardingSink(SampleSink& samples) : samples_(samples) {}
+  void OnStart(const RunInfo& run) override { samples_.OnStart(run); }
+  void OnSample(const Sample& x) override { samples_.OnSample(x); }
+  void OnBlock(const BlockResult& x) override { samples_.OnBlock(x); }
+  void OnPassDone(const PassSummary& x) override { samples_.OnPassDone(x); }
+  void OnUnreadable(const UnreadableRange& x) override { samples_.OnUnreadable(x); }
+  void OnSlowRegion(const SlowRegion& x) override { samples_.OnSlowRegion(x); }
+  void OnFinish(const SweepResult& x) override { samples_.OnFinish(x); }
+
+ private:
+  SampleSink& samples_;
+};
+
 // Forwards every event to `inner` (not owned; must outlive it): the base of
 // the sinks that sit in front of others and change or note a few events
 // (they override those and call the base, or `inner()`, to pass them on).
-class ForwardingSink : public ResultSink {
+class ForwardingSink : public SampleForwardingSink {
  public:
-  explicit ForwardingSink(ResultSink& inner) : inner_(inner) {}
-  void OnStart(const RunInfo& run) override { inner_.OnStart(run); }
-  void OnSample(const Sample& x) override { inner_.OnSample(x); }
-  void OnBlock(const BlockResult& x) override { inner_.OnBlock(x); }
-  void OnPassDone(const PassSummary& x) override { inner_.OnPassDone(x); }
-  void OnUnreadable(const UnreadableRange& x) override { inner_.OnUnreadable(x); }
-  void OnSlowRegion(const SlowRegion& x) override { inner_.OnSlowRegion(x); }
+  explicit ForwardingSink(ResultSink& inner) : SampleForwardingSink(inner), inner_(inner) {}
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override { inner_.OnZones(a, c); }
-  void OnFinish(const SweepResult& x) override { inner_.OnFinish(x); }
 
  protected:
   ResultSink& inner() { return inner_; }
@@ -48,22 +60,17 @@ class ForwardingSink : public ResultSink {
 
 // Forwards every event to each of `sinks` in order (not owned), and the zones
 // to those of them that are ResultSinks.
-class ResultTee final : public ResultSink {
+class ResultTee final : public SampleForwardingSink {
  public:
   explicit ResultTee(std::vector<SampleSink*> sinks);
-  void OnStart(const RunInfo& run) override { tee_.OnStart(run); }
-  void OnSample(const Sample& x) override { tee_.OnSample(x); }
-  void OnBlock(const BlockResult& x) override { tee_.OnBlock(x); }
-  void OnPassDone(const PassSummary& x) override { tee_.OnPassDone(x); }
-  void OnUnreadable(const UnreadableRange& x) override { tee_.OnUnreadable(x); }
-  void OnSlowRegion(const SlowRegion& x) override { tee_.OnSlowRegion(x); }
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
     for (auto* s : results_) s->OnZones(a, c);
   }
-  void OnFinish(const SweepResult& x) override { tee_.OnFinish(x); }
 
  private:
-  TeeSink tee_;
+  // `tee` is on the heap so that the base can hold it before it is a member.
+  ResultTee(std::unique_ptr<TeeSink> tee, const std::vector<SampleSink*>& sinks);
+  std::unique_ptr<TeeSink> tee_;
   std::vector<ResultSink*> results_;
 };
 

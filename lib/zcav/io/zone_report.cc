@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "zcav/base/enum_names.h"
 #include "zcav/base/text.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
@@ -88,13 +89,9 @@ double OneXBytesPerS(Media media) {
 }
 
 const char* MediaName(Media media) {
-  switch (media) {
-    case Media::kCd: return "CD";
-    case Media::kDvd: return "DVD";
-    case Media::kBd: return "BD";
-    case Media::kNone: return "none";
-  }
-  return "none";
+  static constexpr EnumName<Media> kNames[] = {
+      {Media::kCd, "CD"}, {Media::kDvd, "DVD"}, {Media::kBd, "BD"}, {Media::kNone, "none"}};
+  return NameOf(media, kNames, "none");
 }
 
 namespace {

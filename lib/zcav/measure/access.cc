@@ -6,6 +6,7 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
+#include "zcav/measure/read_checks.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/units.h"
 
@@ -23,15 +24,9 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  if (options.read_bytes == 0) {
-    throw Error("invalid access read size 0: must be at least one sector", ErrorKind::kBadInput);
-  }
+  RequireSomeBytes({{options.read_bytes, "access read size"}});
   const std::uint64_t length = RoundUp(options.read_bytes, sector);
-  if (length > info.size_bytes) {
-    throw Error("access read size " + FormatBytes(length) + " is larger than " + info.path + " (" +
-                    FormatBytes(info.size_bytes) + ")",
-                ErrorKind::kBadInput);
-  }
+  RequireFitsDevice(length, info, "access read size");
   AlignedBuffer buffer(length, DirectIoAlignment(sector));
   // Positions are whole sectors in [0, last]: every read lies inside the device.
   const std::uint64_t last_sector = (info.size_bytes - length) / sector;
@@ -40,11 +35,11 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
 
   AccessResult result;
   result.samples.reserve(options.samples);
-  const auto wall_start = clock.Now();
-  const auto cpu_start = clock.ProcessCpuTime();
+  const CpuMeter cpu(clock);
+  const auto wall_start = cpu.wall_start();
   std::uint64_t previous = 0;
   for (std::uint32_t i = 0; i < options.samples; ++i) {
-    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+    if (StopRequested(stop)) {
       result.interrupted = true;
       break;
     }
@@ -77,8 +72,7 @@ AccessResult MeasureAccess(Device& device, Clock& clock, const AccessOptions& op
   result.median_ms = s.median;
   result.max_ms = s.max;
   result.p95_ms = NearestRankPercentile(std::move(ms), 95);
-  const auto wall = clock.Now() - wall_start;
-  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
+  result.cpu_percent = cpu.Percent();
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
+#include "zcav/measure/read_checks.h"
 
 namespace zcav {
 
@@ -11,12 +12,8 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
                          const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
   const std::uint32_t sector = info.sector_bytes;
-  if (options.region_bytes == 0) {
-    throw Error("invalid burst region size 0: must be at least one sector", ErrorKind::kBadInput);
-  }
-  if (options.chunk_bytes == 0) {
-    throw Error("invalid burst chunk size 0: must be at least one sector", ErrorKind::kBadInput);
-  }
+  RequireSomeBytes(
+      {{options.region_bytes, "burst region size"}, {options.chunk_bytes, "burst chunk size"}});
   if (options.repetitions == 0) {
     throw Error("invalid burst repetition count 0: must be at least 1", ErrorKind::kBadInput);
   }
@@ -27,15 +24,10 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
                 ErrorKind::kBadInput);
   }
   const std::uint64_t region = RoundUp(options.region_bytes, chunk);
-  if (region > info.size_bytes) {
-    throw Error("burst region " + FormatBytes(region) + " is larger than " + info.path + " (" +
-                    FormatBytes(info.size_bytes) + ")",
-                ErrorKind::kBadInput);
-  }
+  RequireFitsDevice(region, info, "burst region");
   AlignedBuffer buffer(chunk, DirectIoAlignment(sector));
 
   BurstResult result;
-  const auto stopping = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
   // Reads the region once; false on an error (recorded) or a stop request.
   const auto read_region = [&]() -> bool {
     for (std::uint64_t pos = 0; pos < region; pos += chunk) {
@@ -44,7 +36,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
         result.error_offset_bytes = pos;
         return false;
       }
-      if (stopping()) {
+      if (StopRequested(stop)) {
         result.interrupted = true;
         return false;
       }
@@ -52,8 +44,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
     return true;
   };
 
-  const auto wall_start = clock.Now();
-  const auto cpu_start = clock.ProcessCpuTime();
+  const CpuMeter cpu(clock);
   std::chrono::nanoseconds total{0};
   // Untimed, twice: fills the drive's cache (a drive may keep only data
   // asked for more than once; sim: models do).
@@ -70,8 +61,7 @@ BurstResult MeasureBurst(Device& device, Clock& clock, const BurstOptions& optio
     }
   }
   result.avg_mb_per_s = MbPerS(region * result.repetitions, total);
-  const auto wall = clock.Now() - wall_start;
-  result.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
+  result.cpu_percent = cpu.Percent();
   return result;
 }
 

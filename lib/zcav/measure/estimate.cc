@@ -7,6 +7,7 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
+#include "zcav/measure/read_checks.h"
 
 namespace zcav {
 
@@ -98,23 +99,18 @@ void TimeQueued(Device& device, Clock& clock, const StartRateOptions& options,
 StartRate MeasureStartRate(Device& device, Clock& clock, const StartRateOptions& options,
                            const std::atomic<bool>* stop) {
   const DeviceInfo& info = device.info();
-  const std::uint32_t sector = info.sector_bytes;
-  if (options.chunk_bytes == 0) {
-    throw Error("invalid chunk size 0: must be at least one sector", ErrorKind::kBadInput);
-  }
-  if (options.max_bytes == 0) {
-    throw Error("invalid estimate size 0: must be at least one sector", ErrorKind::kBadInput);
-  }
+  RequireSomeBytes({{options.chunk_bytes, "chunk size"}, {options.max_bytes, "estimate size"}});
   if (options.start_bytes >= info.size_bytes) {
     throw Error("estimate start " + FormatBytes(options.start_bytes) +
                     " is at or beyond the end of " + info.path,
                 ErrorKind::kBadInput);
   }
+  const std::uint32_t sector = info.sector_bytes;
   const std::uint64_t chunk = RoundUp(options.chunk_bytes, sector);
   const std::uint64_t start = RoundDown(options.start_bytes, sector);
   AlignedBuffer buffer(chunk, DirectIoAlignment(sector));
   StartRate result;
-  const auto stopping = [&] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  const auto stopping = [stop] { return StopRequested(stop); };
 
   // Untimed first chunk: the first seek and a spin-up are not the rate.
   std::uint64_t pos = start;
