@@ -1,14 +1,15 @@
-#include <catch2/catch.hpp>
+#include "zcav/measure/access.h"
+
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
 #include <string>
 
-#include "zcav/measure/access.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
-#include "zcav/device/sim_device.h"
 #include "zcav/base/units.h"
+#include "zcav/device/sim_device.h"
 
 namespace {
 
@@ -28,7 +29,8 @@ struct SimAccess {
   double MeanTransferMs(std::uint64_t length) const {
     double sum = 0;
     for (const auto& s : result.samples) {
-      sum += static_cast<double>(length) / (zcav::ExpectedMbPerS(model, s.offset_bytes, length) * 1e3);
+      sum +=
+          static_cast<double>(length) / (zcav::ExpectedMbPerS(model, s.offset_bytes, length) * 1e3);
     }
     return sum / static_cast<double>(result.samples.size());
   }
@@ -109,8 +111,9 @@ TEST_CASE("Access takes the asked number of aligned samples inside the device", 
   for (const auto& s : run.result.samples) {
     CHECK(s.offset_bytes % 2048 == 0);
     CHECK(s.offset_bytes + 4096 <= size);
-    CHECK(s.distance_bytes ==
-          (first ? 0 : (s.offset_bytes > previous ? s.offset_bytes - previous : previous - s.offset_bytes)));
+    CHECK(s.distance_bytes == (first ? 0
+                                     : (s.offset_bytes > previous ? s.offset_bytes - previous
+                                                                  : previous - s.offset_bytes)));
     CHECK(s.ms > 0);
     lowest = std::min(lowest, s.offset_bytes);
     highest = std::max(highest, s.offset_bytes);

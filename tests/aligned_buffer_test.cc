@@ -1,7 +1,6 @@
 #include "zcav/base/aligned_buffer.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +11,9 @@ namespace {
 
 using zcav::AlignedBuffer;
 
-std::uintptr_t Address(AlignedBuffer& b) { return reinterpret_cast<std::uintptr_t>(b.span(0).data()); }
+std::uintptr_t Address(AlignedBuffer& b) {
+  return reinterpret_cast<std::uintptr_t>(b.span(0).data());
+}
 
 // The VmFlags line of the /proc/self/smaps mapping that holds `address`.
 std::string VmFlagsAt(std::uintptr_t address) {
@@ -43,7 +44,8 @@ TEST_CASE("AlignedBuffer of 2 MiB or more: on 2 MiB boundaries, asked for huge p
   AlignedBuffer b(3 * AlignedBuffer::kHugePageBytes / 2 + 5, 4096);
   CHECK(b.size() == 3 * AlignedBuffer::kHugePageBytes / 2 + 4096);
   CHECK(Address(b) % AlignedBuffer::kHugePageBytes == 0);
-  for (std::size_t i = 0; i < b.size(); i += 4096) b.span(b.size())[i] = std::byte{1};  // all writable
+  for (std::size_t i = 0; i < b.size(); i += 4096)
+    b.span(b.size())[i] = std::byte{1};  // all writable
   if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
     // "hg": madvise(MADV_HUGEPAGE) took (whether huge pages come is the kernel's call).
     const std::string flags = VmFlagsAt(Address(b));

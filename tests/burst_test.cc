@@ -1,13 +1,14 @@
-#include <catch2/catch.hpp>
+#include "zcav/measure/burst.h"
+
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 
-#include "zcav/measure/burst.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
-#include "zcav/device/sim_device.h"
 #include "zcav/base/units.h"
+#include "zcav/device/sim_device.h"
 
 namespace {
 

@@ -1,17 +1,17 @@
-#include <catch2/catch.hpp>
+#include "zcav/measure/concurrent.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "testutil.h"
 #include "zcav/base/clock.h"
-#include "zcav/measure/concurrent.h"
 #include "zcav/base/error.h"
+#include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;

@@ -5,7 +5,6 @@
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[csv_writer]'
 // and review the diff before committing.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -55,12 +54,11 @@ TEST_CASE("CSV writer output matches the golden file", "[csv_writer]") {
   CHECK(test::MatchesGolden(out, "golden.csv"));
 }
 
-TEST_CASE("CSV has a header row and one row per block with exact integer offsets",
-          "[csv_writer]") {
+TEST_CASE("CSV has a header row and one row per block with exact integer offsets", "[csv_writer]") {
   WriterRun w = test::CompleteRun();
   // Byte offsets that %.6g would print as 2.19902e+13.
-  w.blocks.push_back(test::MakeBlock(4, 20 * kTiB + 4096, 20 * kTiB / 1000 + 512, 2, 99.5, 99.0,
-                                     100.0));
+  w.blocks.push_back(
+      test::MakeBlock(4, 20 * kTiB + 4096, 20 * kTiB / 1000 + 512, 2, 99.5, 99.0, 100.0));
   const std::vector<std::string> lines = Lines(WriteCsv(w));
   REQUIRE(lines.size() == w.blocks.size() + 1);
   CHECK(lines[0] == kHeader);

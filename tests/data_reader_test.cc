@@ -6,11 +6,11 @@
 // Regenerate the golden dumps after an intended change with
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[data_reader]'
 // and review the diff before committing.
-#include "zcav/base/text.h"
 #include "zcav/io/data_reader.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -21,13 +21,13 @@
 #include <vector>
 
 #include "testutil.h"
-#include "zcav/base/error.h"
-#include "zcav/base/units.h"
-#include "zcav/io/writers.h"
 #include "zcav/base/clock.h"
+#include "zcav/base/error.h"
+#include "zcav/base/text.h"
+#include "zcav/base/units.h"
 #include "zcav/device/device.h"
+#include "zcav/io/writers.h"
 #include "zcav/measure/sweep.h"
-#include <cerrno>
 
 namespace zcav {
 namespace {
@@ -296,12 +296,11 @@ TEST_CASE("Two zcav CSV files concatenated merge to one point per block, as clas
   const std::string header =
       "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
       "stddev_mb_per_s,passes,seconds,unreadable_bytes\n";
-  const Profile p = Parse(header + "0,1048576,50,50,50,50,0,1,0.02,0\n" +
-                              "1048576,1048576,40,40,40,40,0,1,0.026,0\n" +
-                              "2097152,1048576,30,30,30,30,0,1,0.035,0\n" + header +
-                              "0,1048576,60,60,60,60,0,1,0.017,0\n" +
-                              "1048576,1048576,44,44,44,44,0,1,0.024,0\n",
-                          "two.csv");
+  const Profile p = Parse(
+      header + "0,1048576,50,50,50,50,0,1,0.02,0\n" + "1048576,1048576,40,40,40,40,0,1,0.026,0\n" +
+          "2097152,1048576,30,30,30,30,0,1,0.035,0\n" + header +
+          "0,1048576,60,60,60,60,0,1,0.017,0\n" + "1048576,1048576,44,44,44,44,0,1,0.024,0\n",
+      "two.csv");
   REQUIRE(p.points.size() == 3);
   CHECK(p.points[0].mb_per_s == 55);  // the median of 50 and 60
   CHECK(p.points[0].min_mb_per_s == 50);
@@ -633,12 +632,13 @@ std::string JsonWith(const std::string& extra) {
 
 TEST_CASE("A zcav profile JSON gives the access time, the burst rate and the verdict",
           "[data_reader]") {
-  const Profile p = Parse(JsonWith(
-      "\"access\":{\"mean_ms\":14.25,\"median_ms\":14.0,\"samples\":["
-      "{\"offset_bytes\":512,\"ms\":12.5},{\"offset_bytes\":1024000,\"ms\":16.0}]},\n"
-      "\"burst\":{\"min_mb_per_s\":149.0,\"avg_mb_per_s\":150.0,\"max_mb_per_s\":151.0},\n"
-      "\"verdict\":{\"kind\":\"media-limited\",\"reason\":\"Falls from 60 to 30 MB/s.\"},\n"),
-                          "profile.json");
+  const Profile p = Parse(
+      JsonWith(
+          "\"access\":{\"mean_ms\":14.25,\"median_ms\":14.0,\"samples\":["
+          "{\"offset_bytes\":512,\"ms\":12.5},{\"offset_bytes\":1024000,\"ms\":16.0}]},\n"
+          "\"burst\":{\"min_mb_per_s\":149.0,\"avg_mb_per_s\":150.0,\"max_mb_per_s\":151.0},\n"
+          "\"verdict\":{\"kind\":\"media-limited\",\"reason\":\"Falls from 60 to 30 MB/s.\"},\n"),
+      "profile.json");
   REQUIRE(p.points.size() == 2);
   REQUIRE(p.access_mean_ms);
   CHECK(*p.access_mean_ms == 14.25);
@@ -661,7 +661,8 @@ TEST_CASE("A zcav JSON without profile members leaves those fields empty", "[dat
   CHECK(p.verdict.empty());
   CHECK(p.verdict_reason.empty());
   // A non-number is ignored like a missing one (as the summary's figures are).
-  const Profile q = Parse(JsonWith("\"burst\":{\"avg_mb_per_s\":\"fast\"},\"access\":{\"mean_ms\":-1},\n"));
+  const Profile q =
+      Parse(JsonWith("\"burst\":{\"avg_mb_per_s\":\"fast\"},\"access\":{\"mean_ms\":-1},\n"));
   CHECK_FALSE(q.burst_mb_per_s);
   CHECK_FALSE(q.access_mean_ms);
 }
@@ -748,8 +749,8 @@ TEST_CASE("A data file that fails to read is a runtime error; a malformed one is
 
 TEST_CASE("zcav's outputs of a sweep with errors read back without the unreadable blocks",
           "[data_reader]") {
-  for (const auto format : {zcav::OutputFormat::kRaw, zcav::OutputFormat::kCsv,
-                            zcav::OutputFormat::kJson}) {
+  for (const auto format :
+       {zcav::OutputFormat::kRaw, zcav::OutputFormat::kCsv, zcav::OutputFormat::kJson}) {
     zcav::VirtualClock clock;
     const auto device =
         zcav::OpenDevice("sim:hdd?size=64M&bad=21M+4k,40M+1M&slow=50M+1M&noise=0", clock);
@@ -788,9 +789,12 @@ TEST_CASE("A block with passes 0 must say it was unreadable", "[data_reader]") {
       "stddev_mb_per_s,passes,seconds,unreadable_bytes\n"
       "0,1048576,50,50,50,50,0,1,0.02,0\n"
       "1048576,1048576,0,0,0,0,0,0,0,0\n");
-  CHECK_THROWS_WITH(zcav::ParseProfile(csv, "x.csv"), Catch::Contains("x.csv:3: passes 0 without unreadable_bytes"));
-  std::stringstream json(R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1,"passes":0}]})");
+  CHECK_THROWS_WITH(zcav::ParseProfile(csv, "x.csv"),
+                    Catch::Contains("x.csv:3: passes 0 without unreadable_bytes"));
+  std::stringstream json(
+      R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1,"passes":0}]})");
   CHECK_THROWS_WITH(zcav::ParseProfile(json, "x.json"), Catch::Contains("passes is 0"));
-  std::stringstream bad_errors(R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1}],"errors":[{"offset_bytes":0}]})");
+  std::stringstream bad_errors(
+      R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1}],"errors":[{"offset_bytes":0}]})");
   CHECK_THROWS_WITH(zcav::ParseProfile(bad_errors, "y.json"), Catch::Contains("errors[0]"));
 }

@@ -1,13 +1,15 @@
-#include <catch2/catch.hpp>
-
 #include "zcav/base/enum_names.h"
+
+#include <catch2/catch.hpp>
 
 namespace {
 
 enum class Colour { kRed, kGreen, kBlue, kUnnamed };
 
-constexpr zcav::EnumName<Colour> kColourNames[] = {
-    {Colour::kRed, "red"}, {Colour::kGreen, "green"}, {Colour::kBlue, "blue"}, {Colour::kRed, "rot"}};
+constexpr zcav::EnumName<Colour> kColourNames[] = {{Colour::kRed, "red"},
+                                                   {Colour::kGreen, "green"},
+                                                   {Colour::kBlue, "blue"},
+                                                   {Colour::kRed, "rot"}};
 
 }  // namespace
 

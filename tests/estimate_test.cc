@@ -9,9 +9,9 @@
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

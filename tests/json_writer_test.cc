@@ -5,16 +5,14 @@
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[json_writer]'
 // and review the diff before committing.
 #include <catch2/catch.hpp>
-
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "testutil.h"
 #include "writer_fixture.h"
@@ -52,8 +50,8 @@ TEST_CASE("JSON output parses as one document with the required keys", "[json_wr
   const WriterRun w = test::CompleteRun();
   const json doc = ParseJson(WriteJson(w));
   REQUIRE(doc.is_object());
-  for (const char* key : {"format", "version", "command", "started", "device", "options",
-                          "blocks", "passes", "summary", "status", "partial"}) {
+  for (const char* key : {"format", "version", "command", "started", "device", "options", "blocks",
+                          "passes", "summary", "status", "partial"}) {
     INFO(key);
     CHECK(doc.contains(key));
   }
@@ -89,9 +87,9 @@ TEST_CASE("JSON output parses as one document with the required keys", "[json_wr
   REQUIRE(doc["blocks"].size() == w.blocks.size());
   for (std::size_t i = 0; i < w.blocks.size(); ++i) {
     const json& b = doc["blocks"][i];
-    for (const char* key : {"offset_bytes", "length_bytes", "mb_per_s", "mean_mb_per_s",
-                            "min_mb_per_s", "max_mb_per_s", "stddev_mb_per_s", "passes",
-                            "seconds"}) {
+    for (const char* key :
+         {"offset_bytes", "length_bytes", "mb_per_s", "mean_mb_per_s", "min_mb_per_s",
+          "max_mb_per_s", "stddev_mb_per_s", "passes", "seconds"}) {
       INFO(key);
       CHECK(b.contains(key));
     }
@@ -110,9 +108,8 @@ TEST_CASE("JSON output parses as one document with the required keys", "[json_wr
   CHECK(doc["passes"][1]["complete"] == true);
 
   const json& s = doc["summary"];
-  for (const char* key : {"min_mb_per_s", "max_mb_per_s", "avg_mb_per_s", "cpu_percent",
-                          "seconds", "wall_seconds", "bytes_read", "blocks",
-                          "storage_read_bytes"}) {
+  for (const char* key : {"min_mb_per_s", "max_mb_per_s", "avg_mb_per_s", "cpu_percent", "seconds",
+                          "wall_seconds", "bytes_read", "blocks", "storage_read_bytes"}) {
     INFO(key);
     CHECK(s.contains(key));
   }
@@ -135,8 +132,7 @@ TEST_CASE("JSON of an interrupted run says partial true", "[json_writer]") {
   CHECK(doc["blocks"][3]["passes"] == 1);
 }
 
-TEST_CASE("JSON of a read error has an error object with the offset and message",
-          "[json_writer]") {
+TEST_CASE("JSON of a read error has an error object with the offset and message", "[json_writer]") {
   const json doc = ParseJson(WriteJson(test::ReadErrorRun()));
   CHECK(doc["partial"] == true);
   const std::string message = std::error_code(EIO, std::system_category()).message();
@@ -178,8 +174,7 @@ TEST_CASE("JSON writes 0 instead of NaN or infinity", "[json_writer]") {
   CHECK(doc["summary"]["cpu_percent"] == 0.0);
 }
 
-TEST_CASE("JSON writes unknown device facts as null and survives invalid UTF-8",
-          "[json_writer]") {
+TEST_CASE("JSON writes unknown device facts as null and survives invalid UTF-8", "[json_writer]") {
   WriterRun w = test::CompleteRun();
   w.run.device.vendor.clear();
   w.run.device.link.clear();

@@ -18,8 +18,8 @@
 
 #include "testutil.h"
 #include "zcav/base/error.h"
-#include "zcav/base/units.h"
 #include "zcav/base/text.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {
@@ -66,8 +66,8 @@ PlotInput Cd() {
 PlotInput WithAccess(PlotInput in) {
   for (std::uint64_t i = 0; i < 200; ++i) {
     const std::uint64_t offset = (i * 7919 % 200) * (in.profile.device_bytes / 200);
-    const double ms = 2.0 + 6.0 * static_cast<double>(i * 31 % 100) / 100 +
-                      static_cast<double>(i % 9);
+    const double ms =
+        2.0 + 6.0 * static_cast<double>(i * 31 % 100) / 100 + static_cast<double>(i % 9);
     in.access.push_back({offset, ms});
   }
   return in;
@@ -91,8 +91,7 @@ PlotInput Failing() {
   std::vector<CurvePoint> points = in.profile.points.ToVector();
   points.erase(points.begin() + 14);
   in.profile.points = Curve(points);
-  in.profile.unreadable = {{5 * kGiB + 4096, 8192, 5, 0, false},
-                           {14 * kGiB, kGiB, 5, 0, true}};
+  in.profile.unreadable = {{5 * kGiB + 4096, 8192, 5, 0, false}, {14 * kGiB, kGiB, 5, 0, true}};
   in.profile.slow_regions = {{20 * kGiB, 1 << 20, 0, 400, 10},
                              {20 * kGiB, 1 << 20, 1, 420, 10},
                              {25 * kGiB, 2 << 20, 0, 900, 20}};
@@ -196,7 +195,8 @@ std::vector<Case> AllCases() {
       {PlotKind::kComparison, {Hdd("internal SATA"), Hdd("USB2 enclosure")}, "comparison"},
       {PlotKind::kAccess, {WithAccess(Hdd())}, "access"},
       {PlotKind::kHistogram, {WithAccess(Hdd())}, "histogram"},
-      {PlotKind::kConcurrent, {WithConcurrent(Hdd("sda")), WithConcurrent(Hdd("sdb"))},
+      {PlotKind::kConcurrent,
+       {WithConcurrent(Hdd("sda")), WithConcurrent(Hdd("sdb"))},
        "concurrent"},
   };
 }
@@ -281,8 +281,8 @@ TEST_CASE("Each plot kind writes the golden gnuplot script", "[plot]") {
   for (const Case& c : AllCases()) {
     CAPTURE(c.name);
     test::TempDir dir;
-    const PlotFiles files =
-        WritePlot(c.kind, c.inputs, dir.path().string(), c.name, {c.name + ".png", c.name + ".svg"});
+    const PlotFiles files = WritePlot(c.kind, c.inputs, dir.path().string(), c.name,
+                                      {c.name + ".png", c.name + ".svg"});
     CHECK(files.script_path == (dir.path() / (c.name + ".gp")).string());
     for (const std::string& data : files.data_paths) CHECK(fs::exists(data));
     const std::string script = test::ReadFile(files.script_path);
@@ -339,8 +339,7 @@ TEST_CASE("A comparison makes equal labels unique with the file names", "[plot]"
   PlotInput a = Hdd("same");
   PlotInput b = Hdd("same");
   b.profile.source = "other.dat";
-  const PlotFiles files =
-      WritePlot(PlotKind::kComparison, {a, b}, dir.path().string(), "cmp", {});
+  const PlotFiles files = WritePlot(PlotKind::kComparison, {a, b}, dir.path().string(), "cmp", {});
   const std::string script = test::ReadFile(files.script_path);
   CHECK(script.find("label[1] = 'same (hdd.dat)'") != std::string::npos);
   CHECK(script.find("label[2] = 'same (other.dat)'") != std::string::npos);
@@ -348,8 +347,8 @@ TEST_CASE("A comparison makes equal labels unique with the file names", "[plot]"
 
 TEST_CASE("A label with a quote stays one gnuplot string", "[plot]") {
   test::TempDir dir;
-  const PlotFiles files = WritePlot(PlotKind::kComparison, {Hdd("Bob's disk")},
-                                    dir.path().string(), "q", {});
+  const PlotFiles files =
+      WritePlot(PlotKind::kComparison, {Hdd("Bob's disk")}, dir.path().string(), "q", {});
   CHECK(test::ReadFile(files.script_path).find("'Bob''s disk'") != std::string::npos);
 }
 
@@ -370,8 +369,8 @@ TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with it
   for (const Case& c : AllCases()) {
     CAPTURE(c.name);
     test::TempDir dir;
-    const PlotFiles files =
-        WritePlot(c.kind, c.inputs, dir.path().string(), c.name, {c.name + ".png", c.name + ".svg"});
+    const PlotFiles files = WritePlot(c.kind, c.inputs, dir.path().string(), c.name,
+                                      {c.name + ".png", c.name + ".svg"});
     RenderPlot(files);
     const std::string png = test::ReadFile(files.image_paths[0]);
     REQUIRE(png.size() > 24);
@@ -432,8 +431,7 @@ TEST_CASE("The written script renders on its own with plain gnuplot", "[plot]") 
   test::TempDir dir;
   const PlotFiles files = WritePlot(PlotKind::kComparison, {Hdd("a"), Cd()}, dir.path().string(),
                                     "cmp", {"cmp.png", "cmp.svg"});
-  const std::string command =
-      "cd '" + dir.path().string() + "' && gnuplot cmp.gp >/dev/null 2>&1";
+  const std::string command = "cd '" + dir.path().string() + "' && gnuplot cmp.gp >/dev/null 2>&1";
   CHECK(std::system(command.c_str()) == 0);
   CHECK(fs::file_size(dir.path() / "cmp.png") > kNonBlankPngBytes);
   CHECK(XmlProblem(test::ReadFile(dir.path() / "cmp.svg")).empty());
@@ -591,8 +589,7 @@ TEST_CASE("Unreadable ranges and slow regions render with their legend", "[plot]
   CHECK(falloff.find("unreadable (2 regions)") != std::string::npos);
   CHECK(falloff.find("slow (2 regions)") != std::string::npos);
   CHECK(falloff.find("median of 3 passes") != std::string::npos);
-  const std::string comparison =
-      RenderSvg(PlotKind::kComparison, {Hdd("clean"), Failing()});
+  const std::string comparison = RenderSvg(PlotKind::kComparison, {Hdd("clean"), Failing()});
   CHECK(XmlProblem(comparison).empty());
   CHECK(comparison.find("unreadable (2 regions)") != std::string::npos);
 }
@@ -600,11 +597,12 @@ TEST_CASE("Unreadable ranges and slow regions render with their legend", "[plot]
 TEST_CASE("A saved sweep's read errors reach its plot", "[plot]") {
   test::TempDir dir;
   const fs::path file = dir.path() / "sweep.json";
-  test::WriteFile(file,
-                  "{\"device\":{\"path\":\"/dev/sdz\",\"size_bytes\":3000000},\"blocks\":[\n"
-                  "{\"offset_bytes\":0,\"length_bytes\":1000000,\"mb_per_s\":60.0},\n"
-                  "{\"offset_bytes\":2000000,\"length_bytes\":1000000,\"mb_per_s\":50.0}\n],\n"
-                  "\"errors\":[{\"offset_bytes\":1000000,\"length_bytes\":1000000,\"errno\":5}]}\n");
+  test::WriteFile(
+      file,
+      "{\"device\":{\"path\":\"/dev/sdz\",\"size_bytes\":3000000},\"blocks\":[\n"
+      "{\"offset_bytes\":0,\"length_bytes\":1000000,\"mb_per_s\":60.0},\n"
+      "{\"offset_bytes\":2000000,\"length_bytes\":1000000,\"mb_per_s\":50.0}\n],\n"
+      "\"errors\":[{\"offset_bytes\":1000000,\"length_bytes\":1000000,\"errno\":5}]}\n");
   const PlotInput in = LoadPlotInput(file.string(), "", {}, false, Media::kNone);
   REQUIRE(in.profile.unreadable.size() == 1);
   WritePlot(PlotKind::kFalloff, {in}, dir.path().string(), "p", {});
@@ -643,9 +641,10 @@ TEST_CASE("A loaded profile result brings its access samples, so its access plot
   CHECK(test::ReadFile(files.data_paths[0]).find("13.5") != std::string::npos);
 }
 
-TEST_CASE("Three blurred blocks at 3000 MB/s do not set the y axis of a 140 MB/s curve: they "
-          "are drawn on its top edge and counted",
-          "[plot]") {
+TEST_CASE(
+    "Three blurred blocks at 3000 MB/s do not set the y axis of a 140 MB/s curve: they "
+    "are drawn on its top edge and counted",
+    "[plot]") {
   const std::uint64_t seed = 14;
   CAPTURE(seed);
   test::TempDir dir;
@@ -672,9 +671,10 @@ TEST_CASE("Three blurred blocks at 3000 MB/s do not set the y axis of a 140 MB/s
                                                     "0.157811 58.7891 3000.000 1"});
 }
 
-TEST_CASE("A curve without blocks far off scale keeps its y axis: every block, 15 % above the "
-          "highest",
-          "[plot]") {
+TEST_CASE(
+    "A curve without blocks far off scale keeps its y axis: every block, 15 % above the "
+    "highest",
+    "[plot]") {
   test::TempDir dir;
   // The staircase: 61.2 MB/s (its highest max) x 1.15, as in the golden script.
   WritePlot(PlotKind::kFalloff, {Hdd()}, dir.path().string(), "hdd", {});
@@ -733,9 +733,10 @@ TEST_CASE("The y axis always spans every zone level, however few blocks hold it"
   CHECK(DataLines(test::ReadFile(dir.path() / "untiered.offscale.dat")).size() == 5);
 }
 
-TEST_CASE("Thousands of off-scale blocks on a long curve are marked per bucket, at most 2000 "
-          "lines",
-          "[plot]") {
+TEST_CASE(
+    "Thousands of off-scale blocks on a long curve are marked per bucket, at most 2000 "
+    "lines",
+    "[plot]") {
   // 100,000 blocks at 140 MB/s +-1 %, every 40th (2,500) at 3000: more
   // than 1 % wild, so the 99th percentile alone would not do; the fence does.
   PlotInput in;
@@ -837,13 +838,11 @@ TEST_CASE("Dip blocks are marked with their own legend entry", "[plot]") {
   CHECK(lines[2].rfind("27.380417 85.0000 39.800 1", 0) == 0);
 }
 
-TEST_CASE("Every stepped curve type draws its zones as levels; a smooth fit does not",
-          "[plot]") {
+TEST_CASE("Every stepped curve type draws its zones as levels; a smooth fit does not", "[plot]") {
   test::TempDir dir;
-  for (CurveType type : {CurveType::kZoned, CurveType::kFlat, CurveType::kClipped,
-                         CurveType::kZclv, CurveType::kClv, CurveType::kOther,
-                         CurveType::kTiered, CurveType::kFlatDips, CurveType::kCav,
-                         CurveType::kPcav}) {
+  for (CurveType type : {CurveType::kZoned, CurveType::kFlat, CurveType::kClipped, CurveType::kZclv,
+                         CurveType::kClv, CurveType::kOther, CurveType::kTiered,
+                         CurveType::kFlatDips, CurveType::kCav, CurveType::kPcav}) {
     const std::string name = CurveTypeName(type);
     CAPTURE(name);
     PlotInput in = Hdd();
@@ -857,13 +856,14 @@ TEST_CASE("Every stepped curve type draws its zones as levels; a smooth fit does
   }
 }
 
-TEST_CASE("A comparison's y axis is not set by one input's off-scale blocks, which it marks "
-          "in that input's colour",
-          "[plot]") {
+TEST_CASE(
+    "A comparison's y axis is not set by one input's off-scale blocks, which it marks "
+    "in that input's colour",
+    "[plot]") {
   test::TempDir dir;
-  const PlotFiles files = WritePlot(
-      PlotKind::kComparison, {Jittery(1, {}), Jittery(2, {7, 8, 200})}, dir.path().string(),
-      "cmp", {});
+  const PlotFiles files =
+      WritePlot(PlotKind::kComparison, {Jittery(1, {}), Jittery(2, {7, 8, 200})},
+                dir.path().string(), "cmp", {});
   const std::string script = test::ReadFile(files.script_path);
   CHECK(YTop(script) < 200);
   CHECK(script.find("offscale_data = 'cmp.offscale.dat'") != std::string::npos);
@@ -871,8 +871,7 @@ TEST_CASE("A comparison's y axis is not set by one input's off-scale blocks, whi
                     "title '3 blocks off scale (max 3000.0 MB/s)'") != std::string::npos);
   CHECK(script.find("for [i = 1:|data|] data[i] using 2:3 with lines lw 2 lc i title label[i], "
                     "\\") != std::string::npos);
-  const std::vector<std::string> lines =
-      DataLines(test::ReadFile(dir.path() / "cmp.offscale.dat"));
+  const std::vector<std::string> lines = DataLines(test::ReadFile(dir.path() / "cmp.offscale.dat"));
   REQUIRE(lines.size() == 3);
   for (const std::string& line : lines) CHECK(line.rfind("2 ", 0) == 0);
   CHECK(lines[0] == "2 0.007864 2.9297 3000.000 1");

@@ -1,11 +1,12 @@
+#include "zcav/measure/progress.h"
+
 #include <catch2/catch.hpp>
 #include <sstream>
 
 #include "zcav/base/clock.h"
-#include "zcav/measure/progress.h"
+#include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 
 namespace {
 

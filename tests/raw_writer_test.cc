@@ -6,28 +6,25 @@
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[raw_writer]'
 // and review the diff before committing.
 #include <catch2/catch.hpp>
-
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "testutil.h"
 #include "writer_fixture.h"
-#include <nlohmann/json.hpp>
-#include "zcav/base/text.h"
 #include "zcav/base/clock.h"
-#include "zcav/device/device.h"
-#include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
-#include "zcav/io/writers.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/device/device.h"
 #include "zcav/io/writers.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 namespace {
@@ -185,8 +182,8 @@ TEST_CASE("Raw writer names the offset and the message of a read error", "[raw_w
   test::TempDir dir;
   const std::string file = WriteRawToFile(w, dir.path() / "run.dat");
   const std::string expected = "partial: read error at offset " +
-                               std::to_string(2 * kGiB + 3 * kMiB) + " bytes: " +
-                               std::error_code(EIO, std::system_category()).message();
+                               std::to_string(2 * kGiB + 3 * kMiB) +
+                               " bytes: " + std::error_code(EIO, std::system_category()).message();
   const std::vector<std::string> lines = Lines(file);
   REQUIRE(lines.size() > 2);
   CHECK(lines.back() == "# status: " + expected);
@@ -196,21 +193,29 @@ TEST_CASE("Raw writer names the offset and the message of a read error", "[raw_w
   CHECK(file.find("(incomplete)") != std::string::npos);
 }
 
-TEST_CASE("Raw header records units, device, options, notes, passes and version",
-          "[raw_writer]") {
+TEST_CASE("Raw header records units, device, options, notes, passes and version", "[raw_writer]") {
   const std::string out = WriteRaw(test::CompleteRun());
   for (const char* expected :
        {"# units: column 1 = block offset in GiB (2^30 B); column 2 = median MiB/s (2^20 B/s)",
-        "MB = 10^6 B", "# device: /dev/sdz\n", "# size_bytes: 4000787030016\n",
-        "# sector_bytes: 4096\n", "# model: ST4000DM004-2CV1\n", "# rotational: yes\n",
-        "# link: SATA 6.0 Gbps\n", "# direct_io: yes\n",
+        "MB = 10^6 B",
+        "# device: /dev/sdz\n",
+        "# size_bytes: 4000787030016\n",
+        "# sector_bytes: 4096\n",
+        "# model: ST4000DM004-2CV1\n",
+        "# rotational: yes\n",
+        "# link: SATA 6.0 Gbps\n",
+        "# direct_io: yes\n",
         "# note: logical sector size 4096 bytes\n",
         "# note: range limited to the first 3.50 GiB by --end\n",
         "# options: block_bytes=1073741824 chunk_bytes=1048576 passes=2 start_bytes=0 "
         "end_bytes=3758096384 skip=1 quick=no warmup=yes",
-        "# started: 2026-11-29T22:30:50Z\n", "#loops: 2, version: 0.1.0-test\n",
-        "#block offset (GiB), MiB/s, time,", "# pass 1: 3758096384 bytes in 20.500000 s,",
-        "# pass 2: ", "# summary: min 160.250 max 190.500 avg ", "cpu 3.4%",
+        "# started: 2026-11-29T22:30:50Z\n",
+        "#loops: 2, version: 0.1.0-test\n",
+        "#block offset (GiB), MiB/s, time,",
+        "# pass 1: 3758096384 bytes in 20.500000 s,",
+        "# pass 2: ",
+        "# summary: min 160.250 max 190.500 avg ",
+        "cpu 3.4%",
         "# storage bytes read: 7517241344\n"}) {
     INFO(expected);
     CHECK(out.find(expected) != std::string::npos);
@@ -232,8 +237,7 @@ TEST_CASE("Raw header says unknown for unknown facts and buffered reads when not
   CHECK(out.find("# storage bytes read") == std::string::npos);
 }
 
-TEST_CASE("Newlines in device strings and notes do not break the comment header",
-          "[raw_writer]") {
+TEST_CASE("Newlines in device strings and notes do not break the comment header", "[raw_writer]") {
   WriterRun w = test::CompleteRun();
   w.run.device.model = "evil\nmodel";
   w.run.device.notes.push_back("two\r\nlines");
@@ -286,8 +290,7 @@ TEST_CASE("FormatFixed prints fixed decimals and never nan, inf or -0", "[raw_wr
   CHECK(FormatFixed(std::numeric_limits<double>::max(), 2).size() > 300);
 }
 
-TEST_CASE("ParseOutputFormat accepts raw, csv and json and rejects anything else",
-          "[raw_writer]") {
+TEST_CASE("ParseOutputFormat accepts raw, csv and json and rejects anything else", "[raw_writer]") {
   CHECK(ParseOutputFormat("raw") == OutputFormat::kRaw);
   CHECK(ParseOutputFormat("csv") == OutputFormat::kCsv);
   CHECK(ParseOutputFormat("json") == OutputFormat::kJson);
@@ -342,13 +345,16 @@ TEST_CASE("Every writer records unreadable ranges, slow regions and blocks with 
   CHECK(raw.find("# unreadable block: offset_bytes=20971520 length_bytes=4194304 "
                  "unreadable_bytes=4096") != std::string::npos);
   CHECK(raw.find("# slow: offset_bytes=41943040 length_bytes=1048576 ") != std::string::npos);
-  CHECK(raw.find("# errors: 1 unreadable region (4096 bytes), 1 slow region\n") != std::string::npos);
+  CHECK(raw.find("# errors: 1 unreadable region (4096 bytes), 1 slow region\n") !=
+        std::string::npos);
   CHECK(raw.find("\n0.019531250 ") == std::string::npos);  // no data line at 20 MiB
   CHECK(raw.find("\n0.023437500 ") != std::string::npos);  // the block after it is there
 
   const std::string csv = sweep(zcav::OutputFormat::kCsv);
-  CHECK(csv.find("\n20971520,4194304,0.000000,0.000000,0.000000,0.000000,0.000000,0,0.000000000,4096\n") !=
-        std::string::npos);
+  CHECK(
+      csv.find(
+          "\n20971520,4194304,0.000000,0.000000,0.000000,0.000000,0.000000,0,0.000000000,4096\n") !=
+      std::string::npos);
 
   const auto json = nlohmann::json::parse(sweep(zcav::OutputFormat::kJson));
   REQUIRE(json["errors"].size() == 1);

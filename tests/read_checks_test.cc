@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "zcav/measure/read_checks.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
-#include "zcav/measure/read_checks.h"
 
 namespace {
 

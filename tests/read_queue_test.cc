@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -18,16 +18,16 @@
 #include "testutil.h"
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/clock.h"
-#include "zcav/io/data_reader.h"
-#include "zcav/measure/estimate.h"
 #include "zcav/base/error.h"
+#include "zcav/base/units.h"
 #include "zcav/device/posix/posix_device.h"
 #include "zcav/device/posix/read_throttle.h"
-#include "zcav/device/sim_device.h"
-#include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 #include "zcav/device/posix/uring_queue.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/io/data_reader.h"
 #include "zcav/io/writers.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/measure/sweep.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;
@@ -162,7 +162,8 @@ TEST_CASE("Reads in flight together give the curve of reads one at a time", "[sw
   }
 }
 
-TEST_CASE("With reads in flight, bad sectors are mapped as one at a time", "[sweep][queue][errors]") {
+TEST_CASE("With reads in flight, bad sectors are mapped as one at a time",
+          "[sweep][queue][errors]") {
   const std::string spec = "sim:hdd?size=64M&bad=21M+4k,42M+3000000&noise=0";
   QueuedRun one(spec, Blocks(4 * kMiB, 1));
   QueuedRun many(spec, Blocks(4 * kMiB, 8));
@@ -179,7 +180,8 @@ TEST_CASE("With reads in flight, bad sectors are mapped as one at a time", "[swe
   }
 }
 
-TEST_CASE("With reads in flight, a device gone stops at the lowest failed chunk", "[sweep][queue][errors]") {
+TEST_CASE("With reads in flight, a device gone stops at the lowest failed chunk",
+          "[sweep][queue][errors]") {
   QueuedRun many("sim:hdd?size=64M&gone=41M", Blocks(4 * kMiB, 8));
   CHECK(many.result.status == zcav::SweepStatus::kDeviceGone);
   CHECK(many.result.error_offset_bytes == 41 * kMiB);
@@ -187,7 +189,8 @@ TEST_CASE("With reads in flight, a device gone stops at the lowest failed chunk"
   for (const auto& b : many.sink.blocks) CHECK(b.passes == 1);
 }
 
-TEST_CASE("With reads in flight, --stop-on-error stops at the first bad chunk", "[sweep][queue][errors]") {
+TEST_CASE("With reads in flight, --stop-on-error stops at the first bad chunk",
+          "[sweep][queue][errors]") {
   zcav::SweepOptions o = Blocks(4 * kMiB, 8);
   o.stop_on_error = true;
   QueuedRun many("sim:hdd?size=64M&bad=21M,30M", o);
@@ -196,7 +199,8 @@ TEST_CASE("With reads in flight, --stop-on-error stops at the first bad chunk", 
   CHECK(many.sink.blocks.size() == 5);
 }
 
-TEST_CASE("A stop request with reads in flight keeps every whole block, in order", "[sweep][queue]") {
+TEST_CASE("A stop request with reads in flight keeps every whole block, in order",
+          "[sweep][queue]") {
   std::atomic<bool> stop{false};
   struct StopAt : zcav::SampleSink {
     std::atomic<bool>& stop;
@@ -295,18 +299,18 @@ TEST_CASE("The default read shape follows the device class and its largest reque
     return std::pair{s.queue_depth, s.chunk_bytes};
   };
   using P = std::pair<std::uint32_t, std::uint64_t>;
-  CHECK(shape(11, "scsi", true, 512 * 1024) == P{1, kMiB});        // optical
-  CHECK(shape(8, "ata", true, 1280 * 1024) == P{2, kMiB});         // hard disk
-  CHECK(shape(8, "usb", true, 32 * kMiB) == P{2, kMiB});           // its request size is not used
-  CHECK(shape(8, "ata", false, 1280 * 1024) == P{16, kMiB});       // SATA SSD
+  CHECK(shape(11, "scsi", true, 512 * 1024) == P{1, kMiB});   // optical
+  CHECK(shape(8, "ata", true, 1280 * 1024) == P{2, kMiB});    // hard disk
+  CHECK(shape(8, "usb", true, 32 * kMiB) == P{2, kMiB});      // its request size is not used
+  CHECK(shape(8, "ata", false, 1280 * 1024) == P{16, kMiB});  // SATA SSD
   CHECK(shape(259, "nvme", std::nullopt, 2 * kMiB) == P{16, 2 * kMiB});
   CHECK(shape(259, "nvme", false, 128 * 1024) == P{16, kMiB});     // small requests: 1 MiB reads
   CHECK(shape(254, "virtio", true, 4 * kMiB) == P{2, 4 * kMiB});   // 8 MiB in flight
   CHECK(shape(254, "virtio", true, 32 * kMiB) == P{2, 4 * kMiB});  // at most 4 MiB a read
   CHECK(shape(254, "virtio", true, 3 * kMiB) == P{4, 2 * kMiB});   // a power of two
   CHECK(shape(7, "loop", true, 1280 * 1024) == P{8, kMiB});
-  CHECK(shape(7, "loop", true, 0) == P{8, kMiB});                  // not known: 1 MiB
-  CHECK(shape(0, "", std::nullopt, 0) == P{4, kMiB});              // FUSE, NFS
+  CHECK(shape(7, "loop", true, 0) == P{8, kMiB});      // not known: 1 MiB
+  CHECK(shape(0, "", std::nullopt, 0) == P{4, kMiB});  // FUSE, NFS
 }
 
 namespace {
@@ -333,11 +337,11 @@ TEST_CASE("The default chunk is the device's preferred read where it divides the
     return zcav::PlanSweep(dev, o).chunk_bytes;
   };
   CHECK(chunk_for(256 * kMiB) == 4 * kMiB);
-  CHECK(chunk_for(6 * kMiB) == 2 * kMiB);   // 4 MiB would leave 2 MiB reads
+  CHECK(chunk_for(6 * kMiB) == 2 * kMiB);  // 4 MiB would leave 2 MiB reads
   CHECK(chunk_for(5 * kMiB) == kMiB);
   CHECK(chunk_for(kMiB) == kMiB);
   CHECK(chunk_for(512 * 1024) == 512 * 1024);  // a block smaller than 1 MiB: one read
-  o.chunk_bytes = 64 * 1024;                    // given: kept
+  o.chunk_bytes = 64 * 1024;                   // given: kept
   CHECK(chunk_for(256 * kMiB) == 64 * 1024);
   o.chunk_bytes = 0;
   dev.default_chunk_bytes = kMiB;  // rotational, optical, unknown
@@ -393,8 +397,8 @@ TEST_CASE("The default shape never puts more than one block in flight", "[sweep]
   const std::pair<std::uint32_t, std::uint64_t> shapes[] = {
       {2, kMiB}, {16, 4 * kMiB}, {2, 4 * kMiB}, {8, kMiB}, {4, kMiB}, {1, kMiB}};
   for (const auto& [depth, chunk] : shapes) {
-    for (std::uint64_t size : {16 * kMiB, 192 * kMiB, 384 * kMiB, 4096 * kMiB, 2 * zcav::kTiB,
-                               20 * zcav::kTiB}) {
+    for (std::uint64_t size :
+         {16 * kMiB, 192 * kMiB, 384 * kMiB, 4096 * kMiB, 2 * zcav::kTiB, 20 * zcav::kTiB}) {
       for (double rate : {0.0, 36.0, 40.0, 3500.0, 10000.0}) {
         for (bool quick : {false, true}) {
           CAPTURE(depth, chunk, size, rate, quick);
@@ -442,8 +446,9 @@ TEST_CASE("The default block gets 100 ms of reading at the expected rate, within
   CHECK(fuse.block_count == 64);
   // Explained in a note.
   REQUIRE_FALSE(fuse.notes.empty());
-  CHECK_THAT(fuse.notes.back(), Catch::StartsWith("default block size 3 MiB (64 blocks, about 87 ms "
-                                                  "each at the start's 36.0 MB/s)"));
+  CHECK_THAT(fuse.notes.back(),
+             Catch::StartsWith("default block size 3 MiB (64 blocks, about 87 ms "
+                               "each at the start's 36.0 MB/s)"));
   // A simulated device (one read at a time, no rate): 1000 points as ever.
   const auto sim = zcav::ParseSimSpec("sim:ssd?size=3M");
   CHECK(zcav::PlanSweep(sim.info, {}).block_count >= 1000);
@@ -500,7 +505,8 @@ TEST_CASE("On a device that completes in bursts, each default block is timed on 
   for (const auto& batch : run.device.batches) {
     REQUIRE_FALSE(batch.empty());
     const std::uint64_t block = (batch.front() - plan.start_bytes) / plan.block_bytes;
-    for (std::uint64_t offset : batch) CHECK((offset - plan.start_bytes) / plan.block_bytes == block);
+    for (std::uint64_t offset : batch)
+      CHECK((offset - plan.start_bytes) / plan.block_bytes == block);
   }
   // ...and every block reads at its zone's rate (a block's reads all in
   // one zone), however the zones change.
@@ -522,7 +528,8 @@ TEST_CASE("On a device that completes in bursts, each default block is timed on 
   CHECK(spans);
 }
 
-TEST_CASE("The block estimate reads the start at the sweep's depth, briefly", "[sweep][queue][estimate]") {
+TEST_CASE("The block estimate reads the start at the sweep's depth, briefly",
+          "[sweep][queue][estimate]") {
   zcav::VirtualClock clock;
   auto sim = zcav::MakeSimulatedDevice(zcav::ParseSimSpec("sim:ssd?size=4G&noise=0"), clock);
   BatchingDevice device(*sim);  // io_uring-like, 4 x 1 MiB by default
@@ -587,8 +594,8 @@ TEST_CASE("How sharp the blocks are is written to the raw and JSON files and rea
   CHECK(blur(json) == 8);
   // Files written before the timing was recorded: unknown, taken as sharp.
   std::string old_raw = raw;
-  old_raw.erase(old_raw.find("# timing:"), old_raw.find('\n', old_raw.find("# timing:")) + 1 -
-                                               old_raw.find("# timing:"));
+  old_raw.erase(old_raw.find("# timing:"),
+                old_raw.find('\n', old_raw.find("# timing:")) + 1 - old_raw.find("# timing:"));
   CHECK(blur(old_raw) == 0);
   std::string old_json = json;
   const std::size_t t = old_json.find(",\"timing\":");
@@ -618,7 +625,8 @@ TEST_CASE("The io_uring queue reads a real file in any order, as pread does", "[
     REQUIRE(queue->depth() == 4);
     const std::uint64_t offsets[4] = {2 * kMiB, 0, 3 * kMiB, kMiB};
     const std::uint64_t lengths[4] = {kMiB, kMiB, 4096, kMiB};
-    for (std::uint32_t slot = 0; slot < 4; ++slot) queue->Submit(slot, offsets[slot], lengths[slot]);
+    for (std::uint32_t slot = 0; slot < 4; ++slot)
+      queue->Submit(slot, offsets[slot], lengths[slot]);
     std::vector<zcav::ReadQueue::Completion> out(4);
     std::vector<bool> seen(4, false);
     for (int got = 0; got < 4;) {
@@ -630,7 +638,8 @@ TEST_CASE("The io_uring queue reads a real file in any order, as pread does", "[
         CHECK_FALSE(out[i].error);
         CHECK_FALSE(seen[slot]);
         seen[slot] = true;
-        CHECK(std::memcmp(queue->Buffer(slot).data(), bytes.data() + offsets[slot], lengths[slot]) == 0);
+        CHECK(std::memcmp(queue->Buffer(slot).data(), bytes.data() + offsets[slot],
+                          lengths[slot]) == 0);
         ++got;
       }
     }
@@ -646,7 +655,8 @@ TEST_CASE("A cgroup read throttle on the device is found, v1 and v2", "[queue]")
   zcav::test::TempDir dir;
   const auto root = dir.path() / "cgroup";
   std::filesystem::create_directories(root / "blkio" / "a" / "b");
-  zcav::test::WriteFile(root / "blkio" / "a" / "blkio.throttle.read_bps_device", "8:0 1000\n7:3 40000000\n");
+  zcav::test::WriteFile(root / "blkio" / "a" / "blkio.throttle.read_bps_device",
+                        "8:0 1000\n7:3 40000000\n");
   zcav::test::WriteFile(dir.path() / "v1", "9:pids:/\n7:blkio:/a/b\n0::/\n");
   // Set on an ancestor of the process's cgroup, for 7:3 only.
   CHECK_THAT(zcav::FindReadThrottle(7, 3, (dir.path() / "v1").string(), root.string()),
@@ -655,7 +665,8 @@ TEST_CASE("A cgroup read throttle on the device is found, v1 and v2", "[queue]")
   // v2: io.max with a read limit; a write-only limit does not count.
   std::filesystem::create_directories(root / "svc");
   zcav::test::WriteFile(root / "svc" / "io.max",
-                        "7:3 rbps=max wbps=1000 riops=max wiops=max\n7:5 rbps=35000000 wbps=max riops=max wiops=max\n");
+                        "7:3 rbps=max wbps=1000 riops=max wiops=max\n7:5 rbps=35000000 wbps=max "
+                        "riops=max wiops=max\n");
   zcav::test::WriteFile(dir.path() / "v2", "0::/svc\n");
   CHECK(zcav::FindReadThrottle(7, 3, (dir.path() / "v2").string(), root.string()).empty());
   CHECK_THAT(zcav::FindReadThrottle(7, 5, (dir.path() / "v2").string(), root.string()),

@@ -7,9 +7,8 @@
 // start (275 zones on the virtio file, 69 on the throttled loop device at
 // -b 1M, 4-24 on the flat FUSE device) fails them.
 //
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -18,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "zcav/io/data_reader.h"
-#include "zcav/device/device.h"
 #include "zcav/analysis/step_origin.h"
-#include "zcav/io/pass_curves.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/device/device.h"
+#include "zcav/io/data_reader.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/io/zone_report.h"
 
 namespace {
@@ -62,8 +61,7 @@ Reading ReadLikeZonesCommand(const std::string& name, const std::string& bus = "
   r.analysis = zcav::DetectZones(p.points, options, r.context.media != zcav::Media::kNone);
   if (p.plan && p.plan->passes >= 2 && !p.samples.empty() && r.analysis.zones.size() >= 2) {
     zcav::ApplyStepOrigins(
-        p.points,
-        zcav::ClassifySteps(r.analysis, zcav::PassCurvesFromSamples(*p.plan, p.samples)),
+        p.points, zcav::ClassifySteps(r.analysis, zcav::PassCurvesFromSamples(*p.plan, p.samples)),
         r.analysis);
   }
   if (!bus.empty()) {
@@ -80,8 +78,7 @@ Reading ReadLikeZonesCommand(const std::string& name, const std::string& bus = "
 }
 
 // Shown when an assertion fails: what `zcav zones` would print.
-#define SHOW_READING(r) \
-  INFO("zcav zones reads it as:\n" << (r).table)
+#define SHOW_READING(r) INFO("zcav zones reads it as:\n" << (r).table)
 
 // The per-block rate at quantile q (0..1) of the curve, nearest rank.
 double Quantile(const zcav::Curve& curve, double q) {
@@ -285,7 +282,6 @@ TEST_CASE("The 4-zone FUSE device read twice has its 3 steps at the same positio
     CHECK(s.origin == zcav::StepOrigin::kPosition);
   }
 }
-
 
 TEST_CASE("The flat FUSE device at --queue-depth 1 -b 200K is one flat zone at 36 MB/s",
           "[real_curves]") {

@@ -34,8 +34,8 @@ PlotInput MakeRun(const std::string& label, const std::vector<double>& rates) {
   run.profile.link = "SATA 6.0 Gb/s";
   run.profile.passes = 1;
   for (std::size_t i = 0; i < rates.size(); ++i) {
-    run.profile.points.push_back({.offset_bytes = i * kBlock, .length_bytes = kBlock,
-                                  .mb_per_s = rates[i]});
+    run.profile.points.push_back(
+        {.offset_bytes = i * kBlock, .length_bytes = kBlock, .mb_per_s = rates[i]});
   }
   run.profile.device_bytes = rates.size() * kBlock;
   for (std::size_t i = 0; i < rates.size(); ++i) {
@@ -145,7 +145,8 @@ std::string XmlProblem(const std::string& doc) {
       continue;
     }
     if (doc.compare(i, 2, "<?") == 0 || doc.compare(i, 2, "<!") == 0) {
-      if (root_seen || !open.empty()) return "declaration inside the document at " + std::to_string(i);
+      if (root_seen || !open.empty())
+        return "declaration inside the document at " + std::to_string(i);
       const auto e = doc.find('>', i);
       if (e == std::string::npos) return "unterminated declaration";
       i = e + 1;
@@ -156,8 +157,10 @@ std::string XmlProblem(const std::string& doc) {
     char quote = 0;
     for (; j < doc.size(); ++j) {
       if (quote) {
-        if (doc[j] == quote) quote = 0;
-        else if (doc[j] == '<') return "'<' inside an attribute value at " + std::to_string(j);
+        if (doc[j] == quote)
+          quote = 0;
+        else if (doc[j] == '<')
+          return "'<' inside an attribute value at " + std::to_string(j);
       } else if (doc[j] == '"' || doc[j] == '\'') {
         quote = doc[j];
       } else if (doc[j] == '>') {
@@ -170,7 +173,8 @@ std::string XmlProblem(const std::string& doc) {
     if (!tag.empty() && tag[0] == '/') {
       const std::string name = tag.substr(1, tag.find_first_of(" \t\n", 1) - 1);
       if (open.empty() || open.back() != name) {
-        return "</" + name + "> closes " + (open.empty() ? std::string("nothing") : "<" + open.back() + ">");
+        return "</" + name + "> closes " +
+               (open.empty() ? std::string("nothing") : "<" + open.back() + ">");
       }
       open.pop_back();
       continue;
@@ -225,7 +229,8 @@ TEST_CASE("The Markdown table has one row per input with its figures", "[report]
   const std::vector<std::string> rows = TableRows(md);
   REQUIRE(rows.size() == runs.size());
 
-  const std::vector<std::string> header = Cells(md.substr(md.find('|'), md.find('\n', md.find('|')) - md.find('|')));
+  const std::vector<std::string> header =
+      Cells(md.substr(md.find('|'), md.find('\n', md.find('|')) - md.find('|')));
   REQUIRE(header.size() == 8);
   CHECK(header[0] == "Run");
   CHECK(header[3] == "Min MB/s");
@@ -441,7 +446,8 @@ TEST_CASE("WriteReport refuses a bad extension or no runs and writes nothing", "
 
 TEST_CASE("WriteReport writes a Markdown report with its plots beside it", "[report]") {
   test::TempDir dir;
-  const std::vector<PlotInput> runs = {MakeRun("a", {60, 60, 30, 30}), MakeRun("b", {35, 35, 35, 35})};
+  const std::vector<PlotInput> runs = {MakeRun("a", {60, 60, 30, 30}),
+                                       MakeRun("b", {35, 35, 35, 35})};
   const ReportFiles files = WriteReport(runs, (dir.path() / "rep.md").string());
   const std::string md = test::ReadFile(dir.path() / "rep.md");
   CHECK(TableRows(md).size() == 2);
@@ -461,7 +467,8 @@ TEST_CASE("WriteReport writes a Markdown report with its plots beside it", "[rep
 
 TEST_CASE("WriteReport writes one self-contained HTML file", "[report]") {
   test::TempDir dir;
-  const std::vector<PlotInput> runs = {MakeRun("a & <b>", {60, 60, 30, 30}), MakeRun("c", {35, 35, 35, 35})};
+  const std::vector<PlotInput> runs = {MakeRun("a & <b>", {60, 60, 30, 30}),
+                                       MakeRun("c", {35, 35, 35, 35})};
   WriteReport(runs, (dir.path() / "rep.html").string());
   const std::string html = test::ReadFile(dir.path() / "rep.html");
   CHECK(XmlProblem(html) == "");

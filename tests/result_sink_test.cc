@@ -1,9 +1,9 @@
-#include <catch2/catch.hpp>
+#include "zcav/io/result_sink.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "zcav/io/result_sink.h"
 #include "zcav/io/zone_report.h"
 
 namespace {
@@ -54,8 +54,8 @@ TEST_CASE("ForwardingSink passes every event on to its inner sink", "[result_sin
   LogSink inner("a", log);
   zcav::ForwardingSink forward(inner);
   SendEveryEvent(forward);
-  CHECK(log == std::vector<std::string>{"a:start", "a:sample", "a:block", "a:pass",
-                                        "a:unreadable", "a:slow", "a:zones", "a:finish"});
+  CHECK(log == std::vector<std::string>{"a:start", "a:sample", "a:block", "a:pass", "a:unreadable",
+                                        "a:slow", "a:zones", "a:finish"});
 }
 
 TEST_CASE("ResultTee passes each event to every sink in order, the zones to result sinks",

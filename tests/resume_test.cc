@@ -1,18 +1,18 @@
-#include <catch2/catch.hpp>
+#include "zcav/io/resume.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 
 #include "testutil.h"
 #include "zcav/base/clock.h"
-#include "zcav/io/data_reader.h"
 #include "zcav/base/error.h"
-#include "zcav/io/resume.h"
-#include "zcav/device/sim_device.h"
-#include "zcav/measure/sweep.h"
 #include "zcav/base/units.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/io/data_reader.h"
 #include "zcav/io/writers.h"
+#include "zcav/measure/sweep.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;
@@ -160,7 +160,8 @@ TEST_CASE("A partial result of another sweep is refused, naming the difference",
                     Catch::Contains("nothing to resume: c.dat is a complete result"));
   Outcome csv;
   Sweep(kDisk, o, zcav::OutputFormat::kCsv, 6, nullptr, csv);
-  CHECK_THROWS_WITH(PointFrom(kDisk, o, csv.text, "p.csv"), Catch::Contains("records no sweep plan"));
+  CHECK_THROWS_WITH(PointFrom(kDisk, o, csv.text, "p.csv"),
+                    Catch::Contains("records no sweep plan"));
 }
 
 TEST_CASE("A partial result that does not fit the sweep is bad input", "[resume]") {

@@ -1,3 +1,5 @@
+#include "zcav/device/sim_device.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -7,9 +9,8 @@
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
-#include "zcav/device/device.h"
-#include "zcav/device/sim_device.h"
 #include "zcav/base/units.h"
+#include "zcav/device/device.h"
 
 using namespace std::chrono_literals;
 
@@ -194,8 +195,9 @@ TEST_CASE("Sequential reads pay no positioning time", "[sim_device]") {
     REQUIRE_FALSE(dev->ReadAt(start + i * zcav::kMiB, buf.span(zcav::kMiB)));
   }
   const double seconds = static_cast<double>((clock.Now() - before).count()) * 1e-9;
-  CHECK(seconds == Approx(10.0 * zcav::kMiB / (zcav::ExpectedMbPerS(m, start, 10 * zcav::kMiB) * 1e6))
-                       .epsilon(1e-6));
+  CHECK(seconds ==
+        Approx(10.0 * zcav::kMiB / (zcav::ExpectedMbPerS(m, start, 10 * zcav::kMiB) * 1e6))
+            .epsilon(1e-6));
   // A jump back pays at least a track-to-track seek.
   const auto jump = clock.Now();
   REQUIRE_FALSE(dev->ReadAt(start, buf.span(zcav::kMiB)));
@@ -254,8 +256,8 @@ std::vector<TimedRead> ReadInOrder(zcav::Device& dev, zcav::VirtualClock& clock,
     const auto before = clock.Now();
     REQUIRE_FALSE(dev.ReadAt(offset + static_cast<std::uint64_t>(i) * length, buf.span(length)));
     const double seconds = static_cast<double>((clock.Now() - before).count()) * 1e-9;
-    out.push_back({static_cast<double>(before.count()) * 1e-9,
-                   static_cast<double>(length) / seconds / 1e6});
+    out.push_back(
+        {static_cast<double>(before.count()) * 1e-9, static_cast<double>(length) / seconds / 1e6});
   }
   return out;
 }
@@ -283,7 +285,7 @@ TEST_CASE("The nvme-throttle model throttles after N seconds of reading and cool
     if (r.start_s < 10 - 0.01) CHECK(r.mb_per_s == Approx(3000).epsilon(1e-6));
     if (r.start_s >= 10) CHECK(r.mb_per_s == Approx(1000).epsilon(1e-6));
   }
-  CHECK(first[999].mb_per_s == Approx(3000).epsilon(1e-6));   // ends at 10 s exactly
+  CHECK(first[999].mb_per_s == Approx(3000).epsilon(1e-6));  // ends at 10 s exactly
   CHECK(first[1000].mb_per_s == Approx(1000).epsilon(1e-6));
   // The untimed gap between passes does not cool it: the next pass is
   // throttled from its start, so its curve has no drop at 30 GB.
@@ -333,9 +335,8 @@ TEST_CASE("The ssd-dips model reads its cached start at 2x and dips every period
     CHECK(std::abs(dip_ends_s[k] - dip_starts_s[k] - 2) < 0.05);
   }
   // Inside a dip: 30 % of 530 MB/s.
-  const auto deepest = std::min_element(reads.begin(), reads.end(), [](auto& a, auto& b) {
-    return a.mb_per_s < b.mb_per_s;
-  });
+  const auto deepest = std::min_element(reads.begin(), reads.end(),
+                                        [](auto& a, auto& b) { return a.mb_per_s < b.mb_per_s; });
   CHECK(deepest->mb_per_s == Approx(0.3 * 530).epsilon(1e-3));
 }
 
@@ -376,15 +377,15 @@ TEST_CASE("The banded-hdd model alternates bands around a falling 2:1 envelope",
 }
 
 TEST_CASE("The time-effect keys belong to their models and are checked", "[sim_device]") {
-  for (const char* bad : {"sim:ssd?throttle_after=3", "sim:hdd?dip_every=5", "sim:ssd?band=1G",
-                          "sim:ssd-dips?dip_every=5&dip_for=5", "sim:ssd-dips?dip=0",
-                          "sim:ssd-dips?cached=150%", "sim:ssd-dips?zones=4",
-                          "sim:banded-hdd?amplitude=100%", "sim:nvme-throttle?throttled=0"}) {
+  for (const char* bad :
+       {"sim:ssd?throttle_after=3", "sim:hdd?dip_every=5", "sim:ssd?band=1G",
+        "sim:ssd-dips?dip_every=5&dip_for=5", "sim:ssd-dips?dip=0", "sim:ssd-dips?cached=150%",
+        "sim:ssd-dips?zones=4", "sim:banded-hdd?amplitude=100%", "sim:nvme-throttle?throttled=0"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(zcav::ParseSimSpec(bad), zcav::Error);
   }
-  const zcav::SimModel dips =
-      zcav::ParseSimSpec("sim:ssd-dips?outer=400&cached=20%&cached_rate=900&dip_every=10&dip_for=1&dip=0.5");
+  const zcav::SimModel dips = zcav::ParseSimSpec(
+      "sim:ssd-dips?outer=400&cached=20%&cached_rate=900&dip_every=10&dip_for=1&dip=0.5");
   REQUIRE(dips.zones.size() == 2);
   CHECK(dips.zones[0].end_frac == Approx(0.2));
   CHECK(dips.zones[0].mb_per_s == Approx(900));

@@ -1,7 +1,7 @@
+#include "zcav/base/stats.h"
+
 #include <catch2/catch.hpp>
 #include <vector>
-
-#include "zcav/base/stats.h"
 
 TEST_CASE("Summarize gives the exact median, mean, extremes and sample stddev", "[stats]") {
   const std::vector<double> odd{5, 1, 3};

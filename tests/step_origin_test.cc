@@ -1,3 +1,5 @@
+#include "zcav/analysis/step_origin.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -5,13 +7,12 @@
 #include <vector>
 
 #include "testutil.h"
+#include "zcav/analysis/zone_detector.h"
 #include "zcav/base/clock.h"
 #include "zcav/device/sim_device.h"
-#include "zcav/analysis/step_origin.h"
 #include "zcav/io/pass_curves.h"
-#include "zcav/measure/sweep.h"
-#include "zcav/analysis/zone_detector.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/sweep.h"
 
 namespace {
 
@@ -39,14 +40,15 @@ PassRun SweepPasses(const std::string& spec, std::uint32_t passes) {
   PassRun out;
   out.plan = run.plan;
   for (const zcav::BlockResult& b : sink.blocks) {
-    out.median.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s, b.max_mb_per_s});
+    out.median.push_back(
+        {b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s, b.max_mb_per_s});
   }
   out.passes.resize(passes);
   // Samples come in read order: pass by pass, block by block.
   for (const zcav::Sample& s : sink.samples) {
     const double seconds = static_cast<double>(s.elapsed.count()) * 1e-9;
-    out.passes[s.pass].push_back(
-        {s.offset_bytes, s.length_bytes, static_cast<double>(s.length_bytes) / seconds / 1e6, 0, 0});
+    out.passes[s.pass].push_back({s.offset_bytes, s.length_bytes,
+                                  static_cast<double>(s.length_bytes) / seconds / 1e6, 0, 0});
   }
   zcav::ZoneOptions zone_options;
   zone_options.non_rotational = model.info.rotational == false;
@@ -100,7 +102,8 @@ TEST_CASE("Two passes over a throttling NVMe drive show its drop as a time step,
   zcav::ApplyStepOrigins(r.median, steps, merged);
   CHECK(merged.zones.size() == 1);
   CHECK(merged.zones.front().start_bytes == r.median.front().offset_bytes);
-  CHECK(merged.zones.front().end_bytes == r.median.back().offset_bytes + r.median.back().length_bytes);
+  CHECK(merged.zones.front().end_bytes ==
+        r.median.back().offset_bytes + r.median.back().length_bytes);
   CHECK(zcav::HasTimeSteps(merged));
   for (const zcav::Step& s : merged.steps) CHECK(s.zone < merged.zones.size());
 }
@@ -116,7 +119,8 @@ TEST_CASE("Two passes over a zoned disk show every step at the same position", "
     REQUIRE(s.pass_offsets_bytes.size() == 2);
     const double edge = static_cast<double>(r.analysis.zones[s.zone].start_bytes);
     for (const std::int64_t at : s.pass_offsets_bytes) {
-      CHECK(std::abs(static_cast<double>(at) - edge) <= 3.0 * static_cast<double>(r.plan.block_bytes));
+      CHECK(std::abs(static_cast<double>(at) - edge) <=
+            3.0 * static_cast<double>(r.plan.block_bytes));
     }
   }
   zcav::ZoneAnalysis applied = r.analysis;

@@ -1,14 +1,15 @@
-#include <catch2/catch.hpp>
+#include "zcav/measure/sweep.h"
+
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
 #include "testutil.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
-#include "zcav/device/sim_device.h"
-#include "zcav/measure/sweep.h"
 #include "zcav/base/units.h"
+#include "zcav/device/sim_device.h"
 
 using zcav::kMiB;
 using zcav::test::RecordingSink;
@@ -289,7 +290,8 @@ TEST_CASE("A bad sector is mapped to the sector and the sweep goes on", "[sweep]
     CHECK(b.unreadable_bytes == (hit ? 4096U : 0U));
   }
   // Every other block is measured as the model says.
-  CHECK(r.sink.blocks[6].mb_per_s == Approx(zcav::ExpectedMbPerS(r.model, 24 * kMiB, 4 * kMiB)).epsilon(0.001));
+  CHECK(r.sink.blocks[6].mb_per_s ==
+        Approx(zcav::ExpectedMbPerS(r.model, 24 * kMiB, 4 * kMiB)).epsilon(0.001));
   CHECK(r.result.blocks_measured == 15);
   CHECK(r.result.UnreadableBytes() == 4096);
 }
@@ -313,7 +315,9 @@ TEST_CASE("Separate bad spots inside one chunk are found separately", "[sweep][e
   zcav::SweepOptions o;
   o.block_bytes = 4 * kMiB;
   const std::uint64_t a = 21 * kMiB + 4096, b = 21 * kMiB + 600 * 1024;
-  SimRun r("sim:hdd?size=64M&noise=0&bad=" + std::to_string(a) + "+1024," + std::to_string(b) + "+512", o);
+  SimRun r(
+      "sim:hdd?size=64M&noise=0&bad=" + std::to_string(a) + "+1024," + std::to_string(b) + "+512",
+      o);
   REQUIRE(r.result.unreadable.size() == 2);
   CHECK(r.result.unreadable[0].offset_bytes == a);
   CHECK(r.result.unreadable[0].length_bytes == 1024);

@@ -1,13 +1,13 @@
 // FillSysfsInfo against fake sysfs trees laid out like the kernel's: relative
 // symlinks under dev/block and class/, attributes with trailing padding.
 #include "zcav/device/posix/sysfs_info.h"
-#include "zcav/device/device.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 
 #include "testutil.h"
+#include "zcav/device/device.h"
 
 namespace zcav {
 namespace {
@@ -184,7 +184,7 @@ TEST_CASE("A SCSI disk with no ATA or USB ancestor reports transport scsi", "[sy
   CHECK(info.model == "ST600MM0006");
   CHECK(info.transport == "scsi");
   CHECK_FALSE(info.rotational.has_value());  // no queue/rotational in this tree
-  CHECK(info.max_request_bytes == 0);          // nor queue/max_sectors_kb
+  CHECK(info.max_request_bytes == 0);        // nor queue/max_sectors_kb
   CHECK(info.link.empty());
 }
 
@@ -207,8 +207,10 @@ TEST_CASE("An unknown device or a missing sysfs leaves the fields empty without 
 }  // namespace
 }  // namespace zcav
 
-TEST_CASE("A device is known not to rotate by its flag, NVMe, virtio or RAM under it; a loop by its file's disk only",
-          "[sysfs]") {
+TEST_CASE(
+    "A device is known not to rotate by its flag, NVMe, virtio or RAM under it; a loop by its "
+    "file's disk only",
+    "[sysfs]") {
   zcav::DeviceInfo disk;
   CHECK_FALSE(zcav::KnownNotToRotate(disk));  // unknown
   disk.rotational = true;

@@ -14,13 +14,19 @@ namespace zcav::test {
 // A sink that records every event it is given, in order.
 class RecordingSink final : public SampleSink {
  public:
-  void OnStart(const RunInfo& run) override { started = true; plan = run.plan; }
+  void OnStart(const RunInfo& run) override {
+    started = true;
+    plan = run.plan;
+  }
   void OnSample(const Sample& s) override { samples.push_back(s); }
   void OnBlock(const BlockResult& b) override { blocks.push_back(b); }
   void OnPassDone(const PassSummary& p) override { passes.push_back(p); }
   void OnUnreadable(const UnreadableRange& r) override { unreadable.push_back(r); }
   void OnSlowRegion(const SlowRegion& r) override { slow.push_back(r); }
-  void OnFinish(const SweepResult& r) override { finished = true; result = r; }
+  void OnFinish(const SweepResult& r) override {
+    finished = true;
+    result = r;
+  }
 
   bool started = false;
   bool finished = false;

@@ -1,9 +1,10 @@
+#include "zcav/analysis/transport.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "zcav/device/device.h"
 #include "zcav/base/error.h"
-#include "zcav/analysis/transport.h"
+#include "zcav/device/device.h"
 
 namespace {
 

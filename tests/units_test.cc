@@ -1,9 +1,10 @@
+#include "zcav/base/units.h"
+
 #include <catch2/catch.hpp>
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
-#include "zcav/base/units.h"
 
 using zcav::ParseSize;
 

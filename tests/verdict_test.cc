@@ -1,16 +1,17 @@
+#include "zcav/analysis/verdict.h"
+
 #include <catch2/catch.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/zone_detector.h"
 #include "zcav/base/clock.h"
 #include "zcav/device/sim_device.h"
-#include "zcav/measure/sweep.h"
-#include "zcav/analysis/transport.h"
-#include "zcav/analysis/verdict.h"
-#include "zcav/analysis/zone_detector.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/sweep.h"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include "testutil.h"
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/clock.h"
-#include "zcav/device/device.h"
 #include "zcav/base/error.h"
+#include "zcav/base/units.h"
+#include "zcav/device/device.h"
 #include "zcav/device/posix/posix_device.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {

@@ -9,8 +9,8 @@
 #include <system_error>
 #include <vector>
 
-#include "zcav/measure/sample_sink.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/sample_sink.h"
 
 namespace zcav::test {
 
@@ -84,12 +84,16 @@ inline WriterRun CompleteRun() {
 
   const std::uint64_t pass_bytes = 3 * kGiB + kGiB / 2;
   w.passes = {
-      PassSummary{.pass = 0, .bytes = pass_bytes,
+      PassSummary{.pass = 0,
+                  .bytes = pass_bytes,
                   .read_time = std::chrono::nanoseconds(20'500'000'000),
-                  .mb_per_s = MbPerSForTest(pass_bytes, 20.5), .complete = true},
-      PassSummary{.pass = 1, .bytes = pass_bytes,
+                  .mb_per_s = MbPerSForTest(pass_bytes, 20.5),
+                  .complete = true},
+      PassSummary{.pass = 1,
+                  .bytes = pass_bytes,
                   .read_time = std::chrono::nanoseconds(20'750'000'000),
-                  .mb_per_s = MbPerSForTest(pass_bytes, 20.75), .complete = true},
+                  .mb_per_s = MbPerSForTest(pass_bytes, 20.75),
+                  .complete = true},
   };
 
   SweepResult& r = w.result;
@@ -115,9 +119,11 @@ inline WriterRun InterruptedRun() {
   w.blocks[2] = MakeBlock(2, 2 * kGiB, kGiB, 1, 170.0, 170.0, 170.0);
   w.blocks[3] = MakeBlock(3, 3 * kGiB, kGiB / 2, 1, 160.25, 160.25, 160.25);
   const std::uint64_t pass2_bytes = 2 * kGiB;
-  w.passes[1] = PassSummary{.pass = 1, .bytes = pass2_bytes,
+  w.passes[1] = PassSummary{.pass = 1,
+                            .bytes = pass2_bytes,
                             .read_time = std::chrono::nanoseconds(11'000'000'000),
-                            .mb_per_s = MbPerSForTest(pass2_bytes, 11.0), .complete = false};
+                            .mb_per_s = MbPerSForTest(pass2_bytes, 11.0),
+                            .complete = false};
   SweepResult& r = w.result;
   r.status = SweepStatus::kInterrupted;
   r.bytes_read = w.passes[0].bytes + pass2_bytes;

@@ -1,6 +1,7 @@
-#include <catch2/catch.hpp>
+#include "zcav/analysis/zone_detector.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "zcav/analysis/zone_detector.h"
 
 namespace {
 
@@ -1123,8 +1122,8 @@ TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[z
     CAPTURE(c.seed);
     const zcav::ZoneAnalysis a = Detect(c.rates);
     ++dips_total;
-    const bool ok = a.zones.size() == 1 && a.type == zcav::CurveType::kFlatDips &&
-                    a.texture.dip_count > 0;
+    const bool ok =
+        a.zones.size() == 1 && a.type == zcav::CurveType::kFlatDips && a.texture.dip_count > 0;
     dips_ok += ok;
     if (!ok) note(c, a);
   }
@@ -1163,7 +1162,9 @@ TEST_CASE("Correlated, heavy-tailed and bursty noise is texture, not zones", "[z
       }
     }
   }
-  auto pct = [](std::size_t a, std::size_t b) { return 100.0 * static_cast<double>(a) / static_cast<double>(b); };
+  auto pct = [](std::size_t a, std::size_t b) {
+    return 100.0 * static_cast<double>(a) / static_cast<double>(b);
+  };
   std::ostringstream report;
   report << "structured-noise corpus: flat AR(1) one zone+flat " << pct(flat_ok, flat_total)
          << " % of " << flat_total << "; two-tier two zones within 1 % (tiered) "
@@ -1239,6 +1240,7 @@ TEST_CASE("Bands alternating over a falling envelope are texture; the zones foll
   CHECK(a.type == zcav::CurveType::kZoned);
   CHECK_FALSE(a.alternating);
   for (std::size_t k = 1; k < 8; ++k) {
-    CHECK(std::fabs(static_cast<double>(a.zones[k].first_block) - 500.0 * static_cast<double>(k)) <= 20);
+    CHECK(std::fabs(static_cast<double>(a.zones[k].first_block) - 500.0 * static_cast<double>(k)) <=
+          20);
   }
 }

@@ -1,13 +1,14 @@
+#include "zcav/io/zone_report.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "testutil.h"
 #include "zcav/base/clock.h"
+#include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
-#include "zcav/io/zone_report.h"
 
 namespace {
 
@@ -60,8 +61,8 @@ TEST_CASE("The zone table is aligned and gives positions in GB and % of the devi
   CHECK(header.size() == row1.size());
   CHECK(row1.size() == row2.size());
   CHECK(header.find("median MB/s") != std::string::npos);
-  CHECK(row2.find("0.600") != std::string::npos);   // start GB
-  CHECK(row2.find("60.00") != std::string::npos);   // start % and median
+  CHECK(row2.find("0.600") != std::string::npos);  // start GB
+  CHECK(row2.find("60.00") != std::string::npos);  // start % and median
   CHECK(t.find("outer/inner 2.00:1") != std::string::npos);
   CHECK(t.find(">= 90 % of the peak rate: 60.0 %") != std::string::npos);
   CHECK(t.find("outliers: 1 block (0.170 GB: 7.70 MB/s)") != std::string::npos);
@@ -72,7 +73,8 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
   zcav::ZoneAnalysis a = TwoZones();
   a.zones[0].mb_per_s = a.zones[0].mean_mb_per_s = 6.144;  // 40x CD
   a.zones[1].mb_per_s = a.zones[1].mean_mb_per_s = 3.072;  // 20x CD
-  zcav::ZoneReportContext c{"/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {}, {}, {}};
+  zcav::ZoneReportContext c{"/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {},
+                            {},         {}};
   REQUIRE(c.media == zcav::Media::kCd);
   const std::string t = zcav::FormatZoneTable(a, c);
   CHECK(t.find("CD speed") != std::string::npos);
@@ -227,7 +229,8 @@ TEST_CASE("A zone table of many zones shows the first and last ones and counts t
   CHECK_THAT(table, Catch::Contains("... 24 zones more, 112.00 to 135.00 MB/s"));
   std::istringstream lines(table);
   std::size_t rows = 0;
-  for (std::string line; std::getline(lines, line);) rows += line.find("  ") == 0 || std::isdigit(static_cast<unsigned char>(line[0])) ? 1 : 0;
+  for (std::string line; std::getline(lines, line);)
+    rows += line.find("  ") == 0 || std::isdigit(static_cast<unsigned char>(line[0])) ? 1 : 0;
   CHECK(rows == 16);  // 12 first + 4 last
   CHECK(zcav::FormatZoneCsv(a, c, false, false).find("\n40,") != std::string::npos);
 }

@@ -72,7 +72,8 @@ std::string PlotNameFor(const std::string& device) {
   std::string name = std::filesystem::path(device).filename().string();
   if (name.empty()) name = device;
   for (char& c : name) {
-    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    const bool plain =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
     if (!plain) c = '-';
   }
   return name.empty() ? "zcav" : name;
@@ -84,15 +85,16 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   const PlotFiles files = WritePlot(kind, inputs, dir, name, images);
   if (!GnuplotAvailable()) {
     err << "zcav: warning: gnuplot (with the pngcairo and svg terminals) is not installed: "
-           "wrote " << files.script_path << " and its data; install gnuplot and run 'cd "
+           "wrote "
+        << files.script_path << " and its data; install gnuplot and run 'cd "
         << (dir.empty() ? "." : dir) << " && gnuplot " << name << ".gp' to draw the images\n";
     return;
   }
   RenderPlot(files);
   if (!quiet) {
     for (const std::string& image : files.image_paths) err << "zcav: wrote " << image << "\n";
-    err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot "
-        << name << ".gp' in its directory)\n";
+    err << "zcav: gnuplot script " << files.script_path << " (edit it, then run 'gnuplot " << name
+        << ".gp' in its directory)\n";
   }
 }
 
@@ -120,7 +122,8 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
   const std::string& device = run.device.path;
   if (!result.unreadable.empty()) {
     err << "zcav: " << device << ": " << result.unreadable.size() << " unreadable region"
-        << (result.unreadable.size() == 1 ? "" : "s") << ", " << FormatBytes(result.UnreadableBytes()) << ":";
+        << (result.unreadable.size() == 1 ? "" : "s") << ", "
+        << FormatBytes(result.UnreadableBytes()) << ":";
     SayFirstFive(err, result.unreadable, [&](const UnreadableRange& r) {
       err << " (" << std::strerror(r.errno_value) << (r.bounded_by_budget ? ", bounded" : "")
           << ")";
@@ -157,9 +160,9 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
       return 1;
     case SweepStatus::kDeviceGone:
       err << "zcav: " << device << " went away at offset " << result.error_offset_bytes
-          << " bytes (" << FormatBytes(result.error_offset_bytes)
-          << "): " << result.error.message() << "; " << result.blocks_measured
-          << " blocks measured before it written to " << where << " (marked partial)\n";
+          << " bytes (" << FormatBytes(result.error_offset_bytes) << "): " << result.error.message()
+          << "; " << result.blocks_measured << " blocks measured before it written to " << where
+          << " (marked partial)\n";
       return 3;
   }
   return 1;
@@ -194,12 +197,9 @@ Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes) {
 }
 
 Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes) {
-  return {{"region_bytes", region_bytes},
-          {"repetitions", r.repetitions},
-          {"min_mb_per_s", Finite(r.min_mb_per_s)},
-          {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
-          {"max_mb_per_s", Finite(r.max_mb_per_s)},
-          {"cpu_percent", Finite(r.cpu_percent)}};
+  return {{"region_bytes", region_bytes},           {"repetitions", r.repetitions},
+          {"min_mb_per_s", Finite(r.min_mb_per_s)}, {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
+          {"max_mb_per_s", Finite(r.max_mb_per_s)}, {"cpu_percent", Finite(r.cpu_percent)}};
 }
 
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,

@@ -15,18 +15,17 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/clock.h"
-#include "zcav/device/device.h"
 #include "zcav/base/error.h"
+#include "zcav/device/device.h"
 #include "zcav/io/data_reader.h"
 #include "zcav/io/plot.h"
 #include "zcav/measure/access.h"
@@ -133,8 +132,7 @@ class CurveSink final : public SampleSink {
   void OnSample(const Sample&) override {}
   void OnBlock(const BlockResult& b) override {
     if (b.passes == 0) return;  // no clean read: no rate to draw
-    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s,
-                      b.max_mb_per_s});
+    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s, b.max_mb_per_s});
   }
   void OnPassDone(const PassSummary&) override {}
   void OnFinish(const SweepResult&) override {}

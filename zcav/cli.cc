@@ -27,16 +27,17 @@ Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 50
 const std::vector<CommandRow>& Commands() {
   static const std::vector<CommandRow> rows = {
       {"profile",
-       "  zcav profile [DEVICE] [-o DIR]  start here: burst rate, access time, a sweep (quick when\n"
+       "  zcav profile [DEVICE] [-o DIR]  start here: burst rate, access time, a sweep (quick "
+       "when\n"
        "                                a full one would take over an hour; --full), zones, the\n"
-       "                                bus-or-media verdict, plots and reports into one directory\n"
+       "                                bus-or-media verdict, plots and reports into one "
+       "directory\n"
        "                                (default zcav-profile-NAME); DEVICE defaults to sim:hdd\n",
        true, ProfileCommand},
       {"sweep",
        "  zcav sweep DEVICE [options]   read DEVICE from start to end, write MB/s per position\n",
        true, SweepCommand},
-      {"access",
-       "  zcav access DEVICE [options] average access time (random small reads)\n", true,
+      {"access", "  zcav access DEVICE [options] average access time (random small reads)\n", true,
        AccessCommand},
       {"burst",
        "  zcav burst DEVICE [options]   burst rate (the drive cache's, i.e. the interface's "
@@ -85,7 +86,8 @@ CommandChoice ChooseCommand(const std::vector<std::string>& args) {
   if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
     throw Error("unknown option '" + args[0] +
-                "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')", ErrorKind::kBadInput);
+                    "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')",
+                ErrorKind::kBadInput);
   }
   // Anything else is the classic zcav command line: flags and a file name.
   for (const CommandRow& row : Commands()) {

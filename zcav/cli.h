@@ -26,7 +26,7 @@ struct Invocation {
 // Error for what main turns into an exit code.
 struct CommandRow {
   const char* name;
-  const char* help;  // its lines in `zcav --help`
+  const char* help;    // its lines in `zcav --help`
   bool reads_devices;  // true: Ctrl-C stops it early (signal handlers installed)
   int (*run)(const Invocation& inv);
 };

@@ -18,18 +18,17 @@ po::options_description OptionsWithHelp(const char* caption) {
 
 po::options_description ZoneFlagsDescription() {
   po::options_description zones("Zone detection");
-  zones.add_options()
-      ("sensitivity", po::value<std::string>()->value_name("X"),
-       "multiply the segmentation penalty by X: above 1 finds fewer zones, below 1 more "
-       "(default 1)")
-      ("min-zone", po::value<std::string>()->value_name("N"),
-       "shortest zone in blocks (default: max(3, 0.2 % of the blocks))")
-      ("media", po::value<std::string>()->value_name("cd|dvd|bd"),
-       "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)")
-      ("bus", po::value<std::string>()->value_name("NAME"),
-       "the link the device is read through, for the bus-or-media verdict, when sysfs "
-       "cannot tell (a USB bridge often reports wrong): usb1, usb2, usb3, usb3.1, fw400, "
-       "fw800, udma33..udma133, sata1, sata2, sata3, sas3..sas12, pcieGxW (e.g. pcie3x4)");
+  zones.add_options()(
+      "sensitivity", po::value<std::string>()->value_name("X"),
+      "multiply the segmentation penalty by X: above 1 finds fewer zones, below 1 more "
+      "(default 1)")("min-zone", po::value<std::string>()->value_name("N"),
+                     "shortest zone in blocks (default: max(3, 0.2 % of the blocks))")(
+      "media", po::value<std::string>()->value_name("cd|dvd|bd"),
+      "optical media: also show X speed (default: guessed from the device, e.g. /dev/sr0)")(
+      "bus", po::value<std::string>()->value_name("NAME"),
+      "the link the device is read through, for the bus-or-media verdict, when sysfs "
+      "cannot tell (a USB bridge often reports wrong): usb1, usb2, usb3, usb3.1, fw400, "
+      "fw800, udma33..udma133, sata1, sata2, sata3, sas3..sas12, pcieGxW (e.g. pcie3x4)");
   return zones;
 }
 
@@ -38,7 +37,8 @@ void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out) {
     const std::string text = vm["sensitivity"].as<std::string>();
     const std::optional<double> v = ParseDecimal(text);
     if (!v || !(*v > 0) || *v > 1e6) {
-      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)", ErrorKind::kBadInput);
+      throw Error("invalid sensitivity '" + text + "': must be a number above 0 (1 = default)",
+                  ErrorKind::kBadInput);
     }
     out.zones.sensitivity = *v;
   }
@@ -77,16 +77,17 @@ po::variables_map ParseArgs(const std::vector<std::string>& args,
   positional.add(positional_name, -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
+    po::store(
+        po::command_line_parser(args)
+            .options(all)
+            .positional(positional)
+            .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+            .run(),
+        vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')", ErrorKind::kBadInput);
+    throw Error(std::string(e.what()) + " (see 'zcav " + command + " --help')",
+                ErrorKind::kBadInput);
   }
   return vm;
 }
@@ -113,24 +114,30 @@ std::vector<std::string> LabelsFor(const po::variables_map& vm, std::size_t inpu
   if (vm.count("label")) labels = vm["label"].as<std::vector<std::string>>();
   if (labels.size() > inputs) {
     throw Error(std::to_string(labels.size()) + " labels for " + std::to_string(inputs) +
-                " files: give at most one --label per file", ErrorKind::kBadInput);
+                    " files: give at most one --label per file",
+                ErrorKind::kBadInput);
   }
   return labels;
 }
 
 std::string OutputOrStdout(const po::variables_map& vm) {
   const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "-";
-  if (output.empty()) throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
+  if (output.empty())
+    throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
   return output;
 }
 
 void ParseClassicBlock(const std::string& b, SweepOptions& s) {
   const auto colon = b.find(':');
   s.block_bytes = ParseClassicMiB(b.substr(0, colon), "-b block size");
-  if (s.block_bytes == 0) throw Error("invalid -b block size '" + b + "': must be greater than zero", ErrorKind::kBadInput);
+  if (s.block_bytes == 0)
+    throw Error("invalid -b block size '" + b + "': must be greater than zero",
+                ErrorKind::kBadInput);
   if (colon != std::string::npos) {
     s.chunk_bytes = ParseClassicMiB(b.substr(colon + 1), "-b chunk size");
-    if (s.chunk_bytes == 0) throw Error("invalid -b chunk size '" + b + "': must be greater than zero", ErrorKind::kBadInput);
+    if (s.chunk_bytes == 0)
+      throw Error("invalid -b chunk size '" + b + "': must be greater than zero",
+                  ErrorKind::kBadInput);
   }
 }
 

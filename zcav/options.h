@@ -88,8 +88,7 @@ struct CommandSyntax {
 // and `run` runs with them. `read` throws Error(kBadInput).
 template <class Options>
 int ParseThenRun(const Invocation& inv, const CommandSyntax& syntax,
-                 po::options_description (*describe)(),
-                 Options (*read)(const po::variables_map&),
+                 po::options_description (*describe)(), Options (*read)(const po::variables_map&),
                  int (*run)(const Options&, const Invocation&)) {
   po::options_description desc = describe();
   if constexpr (std::is_base_of_v<ZoneFlags, Options>) desc.add(ZoneFlagsDescription());

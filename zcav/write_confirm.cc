@@ -16,11 +16,13 @@ void ConfirmWrite(const DeviceInfo& device, const std::string& name, bool intera
   std::string answer;
   if (!std::getline(in, answer)) {
     err << "\n";
-    throw Error("write test of " + name + " not confirmed (input ended): nothing written", ErrorKind::kBadInput);
+    throw Error("write test of " + name + " not confirmed (input ended): nothing written",
+                ErrorKind::kBadInput);
   }
   if (answer != name) {
     throw Error("write test of " + name + " not confirmed ('" + answer + "' is not '" + name +
-                "'): nothing written", ErrorKind::kBadInput);
+                    "'): nothing written",
+                ErrorKind::kBadInput);
   }
 }
 

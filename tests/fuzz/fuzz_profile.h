@@ -26,8 +26,8 @@
 #include <string>
 #include <string_view>
 
-#include "zcav/io/data_reader.h"
 #include "zcav/base/error.h"
+#include "zcav/io/data_reader.h"
 
 namespace zcav::fuzz {
 

@@ -1,4 +1,6 @@
 // zcav plot FILE...: saved results drawn with gnuplot.
+#include "zcav/io/plot.h"
+
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -9,15 +11,15 @@
 #include "../options.h"
 #include "commands.h"
 #include "zcav/base/error.h"
-#include "zcav/io/plot.h"
 #include "zcav/io/report.h"
 
 namespace zcav {
 namespace {
 
 struct PlotOptions : ZoneFlags {
-  std::vector<std::string> files;   // the saved results to draw
-  std::vector<std::string> labels;  // --label, one per file in order. Default: device model or file name
+  std::vector<std::string> files;  // the saved results to draw
+  std::vector<std::string>
+      labels;  // --label, one per file in order. Default: device model or file name
   // --kind. Default: falloff for one file, comparison for several
   PlotKind plot_kind = PlotKind::kFalloff;
   // -o IMAGE (.png or .svg). Default "-": the first file's name with .png, or
@@ -42,16 +44,15 @@ const CommandSyntax kSyntax{"plot", "file", kPlotHelp};
 // --help's options (the zone flags are added by ParseThenRun).
 po::options_description DescribePlot() {
   po::options_description desc = OptionsWithHelp();
-  desc.add_options()
-      ("output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
-       "the image; the .gp script and data files go beside it, named after it (default: "
-       "the first FILE's name with .png, or NAME-KIND.png for other kinds, beside it)")
-      ("label", po::value<std::vector<std::string>>()->value_name("L"),
-       "legend/title of the next FILE, in order (default: device model, else file name)")
-      ("kind", po::value<std::string>()->value_name("KIND"),
-       "falloff (default for one FILE), comparison (default for several), access, "
-       "histogram or concurrent")
-      ("quiet,q", "do not say which files were written");
+  desc.add_options()(
+      "output,o", po::value<std::string>()->value_name("OUT.png|OUT.svg"),
+      "the image; the .gp script and data files go beside it, named after it (default: "
+      "the first FILE's name with .png, or NAME-KIND.png for other kinds, beside it)")(
+      "label", po::value<std::vector<std::string>>()->value_name("L"),
+      "legend/title of the next FILE, in order (default: device model, else file name)")(
+      "kind", po::value<std::string>()->value_name("KIND"),
+      "falloff (default for one FILE), comparison (default for several), access, "
+      "histogram or concurrent")("quiet,q", "do not say which files were written");
   return desc;
 }
 
@@ -59,7 +60,8 @@ po::options_description DescribePlot() {
 PlotOptions ReadPlot(const po::variables_map& vm) {
   PlotOptions out;
   out.files = Positionals(vm, "file");
-  if (out.files.empty()) throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])", ErrorKind::kBadInput);
+  if (out.files.empty())
+    throw Error("no data file given (usage: zcav plot FILE... [-o OUT.png])", ErrorKind::kBadInput);
   out.labels = LabelsFor(vm, out.files.size());
   if (vm.count("kind")) {
     out.plot_kind = ParsePlotKind(vm["kind"].as<std::string>());
@@ -73,7 +75,8 @@ PlotOptions ReadPlot(const po::variables_map& vm) {
              out.output.compare(out.output.size() - ext.size(), ext.size(), ext) == 0;
     };
     if (!ends(".png") && !ends(".svg")) {
-      throw Error("output '" + out.output + "': the image name must end in .png or .svg", ErrorKind::kBadInput);
+      throw Error("output '" + out.output + "': the image name must end in .png or .svg",
+                  ErrorKind::kBadInput);
     }
   }
   out.quiet = vm.count("quiet") > 0;
@@ -89,13 +92,14 @@ int RunPlot(const PlotOptions& options, const Invocation& inv) {
     image = options.output;
   } else {
     const std::filesystem::path first(options.files.front());
-    const std::string suffix =
-        options.plot_kind == PlotKind::kFalloff ? "" : std::string("-") + PlotKindName(options.plot_kind);
+    const std::string suffix = options.plot_kind == PlotKind::kFalloff
+                                   ? ""
+                                   : std::string("-") + PlotKindName(options.plot_kind);
     image = first.parent_path() / (first.stem().string() + suffix + ".png");
   }
   const std::string dir = image.parent_path().empty() ? "." : image.parent_path().string();
-  WriteAndRender(options.plot_kind, inputs, dir, image.stem().string(),
-                 {image.filename().string()}, options.quiet, inv.err);
+  WriteAndRender(options.plot_kind, inputs, dir, image.stem().string(), {image.filename().string()},
+                 options.quiet, inv.err);
   return 0;
 }
 

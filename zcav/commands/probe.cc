@@ -32,28 +32,28 @@ struct BurstCommandOptions : ProbeFlags {
 
 po::options_description ProbeFlagsDescription() {
   po::options_description desc = OptionsWithHelp();
-  desc.add_options()
-      ("output,o", po::value<std::string>()->value_name("FILE"),
-       "write the result to FILE ('-' = stdout, the default)")
-      ("format", po::value<std::string>()->value_name("FMT"), "text (default) or json")
-      ("quiet,q", "no notes on stderr");
+  desc.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                     "write the result to FILE ('-' = stdout, the default)")(
+      "format", po::value<std::string>()->value_name("FMT"), "text (default) or json")(
+      "quiet,q", "no notes on stderr");
   return desc;
 }
 
 // Parses the shared flags of `command` into `out`; false after printing the
 // help (`about` and the options) on inv.out.
 bool ParseProbeFlags(const Invocation& inv, const char* command, const char* about,
-                     const po::options_description& desc, po::variables_map& vm,
-                     ProbeFlags& out) {
-  const std::optional<po::variables_map> parsed = ParseOrHelp(
-      inv, desc, "device", command,
-      "Usage: zcav " + std::string(command) + " DEVICE [options]\n\n" + about + "\n");
+                     const po::options_description& desc, po::variables_map& vm, ProbeFlags& out) {
+  const std::optional<po::variables_map> parsed =
+      ParseOrHelp(inv, desc, "device", command,
+                  "Usage: zcav " + std::string(command) + " DEVICE [options]\n\n" + about + "\n");
   if (!parsed) return false;
   vm = *parsed;
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() != 1) {
-    throw Error(devices.empty() ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
-                                : "one device at a time, got " + std::to_string(devices.size()), ErrorKind::kBadInput);
+    throw Error(devices.empty()
+                    ? std::string("no device given (usage: zcav ") + command + " DEVICE)"
+                    : "one device at a time, got " + std::to_string(devices.size()),
+                ErrorKind::kBadInput);
   }
   out.device = devices[0];
   out.output = OutputOrStdout(vm);
@@ -67,11 +67,12 @@ bool ParseProbeFlags(const Invocation& inv, const char* command, const char* abo
 
 std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
   po::options_description desc = ProbeFlagsDescription();
-  desc.add_options()
-      ("samples", po::value<std::string>()->value_name("N"), "number of random reads (default 1000)")
-      ("read-size", po::value<std::string>()->value_name("SIZE"),
-       "bytes per read, rounded up to the sector (default 4k)")
-      ("seed", po::value<std::string>()->value_name("N"), "seed of the random positions (default 1)");
+  desc.add_options()("samples", po::value<std::string>()->value_name("N"),
+                     "number of random reads (default 1000)")(
+      "read-size", po::value<std::string>()->value_name("SIZE"),
+      "bytes per read, rounded up to the sector (default 4k)")(
+      "seed", po::value<std::string>()->value_name("N"),
+      "seed of the random positions (default 1)");
   AccessCommandOptions out;
   po::variables_map vm;
   if (!ParseProbeFlags(inv, "access",
@@ -80,27 +81,36 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
                        desc, vm, out)) {
     return std::nullopt;
   }
-  if (vm.count("samples")) out.access.samples = ParseCount32(vm["samples"].as<std::string>(), "sample count");
-  if (vm.count("read-size")) out.access.read_bytes = ParseSize(vm["read-size"].as<std::string>(), "read size");
+  if (vm.count("samples"))
+    out.access.samples = ParseCount32(vm["samples"].as<std::string>(), "sample count");
+  if (vm.count("read-size"))
+    out.access.read_bytes = ParseSize(vm["read-size"].as<std::string>(), "read size");
   if (vm.count("seed")) out.access.seed = ParseCount(vm["seed"].as<std::string>(), "seed");
   return out;
 }
 
 std::optional<BurstCommandOptions> ParseBurst(const Invocation& inv) {
   po::options_description desc = ProbeFlagsDescription();
-  desc.add_options()
-      ("region", po::value<std::string>()->value_name("SIZE"),
-       "bytes at the start of the device read again and again (default 512k)")
-      ("chunk-size", po::value<std::string>()->value_name("SIZE"), "bytes per read (default 64k)")
-      ("repetitions", po::value<std::string>()->value_name("N"), "timed reads of the region (default 200)");
+  desc.add_options()("region", po::value<std::string>()->value_name("SIZE"),
+                     "bytes at the start of the device read again and again (default 512k)")(
+      "chunk-size", po::value<std::string>()->value_name("SIZE"), "bytes per read (default 64k)")(
+      "repetitions", po::value<std::string>()->value_name("N"),
+      "timed reads of the region (default 200)");
   BurstCommandOptions out;
   po::variables_map vm;
-  if (!ParseProbeFlags(inv, "burst", "Burst (buffered) rate: the first region of the device read again and again, so\n"
-                   "the drive answers from its cache and the figure is the interface's rate.\n"
-                   "On a device without a cache it is the outer rate less one seek per repetition.\n", desc, vm, out)) return std::nullopt;
-  if (vm.count("region")) out.burst.region_bytes = ParseSize(vm["region"].as<std::string>(), "region");
-  if (vm.count("chunk-size")) out.burst.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
-  if (vm.count("repetitions")) out.burst.repetitions = ParseCount32(vm["repetitions"].as<std::string>(), "repetitions");
+  if (!ParseProbeFlags(
+          inv, "burst",
+          "Burst (buffered) rate: the first region of the device read again and again, so\n"
+          "the drive answers from its cache and the figure is the interface's rate.\n"
+          "On a device without a cache it is the outer rate less one seek per repetition.\n",
+          desc, vm, out))
+    return std::nullopt;
+  if (vm.count("region"))
+    out.burst.region_bytes = ParseSize(vm["region"].as<std::string>(), "region");
+  if (vm.count("chunk-size"))
+    out.burst.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+  if (vm.count("repetitions"))
+    out.burst.repetitions = ParseCount32(vm["repetitions"].as<std::string>(), "repetitions");
   if (out.burst.chunk_bytes > out.burst.region_bytes) {
     throw Error("chunk size is larger than the region", ErrorKind::kBadInput);
   }
@@ -123,11 +133,10 @@ int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;
   if (options.format == "json") {
-    const Json doc = {
-        {"device", DeviceJson(d.device().info())},
-        {"access", AccessFiguresJson(r, RoundUp(options.access.read_bytes,
-                                                d.device().info().sector_bytes))},
-        {"partial", r.error || r.interrupted}};
+    const Json doc = {{"device", DeviceJson(d.device().info())},
+                      {"access", AccessFiguresJson(r, RoundUp(options.access.read_bytes,
+                                                              d.device().info().sector_bytes))},
+                      {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
     text = "access time of " + d.device().info().path + ": " + std::to_string(r.samples.size()) +
@@ -146,7 +155,8 @@ int RunBurst(const BurstCommandOptions& options, const Invocation& inv) {
   d.Open(options.device);
   if (options.burst.region_bytes > d.device().info().size_bytes) {
     throw Error("burst region " + FormatBytes(options.burst.region_bytes) + " is larger than " +
-                options.device, ErrorKind::kBadInput);
+                    options.device,
+                ErrorKind::kBadInput);
   }
   const BurstResult r = MeasureBurst(d.device(), d.clock(), options.burst, &inv.stop);
   std::string text;

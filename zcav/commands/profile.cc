@@ -40,23 +40,23 @@
 #include "../app_util.h"
 #include "../options.h"
 #include "commands.h"
-#include "zcav/measure/access.h"
-#include "zcav/measure/burst.h"
-#include "zcav/base/clock.h"
-#include "zcav/device/device.h"
-#include "zcav/base/error.h"
-#include "zcav/measure/estimate.h"
-#include "zcav/io/plot.h"
-#include "zcav/measure/progress.h"
-#include "zcav/io/report.h"
-#include "zcav/measure/sample_sink.h"
 #include "zcav/analysis/step_origin.h"
-#include "zcav/io/pass_curves.h"
-#include "zcav/measure/sweep.h"
 #include "zcav/analysis/transport.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
 #include "zcav/base/units.h"
+#include "zcav/device/device.h"
+#include "zcav/io/pass_curves.h"
+#include "zcav/io/plot.h"
+#include "zcav/io/report.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/measure/progress.h"
+#include "zcav/measure/sample_sink.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 namespace {
@@ -74,7 +74,8 @@ struct ProfileCommandOptions : RunFlags, ZoneFlags {
   // -c N given; otherwise a device read in full in a few seconds is read over
   // 3 passes (ChoosePasses). Default: false
   bool passes_given = false;
-  std::vector<std::string> labels;  // --label: the plot and report title. Default: device model or name
+  std::vector<std::string>
+      labels;          // --label: the plot and report title. Default: device model or name
   bool quiet = false;  // -q: no progress, notes or summary on stderr. Default: false
 };
 using ProfileMode = ProfileCommandOptions::ProfileMode;
@@ -100,20 +101,18 @@ const CommandSyntax kSyntax{"profile", "device", kProfileHelp};
 // --help's options (the zone flags are added by ParseThenRun).
 po::options_description DescribeProfile() {
   po::options_description desc = OptionsWithHelp();
-  desc.add_options()
-      ("output,o", po::value<std::string>()->value_name("DIR"),
-       "the directory for the results (created; an existing one is reused, its files "
-       "replaced) (default: zcav-profile-NAME in the current directory)")
-      ("full", "read every block, however long it takes")
-      ("quick", "read an evenly spaced tenth of the surface, however short a full sweep is")
-      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
-       "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
-       "--block-size)")
-      (",c", po::value<std::string>()->value_name("N"),
-       "passes of the sweep (default 1; 3 when a full pass takes under 20 s)")
-      ("label", po::value<std::vector<std::string>>()->value_name("TEXT"),
-       "the plot and report title (default: the device model, or the device name)")
-      ("quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
+  desc.add_options()("output,o", po::value<std::string>()->value_name("DIR"),
+                     "the directory for the results (created; an existing one is reused, its files "
+                     "replaced) (default: zcav-profile-NAME in the current directory)")(
+      "full", "read every block, however long it takes")(
+      "quick", "read an evenly spaced tenth of the surface, however short a full sweep is")(
+      ",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
+      "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
+      "--block-size)")(",c", po::value<std::string>()->value_name("N"),
+                       "passes of the sweep (default 1; 3 when a full pass takes under 20 s)")(
+      "label", po::value<std::vector<std::string>>()->value_name("TEXT"),
+      "the plot and report title (default: the device model, or the device name)")(
+      "quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
   return desc;
 }
 
@@ -123,17 +122,20 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
   const std::vector<std::string> devices = Positionals(vm, "device");
   if (devices.size() > 1) {
     throw Error("one device at a time, got " + std::to_string(devices.size()) +
-                " (usage: zcav profile [DEVICE] [-o DIR])", ErrorKind::kBadInput);
+                    " (usage: zcav profile [DEVICE] [-o DIR])",
+                ErrorKind::kBadInput);
   }
   out.device = devices.empty() ? "sim:hdd" : devices[0];
   if (out.device.empty()) throw Error("empty device name", ErrorKind::kBadInput);
   if (vm.count("output")) {
     out.output = vm["output"].as<std::string>();
     if (out.output.empty() || out.output == "-") {
-      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')", ErrorKind::kBadInput);
+      throw Error("zcav profile writes a directory: give -o DIR (not '" + out.output + "')",
+                  ErrorKind::kBadInput);
     }
   }
-  if (vm.count("full") && vm.count("quick")) throw Error("give --full or --quick, not both", ErrorKind::kBadInput);
+  if (vm.count("full") && vm.count("quick"))
+    throw Error("give --full or --quick, not both", ErrorKind::kBadInput);
   if (vm.count("full")) out.profile_mode = ProfileMode::kFull;
   if (vm.count("quick")) out.profile_mode = ProfileMode::kQuick;
   if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), out.sweep);
@@ -148,7 +150,6 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
   out.quiet = vm.count("quiet") > 0;
   return out;
 }
-
 
 // A full sweep estimated above this is read quick (unless --full).
 constexpr double kQuickAboveSeconds = 3600;
@@ -179,29 +180,34 @@ void CheckOutputDir(const std::string& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) {
-      throw Error("output directory " + dir +
-                  " exists and is not a directory: choose another -o DIR", ErrorKind::kBadInput);
+      throw Error(
+          "output directory " + dir + " exists and is not a directory: choose another -o DIR",
+          ErrorKind::kBadInput);
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
       throw Error("cannot write into " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
     }
     return;
   }
-  if (errno != ENOENT) throw Error("output directory " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
+  if (errno != ENOENT)
+    throw Error("output directory " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
   fs::path parent = fs::path(dir).parent_path();
   if (parent.empty()) parent = ".";
   std::error_code ec;
   if (!fs::is_directory(parent, ec)) {
-    throw Error("cannot create " + dir + ": directory " + parent.string() + " does not exist", ErrorKind::kBadInput);
+    throw Error("cannot create " + dir + ": directory " + parent.string() + " does not exist",
+                ErrorKind::kBadInput);
   }
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
-    throw Error("cannot create " + dir + " in " + parent.string() + ": " + std::strerror(errno), ErrorKind::kBadInput);
+    throw Error("cannot create " + dir + " in " + parent.string() + ": " + std::strerror(errno),
+                ErrorKind::kBadInput);
   }
 }
 
 void CreateOutputDir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    throw Error("cannot create directory " + dir + ": " + std::strerror(errno), ErrorKind::kRuntime);
+    throw Error("cannot create directory " + dir + ": " + std::strerror(errno),
+                ErrorKind::kRuntime);
   }
 }
 
@@ -291,8 +297,9 @@ class ProfileRun {
     access_options_ = AccessOptions{};
     if (RoundUp(access_options_.read_bytes, info_.sector_bytes) > info_.size_bytes) {
       throw Error(options_.device + " (" + FormatBytes(info_.size_bytes) +
-                  ") is too small to profile: the access test reads " +
-                  ShortBytes(access_options_.read_bytes), ErrorKind::kBadInput);
+                      ") is too small to profile: the access test reads " +
+                      ShortBytes(access_options_.read_bytes),
+                  ErrorKind::kBadInput);
     }
     burst_options_ = BurstOptions{};
     if (burst_options_.region_bytes > info_.size_bytes) {
@@ -486,11 +493,11 @@ void ProfileRun::DecideQuick() {
 // estimate above, or a short one (WithStartRate) with --full or --quick.
 void ProfileRun::FollowStartRate() {
   if (options_.sweep.block_bytes != 0 || info_.read_engine == "sim") return;
-  const double rate =
-      !estimate_ ? WithStartRate(device_.device(), device_.clock(), options_.sweep, &stop_)
-                       .expected_mb_per_s
-      : estimate_->error || estimate_->interrupted ? 0
-                                                   : estimate_->mb_per_s;
+  const double rate = !estimate_
+                          ? WithStartRate(device_.device(), device_.clock(), options_.sweep, &stop_)
+                                .expected_mb_per_s
+                      : estimate_->error || estimate_->interrupted ? 0
+                                                                   : estimate_->mb_per_s;
   full_options_.expected_mb_per_s = rate;
   quick_options_.expected_mb_per_s = rate;
   full_plan_ = PlanSweep(info_, full_options_);
@@ -549,8 +556,8 @@ void ProfileRun::Sweep() {
   blocks_end_ = json_sink.blocks_end();
   analysis_ = origins.analysis();
   context_ = origins.context();
-  verdict_ = context_.verdict ? *context_.verdict
-                              : VerdictFor(analysis_, transport_, burst_mb_per_s_);
+  verdict_ =
+      context_.verdict ? *context_.verdict : VerdictFor(analysis_, transport_, burst_mb_per_s_);
 }
 
 // The sweep's members after "blocks" (its closing part, cut off the file).
@@ -607,14 +614,14 @@ Json ProfileRun::ProfileJson() const {
     if (estimate_->error)
       estimate_json["error"] = ErrorJson(estimate_->error, estimate_->error_offset_bytes);
   }
-  return {{"quick", quick_},
-          {"why", quick_reason_},
-          {"quick_above_seconds", kQuickAboveSeconds},
-          {"passes", plan().passes},
-          {"passes_why", passes_reason_.empty()
-                             ? std::string(options_.passes_given ? "-c" : "default")
-                             : passes_reason_},
-          {"estimate", estimate_json}};
+  return {
+      {"quick", quick_},
+      {"why", quick_reason_},
+      {"quick_above_seconds", kQuickAboveSeconds},
+      {"passes", plan().passes},
+      {"passes_why", passes_reason_.empty() ? std::string(options_.passes_given ? "-c" : "default")
+                                            : passes_reason_},
+      {"estimate", estimate_json}};
 }
 
 void ProfileRun::WriteProfileJson() {
@@ -672,8 +679,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   Profile& p = input.profile;
   p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_, std::move(curve_.points));
   if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;
-  for (const AccessReading& x : access_.samples)
-    p.access_samples.push_back({x.offset_bytes, x.ms});
+  for (const AccessReading& x : access_.samples) p.access_samples.push_back({x.offset_bytes, x.ms});
   p.burst_mb_per_s = burst_mb_per_s_;
   p.verdict = VerdictKindName(verdict_.kind);
   p.verdict_reason = verdict_.reason;
@@ -724,8 +730,8 @@ void ProfileRun::WriteSummary() {
   } else {
     s << analysis_.zones.size() << " zones (" << CurveTypeName(analysis_.type) << "), "
       << Num(analysis_.zones.front().mb_per_s, 1) << " -> "
-      << Num(analysis_.zones.back().mb_per_s, 1) << " MB/s ("
-      << Num(analysis_.outer_inner_ratio, 2) << ":1)";
+      << Num(analysis_.zones.back().mb_per_s, 1) << " MB/s (" << Num(analysis_.outer_inner_ratio, 2)
+      << ":1)";
   }
   s << "\n";
   s << "Verdict:       " << VerdictKindName(verdict_.kind) << " — " << verdict_.reason << "\n";

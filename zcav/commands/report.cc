@@ -1,4 +1,6 @@
 // zcav report FILE... -o REPORT.md|REPORT.html: a report of saved results.
+#include "zcav/io/report.h"
+
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -10,16 +12,16 @@
 #include "commands.h"
 #include "zcav/base/error.h"
 #include "zcav/io/plot.h"
-#include "zcav/io/report.h"
 
 namespace zcav {
 namespace {
 
 struct ReportOptions : ZoneFlags {
-  std::vector<std::string> files;   // the saved results, one table row each
-  std::vector<std::string> labels;  // --label, one per file in order. Default: device model or file name
-  std::string output;               // -o REPORT.md|REPORT.html (required)
-  bool quiet = false;               // -q: no notes on stderr. Default: false
+  std::vector<std::string> files;  // the saved results, one table row each
+  std::vector<std::string>
+      labels;          // --label, one per file in order. Default: device model or file name
+  std::string output;  // -o REPORT.md|REPORT.html (required)
+  bool quiet = false;  // -q: no notes on stderr. Default: false
 };
 
 constexpr const char* kReportHelp = R"(Usage: zcav report FILE... -o REPORT.md|REPORT.html [options]
@@ -39,14 +41,13 @@ const CommandSyntax kSyntax{"report", "file", kReportHelp};
 // --help's options (the zone flags are added by ParseThenRun).
 po::options_description DescribeReport() {
   po::options_description desc = OptionsWithHelp();
-  desc.add_options()
-      ("output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
-       "the report (required): .md = Markdown with the plots as PNG files beside it "
-       "(REPORT-N.png and REPORT-N.gp), .html = one self-contained page with inline SVG")
-      ("label", po::value<std::vector<std::string>>()->value_name("L"),
-       "name of the next FILE in the table and plots, in order (default: device model, "
-       "else file name)")
-      ("quiet,q", "no notes on stderr");
+  desc.add_options()(
+      "output,o", po::value<std::string>()->value_name("REPORT.md|REPORT.html"),
+      "the report (required): .md = Markdown with the plots as PNG files beside it "
+      "(REPORT-N.png and REPORT-N.gp), .html = one self-contained page with inline SVG")(
+      "label", po::value<std::vector<std::string>>()->value_name("L"),
+      "name of the next FILE in the table and plots, in order (default: device model, "
+      "else file name)")("quiet,q", "no notes on stderr");
   return desc;
 }
 
@@ -55,7 +56,8 @@ ReportOptions ReadReport(const po::variables_map& vm) {
   ReportOptions out;
   out.files = Positionals(vm, "file");
   if (out.files.empty()) {
-    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)", ErrorKind::kBadInput);
+    throw Error("no data file given (usage: zcav report FILE... -o REPORT.md|REPORT.html)",
+                ErrorKind::kBadInput);
   }
   out.labels = LabelsFor(vm, out.files.size());
   if (!vm.count("output") || vm["output"].as<std::string>().empty() ||
@@ -75,7 +77,8 @@ int RunReport(const ReportOptions& options, const Invocation& inv) {
   for (const std::string& note : files.notes) inv.err << "zcav: warning: " << note << "\n";
   if (!options.quiet) {
     inv.err << "zcav: wrote " << files.report_path;
-    if (!files.plot_paths.empty()) inv.err << " and " << files.plot_paths.size() << " plot files beside it";
+    if (!files.plot_paths.empty())
+      inv.err << " and " << files.plot_paths.size() << " plot files beside it";
     inv.err << "\n";
   }
   return 0;

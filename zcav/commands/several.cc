@@ -20,26 +20,29 @@
 
 #include "../app_util.h"
 #include "sweep.h"
-#include "zcav/base/clock.h"
-#include "zcav/measure/concurrent.h"
-#include "zcav/device/device.h"
-#include "zcav/base/error.h"
-#include "zcav/device/sim_device.h"
-#include "zcav/measure/sweep.h"
 #include "zcav/analysis/transport.h"
+#include "zcav/base/clock.h"
+#include "zcav/base/error.h"
 #include "zcav/base/units.h"
-#include "zcav/version.h"
+#include "zcav/device/device.h"
+#include "zcav/device/sim_device.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/concurrent.h"
+#include "zcav/measure/sweep.h"
+#include "zcav/version.h"
 
 namespace zcav {
 namespace {
 
 const char* Extension(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kCsv: return ".csv";
-    case OutputFormat::kJson: return ".json";
-    case OutputFormat::kRaw: break;
+    case OutputFormat::kCsv:
+      return ".csv";
+    case OutputFormat::kJson:
+      return ".json";
+    case OutputFormat::kRaw:
+      break;
   }
   return ".dat";
 }
@@ -64,7 +67,10 @@ std::vector<std::string> UniqueNames(const std::vector<std::string>& devices) {
 class SeveralProgress {
  public:
   SeveralProgress(std::ostream& err, std::vector<std::string> names)
-      : err_(err), names_(std::move(names)), done_(names_.size(), 0), total_(names_.size(), 1),
+      : err_(err),
+        names_(std::move(names)),
+        done_(names_.size(), 0),
+        total_(names_.size(), 1),
         tty_(isatty(STDERR_FILENO) == 1) {}
 
   void Total(std::size_t lane, std::uint64_t bytes) {
@@ -155,8 +161,8 @@ void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::str
   std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
   if (lane.progress) sinks.push_back(lane.progress.get());
   lane.tee = std::make_unique<ResultTee>(sinks);
-  const Transport transport = options.bus.empty() ? TransportFromDevice(lane.run.device)
-                                                  : TransportFromName(options.bus);
+  const Transport transport =
+      options.bus.empty() ? TransportFromDevice(lane.run.device) : TransportFromName(options.bus);
   const Media media = options.media_given ? options.media : GuessMedia(lane.device_name);
   lane.zones = std::make_unique<ZoneDetectingSink>(*lane.tee, options.zones, media, transport);
 }
@@ -183,19 +189,23 @@ void CheckSeveral(const SweepCommandOptions& options, bool classic_logs) {
   for (const std::string& d : options.devices) {
     if (IsSimulatedName(d)) ++simulated;
     if (!IsSimulatedName(d) && !seen.insert(d).second) {
-      throw Error("device " + d + " given twice: each device can be read once at a time", ErrorKind::kBadInput);
+      throw Error("device " + d + " given twice: each device can be read once at a time",
+                  ErrorKind::kBadInput);
     }
   }
   if (simulated != 0 && simulated != options.devices.size()) {
-    throw Error("cannot read simulated and real devices together (simulated time is not real "
-                "time): give only sim: devices or only real ones", ErrorKind::kBadInput);
+    throw Error(
+        "cannot read simulated and real devices together (simulated time is not real "
+        "time): give only sim: devices or only real ones",
+        ErrorKind::kBadInput);
   }
   if (!classic_logs) {
     struct stat st {};
     if (::stat(options.output.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
       throw Error("output " + options.output +
-                  " is not a directory: with several devices -o names a directory for one "
-                  "result per device and the aggregate", ErrorKind::kBadInput);
+                      " is not a directory: with several devices -o names a directory for one "
+                      "result per device and the aggregate",
+                  ErrorKind::kBadInput);
     }
   }
 }
@@ -206,10 +216,16 @@ void CheckSeveral(const SweepCommandOptions& options, bool classic_logs) {
 class SeveralSweeps {
  public:
   // REQUIRES: CheckSeveral(options, ...) passed.
-  SeveralSweeps(const SweepCommandOptions& options, std::ostream& err, const std::atomic<bool>& stop)
-      : options_(options), err_(err), stop_(stop), classic_logs_(!options.outputs.empty()),
-        names_(UniqueNames(options.devices)), n_(options.devices.size()),
-        dir_(classic_logs_ ? std::string() : options.output), progress_(err, names_) {}
+  SeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+                const std::atomic<bool>& stop)
+      : options_(options),
+        err_(err),
+        stop_(stop),
+        classic_logs_(!options.outputs.empty()),
+        names_(UniqueNames(options.devices)),
+        n_(options.devices.size()),
+        dir_(classic_logs_ ? std::string() : options.output),
+        progress_(err, names_) {}
 
   // Every device is opened and every file created before the first read,
   // so bad input fails with nothing measured. Throws Error.
@@ -458,7 +474,7 @@ class SeveralSweeps {
   std::vector<std::unique_ptr<Lane>> alone_;
   // Each device's rate alone; after SweepTogether empty unless all were read alone.
   std::vector<double> alone_mb_per_s_;
-  bool stopped_ = false;                // a sweep alone was cut short
+  bool stopped_ = false;  // a sweep alone was cut short
   Aggregate aggregate_;
   SharedCeiling ceiling_;
 };

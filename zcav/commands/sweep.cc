@@ -6,8 +6,8 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -15,107 +15,106 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "../app_util.h"
 #include "../write_confirm.h"
 #include "commands.h"
-#include "zcav/measure/access.h"
-#include "zcav/measure/burst.h"
+#include "zcav/analysis/step_origin.h"
+#include "zcav/analysis/transport.h"
 #include "zcav/base/clock.h"
-#include "zcav/device/device.h"
-#include "zcav/measure/estimate.h"
 #include "zcav/base/error.h"
-#include "zcav/measure/progress.h"
-#include "zcav/measure/sample_sink.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/device/device.h"
 #include "zcav/io/data_reader.h"
+#include "zcav/io/pass_curves.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/report.h"
 #include "zcav/io/resume.h"
-#include "zcav/analysis/step_origin.h"
-#include "zcav/io/pass_curves.h"
-#include "zcav/analysis/transport.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/access.h"
+#include "zcav/measure/burst.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/measure/progress.h"
+#include "zcav/measure/sample_sink.h"
 
 namespace zcav {
 namespace {
 
 po::options_description SweepFlagsDescription() {
   po::options_description modern = OptionsWithHelp("Sweep options");
-  modern.add_options()
-      ("output,o", po::value<std::string>()->value_name("FILE"),
-       "write results to FILE ('-' = stdout, the default); written as a temporary file "
-       "renamed at the end")
-      ("format", po::value<std::string>()->value_name("FMT"),
-       "raw (classic zcav layout, default), csv or json")
-      ("block-size", po::value<std::string>()->value_name("SIZE"),
-       "bytes per measured block (default: about 1000 blocks over the range, but each at "
-       "least the bytes in flight and 100 ms at the start's rate, with at least 64 blocks: "
-       "every block timed on its own)")
-      ("chunk-size", po::value<std::string>()->value_name("SIZE"),
-       "bytes per read call (default: 1M; for SSD/NVMe/virtual disks the largest read the "
-       "device takes whole, up to 4M, where it divides the block; the block size if smaller)")
-      ("passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")
-      ("queue-depth", po::value<std::string>()->value_name("N"),
-       "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
-       "rotational disks, 16 for SSD/NVMe, 8 MiB worth for virtio disks, 1 for optical "
-       "drives, 4 unknown; a loop device as the disk under its file)")
-      ("engine", po::value<std::string>()->value_name("NAME"),
-       "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "
-       "(one read at a time, as classic zcav)")
-      ("start", po::value<std::string>()->value_name("SIZE"), "first byte to read (default 0)")
-      ("end", po::value<std::string>()->value_name("SIZE"),
-       "end of the range, exclusive (default: end of the device)")
-      ("skip", po::value<std::string>()->value_name("N"),
-       "read every Nth block and skip the rest (default 1)")
-      ("quick", "read an evenly spaced tenth of the surface (about 1000 points)")
-      ("no-warmup", "do not read one untimed chunk before the first timed block")
-      ("no-zones", "do not detect zones at the end of the sweep")
-      ("resume", po::value<std::string>()->value_name("FILE"),
-       "continue the interrupted sweep whose partial result is FILE (zcav raw or JSON, "
-       "e.g. out.dat.partial) with the same device and options")
-      ("stop-on-error",
-       "end the sweep at the first read error (default: retry once, map the unreadable "
-       "sectors by bisection and go on)")
-      ("slow-factor", po::value<std::string>()->value_name("X"),
-       "report chunks more than X times slower than the chunks before them (and over "
-       "250 ms) as slow regions; 0 = off (default 10)")
-      ("plot", po::value<std::string>()->value_name("DIR"),
-       "after the sweep, write the falloff plot into DIR: its data, the gnuplot script "
-       "(.gp), a PNG and an SVG")
-      ("label", po::value<std::vector<std::string>>()->value_name("L"),
-       "the plot's title (default: the device model, or the device name)")
-      ("alone-and-together",
-       "with several devices: read each alone first, then all together, and say whether "
-       "they share a ceiling (a bus, a controller)")
-      ("quiet,q", "no progress and no zone table on stderr");
+  modern.add_options()(
+      "output,o", po::value<std::string>()->value_name("FILE"),
+      "write results to FILE ('-' = stdout, the default); written as a temporary file "
+      "renamed at the end")("format", po::value<std::string>()->value_name("FMT"),
+                            "raw (classic zcav layout, default), csv or json")(
+      "block-size", po::value<std::string>()->value_name("SIZE"),
+      "bytes per measured block (default: about 1000 blocks over the range, but each at "
+      "least the bytes in flight and 100 ms at the start's rate, with at least 64 blocks: "
+      "every block timed on its own)")(
+      "chunk-size", po::value<std::string>()->value_name("SIZE"),
+      "bytes per read call (default: 1M; for SSD/NVMe/virtual disks the largest read the "
+      "device takes whole, up to 4M, where it divides the block; the block size if smaller)")(
+      "passes", po::value<std::string>()->value_name("N"), "read the range N times (default 1)")(
+      "queue-depth", po::value<std::string>()->value_name("N"),
+      "chunks in flight at once, 1 to 256 (io_uring; default by device class: 2 for "
+      "rotational disks, 16 for SSD/NVMe, 8 MiB worth for virtio disks, 1 for optical "
+      "drives, 4 unknown; a loop device as the disk under its file)")(
+      "engine", po::value<std::string>()->value_name("NAME"),
+      "auto (default: io_uring where the kernel allows it, else pread), io_uring, or pread "
+      "(one read at a time, as classic zcav)")(
+      "start", po::value<std::string>()->value_name("SIZE"), "first byte to read (default 0)")(
+      "end", po::value<std::string>()->value_name("SIZE"),
+      "end of the range, exclusive (default: end of the device)")(
+      "skip", po::value<std::string>()->value_name("N"),
+      "read every Nth block and skip the rest (default 1)")(
+      "quick", "read an evenly spaced tenth of the surface (about 1000 points)")(
+      "no-warmup", "do not read one untimed chunk before the first timed block")(
+      "no-zones", "do not detect zones at the end of the sweep")(
+      "resume", po::value<std::string>()->value_name("FILE"),
+      "continue the interrupted sweep whose partial result is FILE (zcav raw or JSON, "
+      "e.g. out.dat.partial) with the same device and options")(
+      "stop-on-error",
+      "end the sweep at the first read error (default: retry once, map the unreadable "
+      "sectors by bisection and go on)")(
+      "slow-factor", po::value<std::string>()->value_name("X"),
+      "report chunks more than X times slower than the chunks before them (and over "
+      "250 ms) as slow regions; 0 = off (default 10)")(
+      "plot", po::value<std::string>()->value_name("DIR"),
+      "after the sweep, write the falloff plot into DIR: its data, the gnuplot script "
+      "(.gp), a PNG and an SVG")(
+      "label", po::value<std::vector<std::string>>()->value_name("L"),
+      "the plot's title (default: the device model, or the device name)")(
+      "alone-and-together",
+      "with several devices: read each alone first, then all together, and say whether "
+      "they share a ceiling (a bus, a controller)")("quiet,q",
+                                                    "no progress and no zone table on stderr");
   po::options_description write("Write test (destroys data)");
-  write.add_options()
-      ("write",
-       "measure the sequential WRITE rate by position instead of the read rate: overwrites "
-       "the range and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device "
-       "path typed to confirm. Refused when the device or one of its partitions is mounted, "
-       "is swap or is held by another program, and for a regular file zcav did not create")
-      ("destroy-data", "consent to --write (or -w) destroying every byte it writes")
-      ("create-size", po::value<std::string>()->value_name("SIZE"),
-       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
-       "refused); zcav removes it when it ends");
+  write.add_options()(
+      "write",
+      "measure the sequential WRITE rate by position instead of the read rate: overwrites "
+      "the range and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device "
+      "path typed to confirm. Refused when the device or one of its partitions is mounted, "
+      "is swap or is held by another program, and for a regular file zcav did not create")(
+      "destroy-data", "consent to --write (or -w) destroying every byte it writes")(
+      "create-size", po::value<std::string>()->value_name("SIZE"),
+      "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
+      "refused); zcav removes it when it ends");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
-  classic.add_options()
-      (",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"), "block size [and chunk size] in MiB")
-      (",c", po::value<std::string>()->value_name("count"), "number of passes")
-      (",r", po::value<std::string>()->value_name("[start:]end"), "range in MiB")
-      (",s", po::value<std::string>()->value_name("skip"), "read every skip-th block")
-      (",l", po::value<std::vector<std::string>>()->value_name("log"), "output file")
-      (",f", po::value<std::vector<std::string>>()->value_name("file"), "device or file to read")
-      (",u", po::value<std::string>()->value_name("uid[:gid]"), "ignored (zcav does not change user)")
-      (",g", po::value<std::string>()->value_name("gid"), "ignored")
-      (",w", "write test, as --write (destroys data: needs --destroy-data)");
+  classic.add_options()(",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
+                        "block size [and chunk size] in MiB")(
+      ",c", po::value<std::string>()->value_name("count"), "number of passes")(
+      ",r", po::value<std::string>()->value_name("[start:]end"), "range in MiB")(
+      ",s", po::value<std::string>()->value_name("skip"), "read every skip-th block")(
+      ",l", po::value<std::vector<std::string>>()->value_name("log"), "output file")(
+      ",f", po::value<std::vector<std::string>>()->value_name("file"), "device or file to read")(
+      ",u", po::value<std::string>()->value_name("uid[:gid]"),
+      "ignored (zcav does not change user)")(",g", po::value<std::string>()->value_name("gid"),
+                                             "ignored")(
+      ",w", "write test, as --write (destroys data: needs --destroy-data)");
   po::options_description all;
   all.add(modern).add(write).add(ZoneFlagsDescription()).add(classic);
   return all;
@@ -145,17 +144,23 @@ void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
   out.destroy_data = vm.count("destroy-data") > 0;
   if (out.sweep.write && !out.destroy_data) {
     throw Error(std::string(vm.count("write") ? "--write" : "-w") +
-                " overwrites the device and destroys all data on it: add --destroy-data to go "
-                "on (nothing written)", ErrorKind::kBadInput);
+                    " overwrites the device and destroys all data on it: add --destroy-data to go "
+                    "on (nothing written)",
+                ErrorKind::kBadInput);
   }
   if (out.sweep.write && vm.count("resume")) {
-    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)", ErrorKind::kBadInput);
+    throw Error("--resume continues a read sweep; a write test cannot be resumed (run it again)",
+                ErrorKind::kBadInput);
   }
   if (out.destroy_data && !out.sweep.write) {
-    throw Error("--destroy-data goes with --write (the write test); without --write zcav only reads", ErrorKind::kBadInput);
+    throw Error(
+        "--destroy-data goes with --write (the write test); without --write zcav only reads",
+        ErrorKind::kBadInput);
   }
   if (vm.count("create-size")) {
-    if (!out.sweep.write) throw Error("--create-size goes with --write: it creates the file the write test writes", ErrorKind::kBadInput);
+    if (!out.sweep.write)
+      throw Error("--create-size goes with --write: it creates the file the write test writes",
+                  ErrorKind::kBadInput);
     out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
   }
 }
@@ -167,14 +172,16 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
   if (vm.count("-f")) {
     for (const auto& f : vm["-f"].as<std::vector<std::string>>()) devices.push_back(f);
   }
-  if (devices.empty()) throw Error("no device given (usage: zcav sweep DEVICE [options])", ErrorKind::kBadInput);
+  if (devices.empty())
+    throw Error("no device given (usage: zcav sweep DEVICE [options])", ErrorKind::kBadInput);
   for (const auto& d : devices) {
     if (d.empty()) throw Error("empty device name", ErrorKind::kBadInput);
   }
   out.device = devices[0];
   out.devices = devices;
   out.alone_and_together = vm.count("alone-and-together") > 0;
-  if (out.sweep.write && devices.size() > 1) throw Error("--write tests one device at a time", ErrorKind::kBadInput);
+  if (out.sweep.write && devices.size() > 1)
+    throw Error("--write tests one device at a time", ErrorKind::kBadInput);
 
   std::vector<std::string> outputs;
   if (vm.count("output")) outputs.push_back(vm["output"].as<std::string>());
@@ -183,18 +190,23 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
   for (const auto& l : logs) outputs.push_back(l);
   if (devices.size() > 1) {
     // Several devices: -o DIR, or classic -l LOG -f DEVICE pairs.
-    if (vm.count("output") && !logs.empty()) throw Error("give -o DIR or -l logs, not both", ErrorKind::kBadInput);
+    if (vm.count("output") && !logs.empty())
+      throw Error("give -o DIR or -l logs, not both", ErrorKind::kBadInput);
     if (!logs.empty() && logs.size() != devices.size()) {
       throw Error(std::to_string(devices.size()) + " devices but " + std::to_string(logs.size()) +
-                  " -l logs: give one -l LOG per -f DEVICE, in order", ErrorKind::kBadInput);
+                      " -l logs: give one -l LOG per -f DEVICE, in order",
+                  ErrorKind::kBadInput);
     }
     if (outputs.empty()) {
-      throw Error("several devices: give -o DIR (one result per device and the aggregate go "
-                  "there) or one -l LOG per -f DEVICE", ErrorKind::kBadInput);
+      throw Error(
+          "several devices: give -o DIR (one result per device and the aggregate go "
+          "there) or one -l LOG per -f DEVICE",
+          ErrorKind::kBadInput);
     }
     for (const auto& o : outputs) {
       if (o.empty() || o == "-") {
-        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device", ErrorKind::kBadInput);
+        throw Error("several devices cannot share stdout: give -o DIR or one -l LOG per device",
+                    ErrorKind::kBadInput);
       }
     }
     if (!logs.empty()) {
@@ -206,29 +218,38 @@ void ParseSweepTargets(const po::variables_map& vm, SweepCommandOptions& out) {
       throw Error("more --label than devices", ErrorKind::kBadInput);
     }
   } else {
-    if (out.alone_and_together) throw Error("--alone-and-together needs two or more devices", ErrorKind::kBadInput);
+    if (out.alone_and_together)
+      throw Error("--alone-and-together needs two or more devices", ErrorKind::kBadInput);
     if (outputs.size() > 1) throw Error("more than one output file given", ErrorKind::kBadInput);
     if (!outputs.empty()) out.output = outputs[0];
   }
-  if (out.output.empty()) throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
+  if (out.output.empty())
+    throw Error("empty output file name (use - for stdout)", ErrorKind::kBadInput);
 }
 
 // What is read: block and chunk size, passes, skip, the range.
 void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
-  if (vm.count("block-size") && vm.count("-b")) throw Error("give --block-size or -b, not both", ErrorKind::kBadInput);
-  if (vm.count("block-size")) s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
-  if (vm.count("chunk-size")) s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
+  if (vm.count("block-size") && vm.count("-b"))
+    throw Error("give --block-size or -b, not both", ErrorKind::kBadInput);
+  if (vm.count("block-size"))
+    s.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "block size");
+  if (vm.count("chunk-size"))
+    s.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "chunk size");
   if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), s);
-  if (vm.count("passes") && vm.count("-c")) throw Error("give --passes or -c, not both", ErrorKind::kBadInput);
+  if (vm.count("passes") && vm.count("-c"))
+    throw Error("give --passes or -c, not both", ErrorKind::kBadInput);
   if (vm.count("passes")) s.passes = ParseCount32(vm["passes"].as<std::string>(), "pass count");
   if (vm.count("-c")) s.passes = ParseCount32(vm["-c"].as<std::string>(), "-c count");
-  if (vm.count("skip") && vm.count("-s")) throw Error("give --skip or -s, not both", ErrorKind::kBadInput);
+  if (vm.count("skip") && vm.count("-s"))
+    throw Error("give --skip or -s, not both", ErrorKind::kBadInput);
   if (vm.count("skip")) s.skip = ParseCount32(vm["skip"].as<std::string>(), "skip");
   if (vm.count("-s")) s.skip = ParseCount32(vm["-s"].as<std::string>(), "-s skip");
-  if (vm.count("start")) s.start_bytes = ParseSize(vm["start"].as<std::string>(), "range start", true);
+  if (vm.count("start"))
+    s.start_bytes = ParseSize(vm["start"].as<std::string>(), "range start", true);
   if (vm.count("end")) s.end_bytes = ParseSize(vm["end"].as<std::string>(), "range end");
   if (vm.count("-r")) {
-    if (vm.count("start") || vm.count("end")) throw Error("give -r or --start/--end, not both", ErrorKind::kBadInput);
+    if (vm.count("start") || vm.count("end"))
+      throw Error("give -r or --start/--end, not both", ErrorKind::kBadInput);
     const std::string r = vm["-r"].as<std::string>();
     const auto colon = r.find(':');
     if (colon != std::string::npos) {
@@ -237,7 +258,9 @@ void ParseSweepRange(const po::variables_map& vm, SweepOptions& s) {
     } else {
       s.end_bytes = ParseClassicMiB(r, "-r range end");
     }
-    if (*s.end_bytes == 0) throw Error("invalid -r range '" + r + "': the end must be greater than zero", ErrorKind::kBadInput);
+    if (*s.end_bytes == 0)
+      throw Error("invalid -r range '" + r + "': the end must be greater than zero",
+                  ErrorKind::kBadInput);
   }
   s.quick = vm.count("quick") > 0;
 }
@@ -250,7 +273,8 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
     s.queue_depth = ParseCount32(vm["queue-depth"].as<std::string>(), "queue depth");
     if (s.queue_depth > kMaxQueueDepth) {
       throw Error("invalid queue depth " + std::to_string(s.queue_depth) + ": at most " +
-                  std::to_string(kMaxQueueDepth), ErrorKind::kBadInput);
+                      std::to_string(kMaxQueueDepth),
+                  ErrorKind::kBadInput);
     }
   }
   if (vm.count("engine")) {
@@ -269,7 +293,8 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
     const std::string text = vm["slow-factor"].as<std::string>();
     const std::optional<double> v = ParseDecimal(text);
     if (!v || !(*v == 0 || *v > 1)) {
-      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off", ErrorKind::kBadInput);
+      throw Error("invalid slow factor '" + text + "': a number above 1, or 0 to turn it off",
+                  ErrorKind::kBadInput);
     }
     s.slow_factor = *v;
   }
@@ -292,7 +317,8 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   if (vm.count("resume")) {
     out.resume_file = vm["resume"].as<std::string>();
     if (out.resume_file.empty()) throw Error("empty --resume file name", ErrorKind::kBadInput);
-    if (out.devices.size() > 1) throw Error("--resume continues one device's sweep: give one device", ErrorKind::kBadInput);
+    if (out.devices.size() > 1)
+      throw Error("--resume continues one device's sweep: give one device", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
@@ -302,15 +328,16 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   }
   if (vm.count("label")) {
     out.labels = vm["label"].as<std::vector<std::string>>();
-    if (out.labels.size() > 1 && out.devices.size() == 1) throw Error("zcav sweep takes one --label", ErrorKind::kBadInput);
+    if (out.labels.size() > 1 && out.devices.size() == 1)
+      throw Error("zcav sweep takes one --label", ErrorKind::kBadInput);
   }
   ParseZoneFlags(vm, out);
   if (vm.count("-u") || vm.count("-g")) {
-    out.warnings.push_back("-u/-g ignored: zcav does not change user; run it as a user that can read the device");
+    out.warnings.push_back(
+        "-u/-g ignored: zcav does not change user; run it as a user that can read the device");
   }
   return out;
 }
-
 
 // A resumed sweep reads in the shape its partial run recorded, where the
 // command line leaves it open (the default block follows a rate estimate,
@@ -352,8 +379,8 @@ std::optional<ResumePoint> ResumeFrom(const SweepCommandOptions& options,
   std::optional<ResumePoint> resume = PrepareResume(*partial, run.plan, run.device);
   if (!options.quiet) {
     err << "zcav: resuming " << options.resume_file << ": " << resume->samples.size()
-        << " samples kept, going on at pass " << resume->pass + 1 << ", block "
-        << resume->block << " of " << run.plan.block_count << "\n";
+        << " samples kept, going on at pass " << resume->pass + 1 << ", block " << resume->block
+        << " of " << run.plan.block_count << "\n";
   }
   return resume;
 }
@@ -376,7 +403,7 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
   p.slow_regions = result.slow_regions;
   input.media = media;
   input.zones = std::move(zones);
-  input.label = !options.labels.empty() ? options.labels.front()
+  input.label = !options.labels.empty()   ? options.labels.front()
                 : !p.device_model.empty() ? DefaultPlotLabel(p)
                                           : options.device;
   const std::string name = PlotNameFor(options.device);

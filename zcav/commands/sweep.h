@@ -37,9 +37,9 @@ struct SweepCommandOptions : RunFlags, ZoneFlags {
   // --write --create-size SIZE FILE: FILE is created (it must not exist) for
   // the test. Default: none (a regular file is then refused).
   std::optional<std::uint64_t> create_bytes;
-  bool quiet = false;         // -q: no progress nor zone table on stderr. Default: false
-  bool detect_zones = true;   // --no-zones turns it off. Default: true
-  std::string plot_dir;       // --plot DIR: data, .gp, PNG and SVG there. Default: none
+  bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
+  bool detect_zones = true;         // --no-zones turns it off. Default: true
+  std::string plot_dir;             // --plot DIR: data, .gp, PNG and SVG there. Default: none
   std::vector<std::string> labels;  // --label, one per device. Default: device model or name
 };
 

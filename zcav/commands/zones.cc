@@ -38,10 +38,10 @@ const CommandSyntax kSyntax{"zones", "file", kZonesHelp};
 // --help's options (the zone flags are added by ParseThenRun).
 po::options_description DescribeZones() {
   po::options_description desc = OptionsWithHelp();
-  desc.add_options()
-      ("format", po::value<std::string>()->value_name("FMT"), "text (default), csv or json")
-      ("output,o", po::value<std::string>()->value_name("FILE"),
-       "write the tables to FILE ('-' = stdout, the default)");
+  desc.add_options()("format", po::value<std::string>()->value_name("FMT"),
+                     "text (default), csv or json")(
+      "output,o", po::value<std::string>()->value_name("FILE"),
+      "write the tables to FILE ('-' = stdout, the default)");
   return desc;
 }
 
@@ -49,11 +49,13 @@ po::options_description DescribeZones() {
 ZonesOptions ReadZones(const po::variables_map& vm) {
   ZonesOptions out;
   out.files = Positionals(vm, "file");
-  if (out.files.empty()) throw Error("no data file given (usage: zcav zones FILE... [options])", ErrorKind::kBadInput);
+  if (out.files.empty())
+    throw Error("no data file given (usage: zcav zones FILE... [options])", ErrorKind::kBadInput);
   if (vm.count("format")) {
     out.format = vm["format"].as<std::string>();
     if (out.format != "text" && out.format != "csv" && out.format != "json") {
-      throw Error("unknown format '" + out.format + "' for zcav zones (use text, csv or json)", ErrorKind::kBadInput);
+      throw Error("unknown format '" + out.format + "' for zcav zones (use text, csv or json)",
+                  ErrorKind::kBadInput);
     }
   }
   out.output = OutputOrStdout(vm);
@@ -72,8 +74,10 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     context.notes = profile.notes;
     ZoneOptions zone_options = options.zones;
     zone_options.blur_blocks = profile.blur_blocks;
-    zone_options.non_rotational = zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
-    ZoneAnalysis analysis = DetectZones(profile.points, zone_options, context.media != Media::kNone);
+    zone_options.non_rotational =
+        zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
+    ZoneAnalysis analysis =
+        DetectZones(profile.points, zone_options, context.media != Media::kNone);
     // A saved multi-pass sweep keeps its samples: position or time, as the
     // sweep itself told (step_origin.h).
     if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&

@@ -77,9 +77,9 @@ double LogNoiseSigma(const Curve& pass) {
 
 // One pass's view of one step.
 struct PassStep {
-  bool votes = false;  // data on both sides of the step
-  bool shows = false;  // a change the same way, about as large
-  bool agrees = false; // ...and within the tolerance of the median's edge
+  bool votes = false;   // data on both sides of the step
+  bool shows = false;   // a change the same way, about as large
+  bool agrees = false;  // ...and within the tolerance of the median's edge
   std::int64_t offset_bytes = -1;
 };
 
@@ -113,7 +113,8 @@ class StepFinder {
     levels_.assign(score.size(), {0, 0});
     std::size_t best = 0;
     for (std::size_t j = first; j <= last; ++j) {
-      const std::size_t left_lo = std::max(zone_lo, j >= kStepWindowBlocks ? j - kStepWindowBlocks : 0);
+      const std::size_t left_lo =
+          std::max(zone_lo, j >= kStepWindowBlocks ? j - kStepWindowBlocks : 0);
       const std::size_t right_hi = std::min(zone_hi, j + kStepWindowBlocks);
       const double left = WindowMedian(left_lo, j);
       const std::size_t left_n = left_.size();
@@ -133,8 +134,8 @@ class StepFinder {
     std::size_t lo = best, hi = best;
     while (lo > 0 && score[lo - 1] >= kPlateauShare * score[best]) --lo;
     while (hi + 1 < score.size() && score[hi + 1] >= kPlateauShare * score[best]) ++hi;
-    const std::size_t at = Locate(first + lo, first + hi, zone_lo, zone_hi, levels_[best].first,
-                                  levels_[best].second);
+    const std::size_t at =
+        Locate(first + lo, first + hi, zone_lo, zone_hi, levels_[best].first, levels_[best].second);
     const double delta = deltas[best];
     const double error = errors[best];
     const double ratio = delta / change;
@@ -163,7 +164,8 @@ class StepFinder {
   // |x_i - left| - |x_i - right|; the first minimum wins.
   std::size_t Locate(std::size_t lo, std::size_t hi, std::size_t zone_lo, std::size_t zone_hi,
                      double left, double right) const {
-    const std::size_t from = std::max(zone_lo, lo >= kStepWindowBlocks ? lo - kStepWindowBlocks : 0);
+    const std::size_t from =
+        std::max(zone_lo, lo >= kStepWindowBlocks ? lo - kStepWindowBlocks : 0);
     double cost = 0;
     for (std::size_t i = from; i < lo; ++i) cost += Split(i, left, right);
     std::size_t best = lo;
@@ -197,7 +199,7 @@ class StepFinder {
 
   const Curve& pass_;
   const double sigma_;
-  std::vector<double> left_;  // scratch
+  std::vector<double> left_;                       // scratch
   std::vector<std::pair<double, double>> levels_;  // per candidate edge: left, right
 };
 
@@ -237,9 +239,9 @@ std::vector<Step> ClassifySteps(const ZoneAnalysis& analysis, const std::vector<
     // that follows the time: that takes more than a third of the passes
     // (with two, either).
     const std::size_t disagree = voters - agree;
-    step.origin = voters < 2                 ? StepOrigin::kUnknown
+    step.origin = voters < 2              ? StepOrigin::kUnknown
                   : disagree > voters / 3 ? StepOrigin::kTime
-                                             : StepOrigin::kPosition;
+                                          : StepOrigin::kPosition;
     steps.push_back(std::move(step));
   }
   return steps;

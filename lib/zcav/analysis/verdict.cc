@@ -67,15 +67,15 @@
 
 #include "zcav/analysis/verdict.h"
 
-#include "zcav/base/enum_names.h"
-#include "zcav/base/text.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "zcav/base/enum_names.h"
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {
@@ -368,4 +368,3 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
 }
 
 }  // namespace zcav
-

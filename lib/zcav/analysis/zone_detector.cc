@@ -194,8 +194,8 @@
 #include <vector>
 
 #include "zcav/base/enum_names.h"
-#include "zcav/base/text.h"
 #include "zcav/base/stats.h"
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {
@@ -280,9 +280,9 @@ double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::siz
 // the variance inflation of a long mean over the white-noise sigma that the
 // lag-1 differences give.
 struct Correlation {
-  double phi = 0;        // what the noise may be: the estimate plus 2 standard errors
-  double inflation = 1;  // (1 + phi) / (1 - phi)^2, >= 1
-  double measured = 0;   // the estimate itself
+  double phi = 0;            // what the noise may be: the estimate plus 2 standard errors
+  double inflation = 1;      // (1 + phi) / (1 - phi)^2, >= 1
+  double measured = 0;       // the estimate itself
   bool significant = false;  // the estimate clears 3 standard errors: the noise IS correlated
 };
 
@@ -290,7 +290,8 @@ struct Correlation {
 // segments ending at `ends` (pairs inside one segment only; residuals
 // winsorised at 3 robust sigmas so that a heavy tail does not decide it),
 // kept only when it clears 3 of its standard errors, 1 / sqrt(pairs).
-Correlation EstimateCorrelation(const std::vector<double>& x, const std::vector<std::size_t>& ends) {
+Correlation EstimateCorrelation(const std::vector<double>& x,
+                                const std::vector<std::size_t>& ends) {
   Correlation c;
   std::vector<double> r(x.size());
   std::size_t begin = 0;
@@ -714,9 +715,9 @@ struct MergeContext {
 std::size_t MinZoneLength(const ZoneOptions& options, std::size_t n) {
   return options.min_zone_blocks > 0
              ? static_cast<std::size_t>(options.min_zone_blocks)
-             : std::max<std::size_t>(kMinZoneBlocksFloor,
-                                     static_cast<std::size_t>(std::ceil(
-                                         kMinZoneFraction * static_cast<double>(n))));
+             : std::max<std::size_t>(
+                   kMinZoneBlocksFloor,
+                   static_cast<std::size_t>(std::ceil(kMinZoneFraction * static_cast<double>(n))));
 }
 
 // Relative difference of the means of two adjacent segments, or a negative
@@ -819,12 +820,13 @@ struct Excursion {
 std::vector<std::size_t> HiccupCuts(const PrefixSums& sums, double unit,
                                     const std::vector<std::size_t>& ends, std::size_t n) {
   std::vector<std::size_t> cuts;
-  const std::size_t max_len =
-      std::max<std::size_t>(1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+  const std::size_t max_len = std::max<std::size_t>(
+      1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
   for (std::size_t k = 1; k + 2 < ends.size(); ++k) {
     const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], m = ends[k], e = ends[k + 1],
                       e1 = ends[k + 2];
-    if (m - b > max_len || e - m > max_len || 2 * (e - b) > b - b0 || 2 * (e - b) > e1 - e) continue;
+    if (m - b > max_len || e - m > max_len || 2 * (e - b) > b - b0 || 2 * (e - b) > e1 - e)
+      continue;
     const double left = sums.Mean(b0, b) * unit, right = sums.Mean(e, e1) * unit;
     const double first = sums.Mean(b, m) * unit, second = sums.Mean(m, e) * unit;
     const double level = (left + right) / 2;
@@ -843,9 +845,8 @@ std::vector<std::size_t> HiccupCuts(const PrefixSums& sums, double unit,
 // 4 max_len blocks either side, so a run cannot move it. Returns the runs
 // (`level`: the two sides' mean level, log units) and the robust scale of
 // the curve around that level (`scale`, log units).
-std::vector<Excursion> FindShortRuns(const std::vector<double>& y,
-                                     const std::vector<Mark>& marks, std::size_t max_len,
-                                     double& scale) {
+std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::vector<Mark>& marks,
+                                     std::size_t max_len, double& scale) {
   const std::size_t n = y.size();
   std::vector<Excursion> found, at_ends;
   scale = 0;
@@ -923,8 +924,8 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y,
 std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n) {
   std::vector<Excursion> found;
-  const std::size_t max_len =
-      std::max<std::size_t>(1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+  const std::size_t max_len = std::max<std::size_t>(
+      1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
   for (std::size_t k = 1; k + 1 < ends.size(); ++k) {
     const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], e = ends[k], e1 = ends[k + 1];
     const std::size_t len = e - b;
@@ -938,8 +939,8 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
     if (depth < kMergeRelHigh) continue;
     // The neighbours sit at one level: the curve comes back.
     if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * depth)) continue;
-    found.push_back({b, e, d_left > 0, 1 - std::exp(-std::fabs(d_left + d_right) / 2),
-                     (left + right) / 2});
+    found.push_back(
+        {b, e, d_left > 0, 1 - std::exp(-std::fabs(d_left + d_right) / 2), (left + right) / 2});
   }
   return found;
 }
@@ -1120,11 +1121,11 @@ double CeilingExcess(const std::vector<Zone>& zones, std::size_t n) {
 
 const char* CurveTypeName(CurveType type) {
   static constexpr EnumName<CurveType> kNames[] = {
-      {CurveType::kZoned, "zoned"},   {CurveType::kFlat, "flat"},
+      {CurveType::kZoned, "zoned"},     {CurveType::kFlat, "flat"},
       {CurveType::kClipped, "clipped"}, {CurveType::kCav, "cav"},
-      {CurveType::kPcav, "pcav"},     {CurveType::kZclv, "zclv"},
-      {CurveType::kClv, "clv"},       {CurveType::kOther, "other"},
-      {CurveType::kTiered, "tiered"}, {CurveType::kFlatDips, "flat-dips"},
+      {CurveType::kPcav, "pcav"},       {CurveType::kZclv, "zclv"},
+      {CurveType::kClv, "clv"},         {CurveType::kOther, "other"},
+      {CurveType::kTiered, "tiered"},   {CurveType::kFlatDips, "flat-dips"},
   };
   return NameOf(type, kNames, "other");
 }
@@ -1660,10 +1661,10 @@ void Summarise(const Curve& curve, const SmoothFit& smooth, ZoneAnalysis& out) {
       out.description = count + " rising from " + first + " to " + last + " MB/s (zoned CLV)";
       break;
     case CurveType::kTiered:
-      out.description = "tiered: " + first + " MB/s over the first " +
-                         FormatFixed(100.0 * static_cast<double>(zs[0].end_block) /
-                                         static_cast<double>(n), 0) +
-                         " %, then " + last + " MB/s (a fast region, e.g. a cache, then the device's own rate)";
+      out.description =
+          "tiered: " + first + " MB/s over the first " +
+          FormatFixed(100.0 * static_cast<double>(zs[0].end_block) / static_cast<double>(n), 0) +
+          " %, then " + last + " MB/s (a fast region, e.g. a cache, then the device's own rate)";
       break;
     case CurveType::kFlatDips:
       out.description = "flat at " + FormatRate(zs[out.fastest_zone].mb_per_s) + " MB/s with " +
@@ -1887,7 +1888,8 @@ double PointScatter(const Curve& curve) {
 // cause, then doubled while the groups still scatter like timing noise,
 // keeping at least kMinResolvedPoints points.
 std::size_t Resolution(const Curve& curve, const ZoneOptions& options) {
-  std::size_t k = options.blur_blocks > 1 ? static_cast<std::size_t>(std::ceil(options.blur_blocks)) : 1;
+  std::size_t k =
+      options.blur_blocks > 1 ? static_cast<std::size_t>(std::ceil(options.blur_blocks)) : 1;
   const std::size_t n = curve.size();
   // Too few groups to find zones on: the blocks as they are, unless they
   // scatter like timing noise (below).
@@ -1938,8 +1940,8 @@ void ZonesOfEnvelope(const Curve& curve, const ZoneOptions& options, bool optica
   envelope.texture.band_amplitude_rel = steps.empty() ? 0 : MedianInPlace(steps);
   envelope.texture.band_period_blocks = static_cast<double>(period);
   envelope.description += ", under bands alternating by " +
-                          FormatFixed(100 * envelope.texture.band_amplitude_rel, 1) +
-                          " % every " + std::to_string(period / 2) + " blocks or so";
+                          FormatFixed(100 * envelope.texture.band_amplitude_rel, 1) + " % every " +
+                          std::to_string(period / 2) + " blocks or so";
   out = std::move(envelope);
 }
 
@@ -1964,7 +1966,8 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     for (auto* list : {&out.dip_blocks, &out.burst_blocks}) {
       std::vector<std::uint64_t> blocks;
       for (const std::uint64_t g : *list) {
-        for (std::uint64_t i = g * k; i < std::min<std::uint64_t>(n, (g + 1) * k); ++i) blocks.push_back(i);
+        for (std::uint64_t i = g * k; i < std::min<std::uint64_t>(n, (g + 1) * k); ++i)
+          blocks.push_back(i);
       }
       *list = std::move(blocks);
     }
@@ -2097,8 +2100,8 @@ void Curve::clear() { data_.reset(); }
 
 std::size_t Curve::RunOf(std::size_t i) const {
   const std::vector<Run>& runs = data_->runs;
-  const auto after = std::upper_bound(runs.begin(), runs.end(), i,
-                                      [](std::size_t index, const Run& r) { return index < r.first; });
+  const auto after = std::upper_bound(
+      runs.begin(), runs.end(), i, [](std::size_t index, const Run& r) { return index < r.first; });
   return static_cast<std::size_t>(after - runs.begin()) - 1;
 }
 

@@ -152,8 +152,8 @@ enum class CurveType {
   kZclv,     // rising steps (zoned CLV optical)
   kClv,      // flat, optical media
   kOther,
-  kTiered,   // a fast region, then the device's own rate (host cache, SSD cache read-back)
-  kFlatDips, // one level with recurring short dips (SSD garbage collection, host hiccups)
+  kTiered,    // a fast region, then the device's own rate (host cache, SSD cache read-back)
+  kFlatDips,  // one level with recurring short dips (SSD garbage collection, host hiccups)
 };
 
 // "zoned", "flat", "clipped", "cav", "pcav", "zclv", "clv", "other",

@@ -22,8 +22,8 @@ AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment)
   const std::size_t align = std::max(alignment, kHugePageBytes);
   const std::size_t bytes = RoundUp(size_, kHugePageBytes);
   mapping_bytes_ = bytes + align;
-  mapping_ = ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
+  mapping_ =
+      ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) {
     mapping_ = nullptr;
     throw std::bad_alloc();

@@ -56,8 +56,7 @@ void AtomicFile::Commit(bool partial) {
     const int e = errno;
     std::remove(temp_.c_str());
     committed_ = true;
-    throw Error("rename " + temp_ + " to " + final_ + ": " + std::strerror(e),
-                ErrorKind::kRuntime);
+    throw Error("rename " + temp_ + " to " + final_ + ": " + std::strerror(e), ErrorKind::kRuntime);
   }
   committed_ = true;
 }

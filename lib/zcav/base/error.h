@@ -21,8 +21,7 @@ enum class ErrorKind {
 // decide whether the user or the system is at fault.
 class Error : public std::runtime_error {
  public:
-  Error(const std::string& message, ErrorKind kind)
-      : std::runtime_error(message), kind_(kind) {}
+  Error(const std::string& message, ErrorKind kind) : std::runtime_error(message), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
 
  private:

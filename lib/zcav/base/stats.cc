@@ -1,9 +1,6 @@
 #include "zcav/base/stats.h"
 
 #include <algorithm>
-#include <cmath>
-#include <vector>
-
 #include <boost/accumulators/accumulators.hpp>
 #include <boost/accumulators/statistics/count.hpp>
 #include <boost/accumulators/statistics/max.hpp>
@@ -11,6 +8,8 @@
 #include <boost/accumulators/statistics/min.hpp>
 #include <boost/accumulators/statistics/stats.hpp>
 #include <boost/accumulators/statistics/variance.hpp>
+#include <cmath>
+#include <vector>
 
 namespace zcav {
 

@@ -8,7 +8,7 @@ namespace zcav {
 
 std::string FormatFixed(double value, int decimals) {
   if (!std::isfinite(value) || value == 0) value = 0;  // also turns -0 into 0
-  std::array<char, 400> buf;  // DBL_MAX in fixed notation is 309 digits
+  std::array<char, 400> buf;                           // DBL_MAX in fixed notation is 309 digits
   const auto [end, ec] =
       std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed, decimals);
   if (ec != std::errc()) return "0";

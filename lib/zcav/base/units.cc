@@ -37,13 +37,26 @@ std::uint64_t ParseSize(std::string_view text, std::string_view what, bool allow
     const std::string_view rest = suffix.substr(1);
     int power = 0;
     switch (letter) {
-      case 'B': power = 0; break;
-      case 'K': power = 1; break;
-      case 'M': power = 2; break;
-      case 'G': power = 3; break;
-      case 'T': power = 4; break;
-      case 'P': power = 5; break;
-      default: BadSize(text, what, "unknown unit");
+      case 'B':
+        power = 0;
+        break;
+      case 'K':
+        power = 1;
+        break;
+      case 'M':
+        power = 2;
+        break;
+      case 'G':
+        power = 3;
+        break;
+      case 'T':
+        power = 4;
+        break;
+      case 'P':
+        power = 5;
+        break;
+      default:
+        BadSize(text, what, "unknown unit");
     }
     bool decimal = false;
     if (letter == 'B') {

@@ -25,8 +25,7 @@ inline constexpr double kGB = 1e9;
 // when the result is a whole number of bytes after rounding down.
 // Throws Error(kBadInput) naming `what` on garbage, zero when !allow_zero,
 // negative values, or overflow.
-std::uint64_t ParseSize(std::string_view text, std::string_view what,
-                        bool allow_zero = false);
+std::uint64_t ParseSize(std::string_view text, std::string_view what, bool allow_zero = false);
 
 // Parses a positive integer count (passes, skip); throws Error(kBadInput)
 // naming `what`.

@@ -64,7 +64,8 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
   if (IsSimulatedName(name)) {
     const SimModel model = ParseSimSpec(name);
     std::shared_ptr<SimBus> bus;
-    if (buses != nullptr && !model.bus_name.empty()) bus = buses->Get(model.bus_name, model.bus_mb_per_s);
+    if (buses != nullptr && !model.bus_name.empty())
+      bus = buses->Get(model.bus_name, model.bus_mb_per_s);
     return MakeSimulatedDevice(model, virtual_clock, std::move(bus));
   }
   return OpenPosixDevice(name);

@@ -114,8 +114,7 @@ class Device {
   // info().read_engine is "io_uring".
   // Throws std::bad_alloc, or Error(kRuntime) when io_uring cannot be set up.
   // REQUIRES: depth >= 1; chunk_bytes a multiple of info().sector_bytes.
-  virtual std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth,
-                                                   std::uint64_t chunk_bytes) {
+  virtual std::unique_ptr<ReadQueue> OpenReadQueue(std::uint32_t depth, std::uint64_t chunk_bytes) {
     (void)depth;
     return MakeSyncQueue(*this, chunk_bytes, false);
   }

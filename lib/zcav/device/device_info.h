@@ -13,23 +13,23 @@ namespace zcav {
 // Facts about a device, recorded in every output header. Empty strings and
 // nullopt mean "not known".
 struct DeviceInfo {
-  std::string path;                 // as given by the user, e.g. "/dev/sdb", "sim:hdd"
-  std::string kind;                 // "block", "file" or "sim"
-  std::uint64_t size_bytes = 0;     // readable size, a multiple of sector_bytes
-  std::uint32_t sector_bytes = 512; // logical sector size: the unit of alignment
-  std::string vendor;               // sysfs vendor, e.g. "ATA"
-  std::string model;                // sysfs model, e.g. "ST4000DM004-2CV1"
-  std::optional<bool> rotational;   // sysfs queue/rotational
-  std::string transport;            // usb, ata, nvme, scsi, virtio, loop, file, sim
-  std::string link;                 // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
-  std::string backing_file;         // a loop device's file (sysfs loop/backing_file), else ""
+  std::string path;                  // as given by the user, e.g. "/dev/sdb", "sim:hdd"
+  std::string kind;                  // "block", "file" or "sim"
+  std::uint64_t size_bytes = 0;      // readable size, a multiple of sector_bytes
+  std::uint32_t sector_bytes = 512;  // logical sector size: the unit of alignment
+  std::string vendor;                // sysfs vendor, e.g. "ATA"
+  std::string model;                 // sysfs model, e.g. "ST4000DM004-2CV1"
+  std::optional<bool> rotational;    // sysfs queue/rotational
+  std::string transport;             // usb, ata, nvme, scsi, virtio, loop, file, sim
+  std::string link;                  // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
+  std::string backing_file;          // a loop device's file (sysfs loop/backing_file), else ""
   // What the reads finally reach, for a file or a loop device over a file:
   // the disk under the file system (its transport, e.g. "virtio", "nvme",
   // or "ram" for tmpfs and other memory file systems, and its sysfs
   // rotational flag). "" / nullopt: not a file, or not known.
   std::string storage_transport;
   std::optional<bool> storage_rotational;
-  bool direct_io = true;            // true: reads bypass the page cache (O_DIRECT)
+  bool direct_io = true;  // true: reads bypass the page cache (O_DIRECT)
   // How reads can be issued: "io_uring" (several in flight, OpenReadQueue),
   // "pread" (one at a time: io_uring unavailable, with a note saying why) or
   // "sim" (a simulated device: one at a time on its virtual clock).

@@ -20,8 +20,8 @@
 namespace zcav {
 namespace {
 
-constexpr double kCdSpeed1x = 153600;   // B/s: 75 sectors of 2048 B per second
-constexpr double kDvdSpeed1x = 1385000; // B/s
+constexpr double kCdSpeed1x = 153600;    // B/s: 75 sectors of 2048 B per second
+constexpr double kDvdSpeed1x = 1385000;  // B/s
 // A shared bus's rate when bus= gives none: about what Coker's two IDE disks
 // reached together on one system (~80 MB/s).
 constexpr double kDefaultBusMbPerS = 80;
@@ -53,8 +53,8 @@ std::vector<SimZone> LinearZones(int zones, double outer, double inner) {
 
 // What every preset states first: its size, sector size, whether it
 // rotates, its model and its link ("" when it names none).
-void SetIdentity(SimModel& m, std::uint64_t size_bytes, std::uint32_t sector_bytes,
-                 bool rotational, std::string model, std::string link) {
+void SetIdentity(SimModel& m, std::uint64_t size_bytes, std::uint32_t sector_bytes, bool rotational,
+                 std::string model, std::string link) {
   m.info.size_bytes = size_bytes;
   m.info.sector_bytes = sector_bytes;
   m.info.rotational = rotational;
@@ -485,7 +485,8 @@ class SimulatedDevice final : public Device {
     return unplugged_ ? std::error_code(ENODEV, std::system_category()) : std::error_code();
   }
 
-  std::error_code ReadAt(std::uint64_t offset_bytes, std::span<std::byte> buffer) noexcept override {
+  std::error_code ReadAt(std::uint64_t offset_bytes,
+                         std::span<std::byte> buffer) noexcept override {
     return Access(offset_bytes, buffer.size(), false);
   }
 
@@ -568,10 +569,12 @@ class SimulatedDevice final : public Device {
     const bool dips = model_.dip_every_s > 0 && model_.dip_for_s > 0;
     if (!throttles && !dips) return work_s;
     const auto rest = clock_.Now() - last_end_;
-    if (throttles && rest.count() > 0 && rest >= std::chrono::duration<double>(model_.cool_after_s)) {
+    if (throttles && rest.count() > 0 &&
+        rest >= std::chrono::duration<double>(model_.cool_after_s)) {
       heat_s_ = 0;
     }
-    const double throttled_share = mb_per_s > 0 ? std::min(1.0, model_.throttled_mb_per_s / mb_per_s) : 1;
+    const double throttled_share =
+        mb_per_s > 0 ? std::min(1.0, model_.throttled_mb_per_s / mb_per_s) : 1;
     // Below this a step is lost in the rounding of busy_s_ (hours at most).
     constexpr double kMinStepS = 1e-9;
     double took_s = 0;
@@ -612,16 +615,16 @@ class SimulatedDevice final : public Device {
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0.0, 1.0};
   std::uniform_real_distribution<double> uniform_{0.0, 1.0};
-  std::uint64_t head_bytes_ = 0;   // where the previous read ended
-  bool positioned_ = false;        // PreparePass() moved the head: the next read is free
-  std::uint64_t once_end_ = 0;     // [0, once_end_) has been read at least once
-  std::uint64_t twice_end_ = 0;    // [0, twice_end_) at least twice: cached
-  bool unplugged_ = false;         // a read reached gone_at_bytes
+  std::uint64_t head_bytes_ = 0;  // where the previous read ended
+  bool positioned_ = false;       // PreparePass() moved the head: the next read is free
+  std::uint64_t once_end_ = 0;    // [0, once_end_) has been read at least once
+  std::uint64_t twice_end_ = 0;   // [0, twice_end_) at least twice: cached
+  bool unplugged_ = false;        // a read reached gone_at_bytes
   // Time effects (see the file comment); not reset by PreparePass().
-  double busy_s_ = 0;              // virtual seconds of transfer so far
-  double heat_s_ = 0;              // of them, since the drive last rested
+  double busy_s_ = 0;                     // virtual seconds of transfer so far
+  double heat_s_ = 0;                     // of them, since the drive last rested
   std::chrono::nanoseconds last_end_{0};  // when the previous access ended
-  std::shared_ptr<SimBus> bus_;    // shared with devices read at the same time
+  std::shared_ptr<SimBus> bus_;           // shared with devices read at the same time
   int bus_member_ = 0;
 };
 
@@ -671,7 +674,8 @@ SimModel ParseSimSpec(const std::string& name) {
   return parser.Finish();
 }
 
-double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::uint64_t length_bytes) {
+double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes,
+                      std::uint64_t length_bytes) {
   const double size = static_cast<double>(model.info.size_bytes);
   const double a = static_cast<double>(offset_bytes);
   const double b = static_cast<double>(offset_bytes + length_bytes);
@@ -705,8 +709,8 @@ double ExpectedMbPerS(const SimModel& model, std::uint64_t offset_bytes, std::ui
 
 double SeekMs(const SimModel& model, std::uint64_t distance_bytes) {
   if (model.full_stroke_ms <= 0) return 0;
-  const double fraction =
-      std::min(1.0, static_cast<double>(distance_bytes) / static_cast<double>(model.info.size_bytes));
+  const double fraction = std::min(
+      1.0, static_cast<double>(distance_bytes) / static_cast<double>(model.info.size_bytes));
   return model.track_to_track_ms +
          (model.full_stroke_ms - model.track_to_track_ms) * std::sqrt(fraction);
 }

@@ -97,18 +97,18 @@ class VirtualClock;
 struct SimZone {
   double start_frac = 0;  // of size_bytes
   double end_frac = 0;
-  double mb_per_s = 0;    // media rate, 10^6 B/s
+  double mb_per_s = 0;  // media rate, 10^6 B/s
 };
 
 struct SimModel {
-  DeviceInfo info;               // path, size, sector, model, rotational, transport
+  DeviceInfo info;  // path, size, sector, model, rotational, transport
   // Media rate: piecewise constant zones, or (cav == true) a smooth CAV
   // curve whose square is linear in position from cav_inner to cav_outer.
   std::vector<SimZone> zones;
   bool cav = false;
   double radius_inner_mm = 0, radius_outer_mm = 0, outer_mb_per_s = 0;
-  double ceiling_mb_per_s = 0;   // bus cap; 0 = none
-  double noise = 0.005;          // relative stddev of each read's time
+  double ceiling_mb_per_s = 0;  // bus cap; 0 = none
+  double noise = 0.005;         // relative stddev of each read's time
   std::uint64_t seed = 1;
   std::chrono::nanoseconds per_read_overhead{0};
   // Positioning time of a non-sequential read (see the file comment).
@@ -117,14 +117,16 @@ struct SimModel {
   double rpm = 0;                // 0 = no rotational latency
   // Drive cache (see the file comment); 0 = none.
   std::uint64_t cache_bytes = 0;
-  double interface_mb_per_s = 0; // rate of cache hits, 10^6 B/s
-  struct Range { std::uint64_t offset_bytes, length_bytes; };
-  std::vector<Range> bad;        // EIO ranges
-  std::vector<Range> slow;       // ranges read 30x slower
+  double interface_mb_per_s = 0;  // rate of cache hits, 10^6 B/s
+  struct Range {
+    std::uint64_t offset_bytes, length_bytes;
+  };
+  std::vector<Range> bad;                      // EIO ranges
+  std::vector<Range> slow;                     // ranges read 30x slower
   std::optional<std::uint64_t> gone_at_bytes;  // unplugged when a read reaches it
   // A bus shared with other simulated devices (SimBus); empty = none.
   std::string bus_name;
-  double bus_mb_per_s = 0;       // the shared bus's rate, 10^6 B/s
+  double bus_mb_per_s = 0;  // the shared bus's rate, 10^6 B/s
   // Thermal throttling (see the file comment): after throttle_after_s of
   // reading without a rest of cool_after_s, the rate is capped at
   // throttled_mb_per_s. throttle_after_s == 0: never throttles.

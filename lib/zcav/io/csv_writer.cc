@@ -7,8 +7,8 @@
 #include <ostream>
 #include <string>
 
-#include "zcav/base/text.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/io/writers.h"
 
 namespace zcav {
@@ -28,8 +28,8 @@ class CsvWriter final : public ResultSink {
 
   void OnBlock(const BlockResult& b) override {
     std::string row = std::to_string(b.offset_bytes) + ',' + std::to_string(b.length_bytes);
-    for (double rate : {b.mb_per_s, b.mean_mb_per_s, b.min_mb_per_s, b.max_mb_per_s,
-                        b.stddev_mb_per_s}) {
+    for (double rate :
+         {b.mb_per_s, b.mean_mb_per_s, b.min_mb_per_s, b.max_mb_per_s, b.stddev_mb_per_s}) {
       row += ',' + FormatFixed(rate, 6);
     }
     row += ',' + std::to_string(b.passes) + ',' + FormatFixed(b.seconds, 9) + ',' +

@@ -42,8 +42,8 @@
 #include <utility>
 #include <vector>
 
-#include "zcav/base/text.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 namespace zcav {
@@ -171,7 +171,8 @@ class Input {
   std::istream& Restart() {
     in_->clear();
     in_->seekg(start_);
-    if (!*in_) throw Error(source_ + ": read failed (cannot go back to its start)", ErrorKind::kRuntime);
+    if (!*in_)
+      throw Error(source_ + ": read failed (cannot go back to its start)", ErrorKind::kRuntime);
     number_ = 0;
     return *in_;
   }
@@ -368,7 +369,8 @@ class RowReducer {
     for (const auto& [first, passes] : passes_) max_passes = std::max(max_passes, passes);
     std::size_t fewer = 0;
     for (std::size_t k = 0; k < passes_.size(); ++k) {
-      const std::size_t end = k + 1 < passes_.size() ? passes_[k + 1].first : profile_.points.size();
+      const std::size_t end =
+          k + 1 < passes_.size() ? passes_[k + 1].first : profile_.points.size();
       if (passes_[k].second < max_passes) fewer += end - passes_[k].first;
     }
     profile_.passes = static_cast<std::uint32_t>(
@@ -414,9 +416,12 @@ Format Detect(Input& in) {
   if (!found) in.FailFile("empty file (no data)");
   const std::string head(line);
   std::optional<Format> format;
-  if (head.front() == '{') format = Format::kZcavJson;
-  else if (StartsWith(head, "# zcav ")) format = Format::kZcavRaw;
-  else if (StartsWith(head, kCsvHeaderStart)) format = Format::kZcavCsv;
+  if (head.front() == '{')
+    format = Format::kZcavJson;
+  else if (StartsWith(head, "# zcav "))
+    format = Format::kZcavRaw;
+  else if (StartsWith(head, kCsvHeaderStart))
+    format = Format::kZcavCsv;
   // Classic logs: comment lines ("# Read ...", "# Finished loop ...",
   // "#loops: N") until the table header.
   for (bool more = true; !format && more; more = in.Next(line, n)) {
@@ -859,7 +864,8 @@ UnreadableRange RawUnreadable(const Input& in, std::size_t n, std::string_view t
     if (key == "errno") r.errno_value = static_cast<int>(HeaderNumber(in, n, key, value) & 0xffff);
     if (key == "pass") {
       const std::uint64_t pass = HeaderNumber(in, n, key, value);
-      r.pass = pass > 0 ? static_cast<std::uint32_t>(std::min<std::uint64_t>(pass - 1, 1u << 30)) : 0;
+      r.pass =
+          pass > 0 ? static_cast<std::uint32_t>(std::min<std::uint64_t>(pass - 1, 1u << 30)) : 0;
     }
   }
   if (!offset || !length || r.length_bytes == 0) {
@@ -1313,9 +1319,7 @@ class CountingIterator {
   friend bool operator==(const CountingIterator& a, const CountingIterator& b) {
     return a.it_ == b.it_;
   }
-  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) { return !(a == b); }
 
  private:
   std::istreambuf_iterator<char> it_;

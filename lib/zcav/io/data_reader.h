@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "zcav/analysis/zone_detector.h"
 #include "zcav/device/device.h"
 #include "zcav/measure/sample.h"
-#include "zcav/analysis/zone_detector.h"
 
 namespace zcav {
 
@@ -22,10 +22,10 @@ struct AccessSample {
 };
 
 struct Profile {
-  std::string source;         // file name, as given
+  std::string source;  // file name, as given
   // "zcav-raw", "zcav-csv", "zcav-json", "bonnie-1.03", "bonnie-1.9x".
   std::string format;
-  std::string device_path;    // when the file says; else empty
+  std::string device_path;         // when the file says; else empty
   std::uint64_t device_bytes = 0;  // when known; else 0
   std::uint64_t block_bytes = 0;   // nominal block size, when known or inferred
   std::uint32_t passes = 0;        // passes behind each point, when known
@@ -35,24 +35,24 @@ struct Profile {
   // From zcav's own headers/summary when present (empty/nullopt otherwise).
   std::string device_vendor;
   std::string device_model;
-  std::string transport;           // e.g. "usb", "ata", "sim"
+  std::string transport;  // e.g. "usb", "ata", "sim"
   // The device's sysfs rotational flag, and what the reads reached under a
   // file or a loop device (DeviceInfo::storage_transport and
   // storage_rotational), when the file recorded them.
   std::optional<bool> rotational;
   std::string storage_transport;
   std::optional<bool> storage_rotational;
-  std::string link;                // e.g. "USB 480 Mb/s"
-  std::optional<double> avg_mb_per_s;   // bytes read / read time
-  std::optional<double> cpu_percent;    // process user+sys as % of wall
+  std::string link;                    // e.g. "USB 480 Mb/s"
+  std::optional<double> avg_mb_per_s;  // bytes read / read time
+  std::optional<double> cpu_percent;   // process user+sys as % of wall
   // From a `zcav profile` JSON (profile.json) when present: the access-time
   // and burst measurements and the bus-or-media verdict. A sweep's JSON has
   // the verdict only (decided without a burst rate).
-  std::optional<double> access_mean_ms;     // mean of the random reads, ms
-  std::vector<AccessSample> access_samples; // each random read, in the order read
-  std::optional<double> burst_mb_per_s;     // average burst rate, MB/s (10^6 B/s)
-  std::string verdict;                      // "bus-limited", "media-limited", ...; empty = none
-  std::string verdict_reason;               // its sentences
+  std::optional<double> access_mean_ms;      // mean of the random reads, ms
+  std::vector<AccessSample> access_samples;  // each random read, in the order read
+  std::optional<double> burst_mb_per_s;      // average burst rate, MB/s (10^6 B/s)
+  std::string verdict;                       // "bus-limited", "media-limited", ...; empty = none
+  std::string verdict_reason;                // its sentences
   // zcav's own outputs: the unreadable ranges (sorted) and slow regions the
   // sweep found. Blocks with no clean read are not in `points`.
   std::vector<UnreadableRange> unreadable;

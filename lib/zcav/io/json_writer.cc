@@ -21,17 +21,16 @@
 // are null. NaN and infinities never appear (written as 0). A block with no
 // clean read (passes 0) has null rates and its "unreadable_bytes".
 #include <cmath>
-#include <system_error>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "zcav/base/error.h"
-#include "zcav/measure/sweep.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 
@@ -70,7 +69,8 @@ Json DeviceJson(const DeviceInfo& dev) {
   j["transport"] = StringOrNull(dev.transport);
   if (!dev.storage_transport.empty()) {
     j["storage_transport"] = dev.storage_transport;
-    j["storage_rotational"] = dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
+    j["storage_rotational"] =
+        dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
   }
   j["link"] = StringOrNull(dev.link);
   j["direct_io"] = dev.direct_io;

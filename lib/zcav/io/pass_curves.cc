@@ -9,10 +9,12 @@
 
 namespace zcav {
 
-std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan, const std::vector<Sample>& samples) {
+std::vector<Curve> PassCurvesFromSamples(const SweepPlan& plan,
+                                         const std::vector<Sample>& samples) {
   std::vector<std::vector<std::pair<std::uint64_t, double>>> by_pass(plan.passes);
   for (const Sample& x : samples) {
-    if (x.pass >= plan.passes || x.block_index >= plan.block_count || x.elapsed.count() <= 0) continue;
+    if (x.pass >= plan.passes || x.block_index >= plan.block_count || x.elapsed.count() <= 0)
+      continue;
     const double seconds = static_cast<double>(x.elapsed.count()) * 1e-9;
     by_pass[x.pass].emplace_back(
         x.block_index, static_cast<double>(plan.BlockLength(x.block_index)) / seconds / 1e6);

@@ -39,8 +39,7 @@ class PassCurveSink final : public ForwardingSink {
  public:
   // `burst_mb_per_s`: the burst rate the verdict weighs, when measured (as
   // given to ZoneDetectingSink).
-  explicit PassCurveSink(ResultSink& inner,
-                         std::optional<double> burst_mb_per_s = std::nullopt);
+  explicit PassCurveSink(ResultSink& inner, std::optional<double> burst_mb_per_s = std::nullopt);
   void OnStart(const RunInfo& run) override;
   void OnSample(const Sample& sample) override;
   void OnBlock(const BlockResult& block) override;

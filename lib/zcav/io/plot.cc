@@ -28,20 +28,20 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
-#include "zcav/base/enum_names.h"
-#include "zcav/base/text.h"
 #include "zcav/base/atomic_file.h"
+#include "zcav/base/enum_names.h"
 #include "zcav/base/error.h"
-#include "zcav/plot_templates.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/plot_templates.h"
 
 namespace zcav {
 
@@ -91,11 +91,16 @@ constexpr double kMinJitterBandShare = 0.02;
 
 const char* TemplateOf(PlotKind kind) {
   switch (kind) {
-    case PlotKind::kFalloff: return plot_templates::kFalloff;
-    case PlotKind::kComparison: return plot_templates::kComparison;
-    case PlotKind::kAccess: return plot_templates::kAccess;
-    case PlotKind::kHistogram: return plot_templates::kHistogram;
-    case PlotKind::kConcurrent: return plot_templates::kConcurrent;
+    case PlotKind::kFalloff:
+      return plot_templates::kFalloff;
+    case PlotKind::kComparison:
+      return plot_templates::kComparison;
+    case PlotKind::kAccess:
+      return plot_templates::kAccess;
+    case PlotKind::kHistogram:
+      return plot_templates::kHistogram;
+    case PlotKind::kConcurrent:
+      return plot_templates::kConcurrent;
   }
   return plot_templates::kFalloff;
 }
@@ -408,9 +413,7 @@ bool UnreadableBetween(const std::vector<UnreadableRange>& ranges, const CurvePo
 }
 
 // "1 region", "3 regions".
-std::string Regions(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " region" : " regions");
-}
+std::string Regions(std::size_t n) { return std::to_string(n) + (n == 1 ? " region" : " regions"); }
 
 // The curve's data file text (columns in the templates' comments). A blank
 // line where unreadable blocks are missing breaks the line there (gnuplot
@@ -449,9 +452,8 @@ std::string CurveData(const Curve& points, const Profile& profile, const std::st
         static_cast<double>(first_offset) + static_cast<double>(end - first_offset) / 2;
     const auto middle = rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2);
     std::nth_element(rates.begin(), middle, rates.end());
-    const double median = rates.size() % 2 == 1
-                              ? *middle
-                              : (*std::max_element(rates.begin(), middle) + *middle) / 2;
+    const double median =
+        rates.size() % 2 == 1 ? *middle : (*std::max_element(rates.begin(), middle) + *middle) / 2;
     s += FormatFixed(mid / kGB, 6) + ' ' + FormatFixed(Percent(mid, device), 4) + ' ' +
          FormatFixed(median, 3) + ' ' + FormatFixed(lo, 3) + ' ' + FormatFixed(hi, 3) + '\n';
     rates.clear();
@@ -487,8 +489,9 @@ std::string CurveData(const Curve& points, const Profile& profile, const std::st
 // of the device (see the templates' comments). `numbered`: the ranges of
 // several inputs, each line starting with its input's number (from 1).
 std::string UnreadableData(const std::vector<const PlotInput*>& inputs, bool numbered) {
-  std::string s = "# zcav plot data: unreadable ranges (sectors that failed to read after a "
-                  "retry)";
+  std::string s =
+      "# zcav plot data: unreadable ranges (sectors that failed to read after a "
+      "retry)";
   s += numbered ? " of each input\n" : " of " + inputs.front()->label + "\n";
   s += "# Units: GB = 10^9 B, % of the device's size; one line per range.\n";
   s += numbered ? "# input start_gb end_gb start_pct end_pct length_bytes errno\n"
@@ -523,8 +526,9 @@ struct SlowPlace {
 
 std::vector<SlowPlace> SlowPlaces(const std::vector<SlowRegion>& regions) {
   std::vector<SlowRegion> sorted = regions;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const SlowRegion& a, const SlowRegion& b) { return a.offset_bytes < b.offset_bytes; });
+  std::sort(sorted.begin(), sorted.end(), [](const SlowRegion& a, const SlowRegion& b) {
+    return a.offset_bytes < b.offset_bytes;
+  });
   std::vector<SlowPlace> places;
   for (const SlowRegion& r : sorted) {
     const std::uint64_t end = r.offset_bytes + r.length_bytes;
@@ -606,8 +610,8 @@ void WriteText(const fs::path& path, const std::string& text,
   for (const PlotInput& in : inputs) {
     std::error_code ec;
     if (!in.profile.source.empty() && fs::equivalent(path, in.profile.source, ec)) {
-      throw Error("plot file " + path.string() + " would replace the input " +
-                  in.profile.source + ": choose another image name (-o)",
+      throw Error("plot file " + path.string() + " would replace the input " + in.profile.source +
+                      ": choose another image name (-o)",
                   ErrorKind::kBadInput);
     }
   }
@@ -701,14 +705,13 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   if (a.zones.empty() || !DrawsLevels(a.type)) return;
   const bool optical = in.media != Media::kNone;
   const std::vector<bool> labelled = LabelledZones(a, axis_top);
-  const auto labels =
-      static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
+  const auto labels = static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
   flags.insert("zones");
   v["zones_data"] = name + ".zones.dat";
   v["zones_title"] = "detected zones (median)";
   if (labels < a.zones.size()) {
-    v["zones_title"] += ": " + std::to_string(a.zones.size()) + " zones, " +
-                        std::to_string(labels) + " labelled";
+    v["zones_title"] +=
+        ": " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) + " labelled";
   }
   std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
   s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
@@ -743,9 +746,10 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   v["jitter_data"] = name + ".jitter.dat";
   v["jitter_title"] = "jitter p5-p95 (" + FormatFixed((lo - 1) * 100, 1) + " % / +" +
                       FormatFixed((hi - 1) * 100, 1) + " %)";
-  s = "# zcav plot data: jitter of " + in.label + ": the band of each zone's blocks from the "
-      "5th to the 95th percentile (zone median x " + FormatFixed(lo, 4) + " .. x " +
-      FormatFixed(hi, 4) + ")\n";
+  s = "# zcav plot data: jitter of " + in.label +
+      ": the band of each zone's blocks from the "
+      "5th to the 95th percentile (zone median x " +
+      FormatFixed(lo, 4) + " .. x " + FormatFixed(hi, 4) + ")\n";
   s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per zone.\n";
   s += "# start_gb end_gb p5_mb_per_s p95_mb_per_s\n";
   for (const Zone& z : a.zones) {
@@ -768,13 +772,13 @@ void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
   if (!in.zones.outliers.empty()) {
     flags.insert("outliers");
     v["outliers_data"] = name + ".outliers.dat";
-    std::string s = "# zcav plot data: outliers (blocks far off their neighbours) of " +
-                    in.label + "\n";
+    std::string s =
+        "# zcav plot data: outliers (blocks far off their neighbours) of " + in.label + "\n";
     s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
     s += "# position_gb position_pct mb_per_s\n";
     for (const Outlier& o : in.zones.outliers) {
-      const double at = o.block < points.size() ? Middle(points[o.block])
-                                                : static_cast<double>(o.offset_bytes);
+      const double at =
+          o.block < points.size() ? Middle(points[o.block]) : static_cast<double>(o.offset_bytes);
       s += FormatFixed(at / kGB, 6) + ' ' + FormatFixed(Percent(at, device), 4) + ' ' +
            FormatFixed(o.mb_per_s, 3) + '\n';
     }
@@ -783,7 +787,8 @@ void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
   }
   const std::string lines_are =
       "; one line per block, or per bucket of consecutive blocks (as in the curve data) when "
-      "there are more than " + std::to_string(kMaxCurveLines) + ".\n";
+      "there are more than " +
+      std::to_string(kMaxCurveLines) + ".\n";
   if (!in.zones.dip_blocks.empty()) {
     flags.insert("dips");
     v["dips_data"] = name + ".dips.dat";
@@ -833,8 +838,10 @@ void FillFalloffErrors(const std::vector<PlotInput>& inputs, const fs::path& dir
     flags.insert("slow");
     v["slow_data"] = name + ".slow.dat";
     v["slow_title"] = "slow (" + Regions(places.size()) + ")";
-    std::string s = "# zcav plot data: slow regions (read far slower than the chunks before "
-                    "them) of " + in.label + ", merged across passes\n";
+    std::string s =
+        "# zcav plot data: slow regions (read far slower than the chunks before "
+        "them) of " +
+        in.label + ", merged across passes\n";
     s += "# Units: GB = 10^9 B, % of the device's size, ms = milliseconds; one line per place.\n";
     s += "# start_gb end_gb start_pct end_pct times_found max_ms\n";
     for (const SlowPlace& p : places) {
@@ -886,8 +893,8 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   }
   const double avg = AverageMbPerS(in.profile);
   if (avg > 0) {
-    detail += (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) +
-              " MB/s";
+    detail +=
+        (detail.empty() ? "" : ", ") + std::string("average ") + FormatFixed(avg, 1) + " MB/s";
     if (optical) detail += " = " + FormatFixed(avg / OneXMbPerS(in.media), 1) + "x";
   }
   v["title"] = GpQuoted(in.label) + (detail.empty() ? "" : "' . \"\\n\" . '" + GpQuoted(detail));
@@ -959,10 +966,12 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
     std::string line;
     if (kind == PlotKind::kConcurrent) {
       WriteText(dir / (base + ".alone.dat"),
-                CurveData(in.profile.points, in.profile, "read rate of " + labels[i] + ", alone"), inputs);
+                CurveData(in.profile.points, in.profile, "read rate of " + labels[i] + ", alone"),
+                inputs);
       WriteText(dir / (base + ".together.dat"),
                 CurveData(in.concurrent, in.profile,
-                          "read rate of " + labels[i] + " while the other devices were read"), inputs);
+                          "read rate of " + labels[i] + " while the other devices were read"),
+                inputs);
       files.data_paths.push_back((dir / (base + ".alone.dat")).string());
       files.data_paths.push_back((dir / (base + ".together.dat")).string());
       line = "alone[" + n + "] = " + GpQuote(base + ".alone.dat") + "; together[" + n +
@@ -973,13 +982,13 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
       const std::string file = base + (access ? ".access.dat" : ".curve.dat");
       WriteText(dir / file,
                 access ? AccessData(in)
-                       : CurveData(in.profile.points, in.profile, "read rate of " + labels[i]), inputs);
+                       : CurveData(in.profile.points, in.profile, "read rate of " + labels[i]),
+                inputs);
       files.data_paths.push_back((dir / file).string());
       line = "data[" + n + "] = " + GpQuote(file) + "; ";
       top = std::max(top, MaxRate(in.profile.points));
       if (kind == PlotKind::kComparison) {
-        bulk_top = std::max({bulk_top,
-                             CurveBulkTop(in.profile.points, false, DrawnZones(in.zones)),
+        bulk_top = std::max({bulk_top, CurveBulkTop(in.profile.points, false, DrawnZones(in.zones)),
                              LevelsTop(in.zones)});
       }
     }
@@ -1030,14 +1039,19 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
       }
       break;
     }
-    case PlotKind::kAccess: title = "Access time by position: " + Joined(labels); break;
+    case PlotKind::kAccess:
+      title = "Access time by position: " + Joined(labels);
+      break;
     case PlotKind::kHistogram: {
       title = "Access time histogram: " + Joined(labels);
       v["bin_ms"] = FormatFixed(HistogramBinMs(inputs), 3);
       break;
     }
-    case PlotKind::kConcurrent: title = "Read alone and together: " + Joined(labels); break;
-    case PlotKind::kFalloff: break;
+    case PlotKind::kConcurrent:
+      title = "Read alone and together: " + Joined(labels);
+      break;
+    case PlotKind::kFalloff:
+      break;
   }
   v["title"] = GpQuoted(title);
 }
@@ -1109,8 +1123,8 @@ class TempDir {
 namespace {
 
 constexpr EnumName<PlotKind> kPlotKindNames[] = {
-    {PlotKind::kFalloff, "falloff"},     {PlotKind::kComparison, "comparison"},
-    {PlotKind::kAccess, "access"},       {PlotKind::kHistogram, "histogram"},
+    {PlotKind::kFalloff, "falloff"},       {PlotKind::kComparison, "comparison"},
+    {PlotKind::kAccess, "access"},         {PlotKind::kHistogram, "histogram"},
     {PlotKind::kConcurrent, "concurrent"},
 };
 
@@ -1155,8 +1169,8 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
     throw Error("invalid plot name '" + name + "' (a file name without a directory)",
                 ErrorKind::kBadInput);
   }
-  std::vector<std::string> outputs = images.empty() ? std::vector<std::string>{name + ".png"}
-                                                    : images;
+  std::vector<std::string> outputs =
+      images.empty() ? std::vector<std::string>{name + ".png"} : images;
   for (const std::string& image : outputs) {
     if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
       throw Error("image " + image + ": the name must end in .png or .svg", ErrorKind::kBadInput);
@@ -1178,8 +1192,9 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   } else {
     FillMulti(kind, inputs, d, name, values, flags, files);
   }
-  std::string first = "# Images: the terminal follows the extension (pngcairo for .png, svg "
-                      "for .svg).\n";
+  std::string first =
+      "# Images: the terminal follows the extension (pngcairo for .png, svg "
+      "for .svg).\n";
   first += TerminalFor(outputs.front()) + "\nset output " + GpQuote(outputs.front());
   std::string more;
   for (std::size_t i = 1; i < outputs.size(); ++i) {
@@ -1196,8 +1211,7 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 bool GnuplotAvailable() {
   static const bool available = [] {
     std::string output;
-    return RunCaptured("gnuplot -e \"set terminal pngcairo; set terminal svg\" 2>&1", output) ==
-           0;
+    return RunCaptured("gnuplot -e \"set terminal pngcairo; set terminal svg\" 2>&1", output) == 0;
   }();
   return available;
 }
@@ -1211,20 +1225,20 @@ void RenderPlot(const PlotFiles& files) {
   for (const std::string& data : files.data_paths) {
     if (!ec) fs::copy_file(data, work.path() / fs::path(data).filename(), ec);
   }
-  if (ec) throw Error("preparing to render " + files.script_path + ": " + ec.message(),
-                      ErrorKind::kRuntime);
+  if (ec)
+    throw Error("preparing to render " + files.script_path + ": " + ec.message(),
+                ErrorKind::kRuntime);
   std::string output;
-  const int status =
-      RunCaptured("cd " + ShellQuote(work.path().string()) + " && gnuplot " +
-                      ShellQuote(script.filename().string()) + " 2>&1 </dev/null",
-                  output);
+  const int status = RunCaptured("cd " + ShellQuote(work.path().string()) + " && gnuplot " +
+                                     ShellQuote(script.filename().string()) + " 2>&1 </dev/null",
+                                 output);
   if (status != 0) {
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
     const std::size_t last = output.rfind('\n');
     const std::string tail = last == std::string::npos ? output : output.substr(last + 1);
-    throw Error("gnuplot " + files.script_path + " failed" +
-                    (tail.empty() ? std::string() : ": " + tail),
-                ErrorKind::kRuntime);
+    throw Error(
+        "gnuplot " + files.script_path + " failed" + (tail.empty() ? std::string() : ": " + tail),
+        ErrorKind::kRuntime);
   }
   for (const std::string& image : files.image_paths) {
     const fs::path drawn = work.path() / fs::path(image).filename();

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "zcav/io/data_reader.h"
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/io/data_reader.h"
 #include "zcav/io/zone_report.h"
 
 namespace zcav {
@@ -31,9 +31,9 @@ PlotKind ParsePlotKind(const std::string& text);
 
 // One result to plot.
 struct PlotInput {
-  std::string label;   // legend / title: --label, else device model, else file name
-  Profile profile;     // the curve (and metadata); kConcurrent: the device read alone
-  ZoneAnalysis zones;  // detected zones (may be empty)
+  std::string label;           // legend / title: --label, else device model, else file name
+  Profile profile;             // the curve (and metadata); kConcurrent: the device read alone
+  ZoneAnalysis zones;          // detected zones (may be empty)
   Media media = Media::kNone;  // optical: a right-hand axis in X speed
   // kAccess, kHistogram: the access samples (position order not required);
   // LoadPlotInput copies the profile's access_samples here.

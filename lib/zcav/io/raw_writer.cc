@@ -9,20 +9,20 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <sstream>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "zcav/base/enum_names.h"
-#include "zcav/base/text.h"
 #include "zcav/base/error.h"
-#include "zcav/measure/sweep.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 
@@ -139,9 +139,10 @@ class RawWriter final : public ResultSink {
   // continue exactly); a one-pass sweep's data lines are its samples.
   void OnSample(const Sample& x) override {
     if (passes_planned_ <= 1) return;
-    Write("# sample: pass=" + std::to_string(x.pass + 1) + " block=" + std::to_string(x.block_index) +
-          " offset_bytes=" + std::to_string(x.offset_bytes) + " length_bytes=" +
-          std::to_string(x.length_bytes) + " elapsed_ns=" + std::to_string(x.elapsed.count()) + "\n");
+    Write("# sample: pass=" + std::to_string(x.pass + 1) + " block=" +
+          std::to_string(x.block_index) + " offset_bytes=" + std::to_string(x.offset_bytes) +
+          " length_bytes=" + std::to_string(x.length_bytes) +
+          " elapsed_ns=" + std::to_string(x.elapsed.count()) + "\n");
   }
 
   void OnBlock(const BlockResult& b) override {
@@ -172,8 +173,8 @@ class RawWriter final : public ResultSink {
   void OnSlowRegion(const SlowRegion& x) override {
     Write("# slow: offset_bytes=" + std::to_string(x.offset_bytes) +
           " length_bytes=" + std::to_string(x.length_bytes) + " ms=" + FormatFixed(x.ms, 3) +
-          " expected_ms=" + FormatFixed(x.expected_ms, 3) + " pass=" +
-          std::to_string(x.pass + 1) + "\n");
+          " expected_ms=" + FormatFixed(x.expected_ms, 3) + " pass=" + std::to_string(x.pass + 1) +
+          "\n");
   }
 
   // The zone table as '#' comment lines, so classic parsers skip it.
@@ -188,9 +189,9 @@ class RawWriter final : public ResultSink {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
     std::string f;
     for (const PassSummary& p : passes) {
-      f += "# pass " + std::to_string(p.pass + 1) + ": " + std::to_string(p.bytes) +
-           " bytes in " + FormatFixed(Seconds(p.read_time), 6) + " s, " +
-           FormatFixed(p.mb_per_s, 3) + " MB/s" + (p.complete ? "" : " (incomplete)") + "\n";
+      f += "# pass " + std::to_string(p.pass + 1) + ": " + std::to_string(p.bytes) + " bytes in " +
+           FormatFixed(Seconds(p.read_time), 6) + " s, " + FormatFixed(p.mb_per_s, 3) + " MB/s" +
+           (p.complete ? "" : " (incomplete)") + "\n";
     }
     f += "# summary: min " + FormatFixed(r.min_mb_per_s, 3) + " max " +
          FormatFixed(r.max_mb_per_s, 3) + " avg " + FormatFixed(r.avg_mb_per_s, 3) +
@@ -222,14 +223,14 @@ class RawWriter final : public ResultSink {
   void Write(const std::string& text) {
     out_.write(text.data(), static_cast<std::streamsize>(text.size()));
     out_.flush();
-    if (!out_) throw Error("writing the raw data failed (disk full or output closed?)",
-                           ErrorKind::kRuntime);
+    if (!out_)
+      throw Error("writing the raw data failed (disk full or output closed?)", ErrorKind::kRuntime);
   }
 
   static std::string UnreadableLine(const UnreadableRange& u) {
     return "unreadable: offset_bytes=" + std::to_string(u.offset_bytes) +
-           " length_bytes=" + std::to_string(u.length_bytes) + " errno=" +
-           std::to_string(u.errno_value) + " (" +
+           " length_bytes=" + std::to_string(u.length_bytes) +
+           " errno=" + std::to_string(u.errno_value) + " (" +
            OneLine(std::error_code(u.errno_value, std::system_category()).message()) +
            ") pass=" + std::to_string(u.pass + 1) + (u.bounded_by_budget ? " bounded" : "");
   }

@@ -13,9 +13,9 @@
 #include <regex>
 #include <sstream>
 
-#include "zcav/base/text.h"
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"  // FormatBytes
 
 namespace zcav {
@@ -62,11 +62,21 @@ std::string HtmlText(const std::string& text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // Control characters other than tab/newline are not allowed in XML.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
@@ -88,7 +98,7 @@ std::string FormatInterface(const Profile& p) {
 }
 
 std::string FormatDevice(const Profile& p) {
-  const std::string& name = !p.device_model.empty() ? p.device_model
+  const std::string& name = !p.device_model.empty()  ? p.device_model
                             : !p.device_path.empty() ? p.device_path
                                                      : p.source;
   if (!p.device_path.empty() && p.device_path != name) return name + " (" + p.device_path + ")";
@@ -126,8 +136,8 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
     any_verdict = any_verdict || !sums.back().verdict.empty();
   }
   Table t;
-  t.columns = {{"Run", false},      {"Device", false},    {"Interface", false},
-               {"Min MB/s", true},  {"Max MB/s", true},   {"Avg MB/s", true}};
+  t.columns = {{"Run", false},     {"Device", false},  {"Interface", false},
+               {"Min MB/s", true}, {"Max MB/s", true}, {"Avg MB/s", true}};
   if (any_x) t.columns.push_back({"Avg X", true});
   t.columns.push_back({"Zones", false});
   t.columns.push_back({"Outer/inner", true});
@@ -177,7 +187,8 @@ std::vector<PlotSpec> PlotSpecs(const std::vector<PlotInput>& runs) {
   for (const PlotInput& run : runs) {
     std::string caption = "MB/s against position (GB); the detected zones as labelled segments";
     if (!run.zones.description.empty()) caption += ". " + run.zones.description;
-    specs.push_back({PlotKind::kFalloff, {run}, run.label + ": throughput against position", caption});
+    specs.push_back(
+        {PlotKind::kFalloff, {run}, run.label + ": throughput against position", caption});
   }
   if (runs.size() > 1) {
     specs.push_back({PlotKind::kComparison, runs, "Comparison: " + JoinLabels(runs),
@@ -241,7 +252,8 @@ std::string UnitsText(const Table& table) {
     return false;
   };
   if (has("Access ms")) text += " Access ms = the mean time of random small reads.";
-  if (has("Burst MB/s")) text += " Burst = the rate of reads from the drive's cache (the interface's).";
+  if (has("Burst MB/s"))
+    text += " Burst = the rate of reads from the drive's cache (the interface's).";
   if (has("Verdict")) text += " Verdict = whether the bus or the media sets the rate.";
   return text;
 }
@@ -261,7 +273,8 @@ std::string InlineSvg(const std::string& svg, const std::string& prefix) {
   if (end != std::string::npos) s.erase(end + 6);
   s = std::regex_replace(s, std::regex(R"(<script[\s\S]*?</script\s*>)"), "");
   s = std::regex_replace(s, std::regex(R"(<script[^>]*/>)"), "");
-  s = std::regex_replace(s, std::regex(R"(\s+xmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*'))"), "");
+  s = std::regex_replace(s, std::regex(R"(\s+xmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*'))"),
+                         "");
   s = std::regex_replace(s, std::regex(R"(xlink:href=)"), "href=");
   s = std::regex_replace(s, std::regex(R"((\sid\s*=\s*)(["']))"), "$1$2" + prefix);
   s = std::regex_replace(s, std::regex(R"((href\s*=\s*)(["'])#)"), "$1$2#" + prefix);
@@ -309,7 +322,6 @@ code { font-size: 0.95em; }
 }
 )";
 
-
 }  // namespace
 
 ReportFormat ReportFormatForPath(const std::string& path) {
@@ -355,9 +367,7 @@ RunSummary SummarizeRun(const PlotInput& run) {
   return s;
 }
 
-std::size_t ReportPlotCount(std::size_t run_count) {
-  return run_count + (run_count > 1 ? 1 : 0);
-}
+std::size_t ReportPlotCount(std::size_t run_count) { return run_count + (run_count > 1 ? 1 : 0); }
 
 std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
                                const std::vector<std::string>& image_files, bool rendered) {
@@ -403,7 +413,8 @@ std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
   return md.str();
 }
 
-std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector<std::string>& svgs) {
+std::string MakeHtmlReport(const std::vector<PlotInput>& runs,
+                           const std::vector<std::string>& svgs) {
   const Table table = MakeTable(runs);
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
@@ -423,7 +434,8 @@ std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector
       if (i == 0) {
         h << "<th scope=\"row\">" << HtmlText(row[i]) << "</th>";
       } else {
-        h << (table.columns[i].numeric ? "<td class=\"n\">" : "<td>") << HtmlText(row[i]) << "</td>";
+        h << (table.columns[i].numeric ? "<td class=\"n\">" : "<td>") << HtmlText(row[i])
+          << "</td>";
       }
     }
     h << "</tr>\n";
@@ -449,7 +461,8 @@ std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector
     if (at != std::string::npos) {
       svg.replace(at, generic.size(), "<title>" + HtmlText(specs[i].title) + "</title>");
     }
-    h << "<figure>\n<h3>" << HtmlText(specs[i].title) << "</h3>\n" << svg << "\n"
+    h << "<figure>\n<h3>" << HtmlText(specs[i].title) << "</h3>\n"
+      << svg << "\n"
       << "<figcaption>" << HtmlText(specs[i].caption) << "</figcaption>\n</figure>\n";
   }
   h << "</body>\n</html>\n";
@@ -481,7 +494,8 @@ ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& p
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const std::string name = stem + "-" + std::to_string(i + 1);
       images.push_back(name + ".png");
-      plots.push_back(WritePlot(specs[i].kind, specs[i].inputs, dir.string(), name, {images.back()}));
+      plots.push_back(
+          WritePlot(specs[i].kind, specs[i].inputs, dir.string(), name, {images.back()}));
       const PlotFiles& p = plots.back();
       files.plot_paths.push_back(p.script_path);
       files.plot_paths.insert(files.plot_paths.end(), p.data_paths.begin(), p.data_paths.end());

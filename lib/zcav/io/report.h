@@ -40,9 +40,9 @@ struct RunSummary {
   // with a rate of 0 left out.
   double avg_mb_per_s = 0;
   std::size_t zone_count = 0;
-  std::string curve_type;          // CurveTypeName(zones.type)
-  double outer_inner_ratio = 0;    // ZoneAnalysis.outer_inner_ratio; 0 = unknown
-  std::optional<double> avg_x;     // average X speed, optical media only
+  std::string curve_type;             // CurveTypeName(zones.type)
+  double outer_inner_ratio = 0;       // ZoneAnalysis.outer_inner_ratio; 0 = unknown
+  std::optional<double> avg_x;        // average X speed, optical media only
   std::optional<double> cpu_percent;  // Profile.cpu_percent
   // From a zcav profile result (Profile's fields of the same names).
   std::optional<double> access_mean_ms;  // mean access time, ms
@@ -74,7 +74,8 @@ std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
 // declarations and any <script>, and has its ids prefixed so several plots
 // can share the page.
 // REQUIRES: svgs is empty or has ReportPlotCount(runs.size()) entries.
-std::string MakeHtmlReport(const std::vector<PlotInput>& runs, const std::vector<std::string>& svgs);
+std::string MakeHtmlReport(const std::vector<PlotInput>& runs,
+                           const std::vector<std::string>& svgs);
 
 // What WriteReport wrote.
 struct ReportFiles {

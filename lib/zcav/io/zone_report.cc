@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "zcav/base/enum_names.h"
-#include "zcav/base/text.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 namespace zcav {
@@ -80,10 +79,14 @@ Media GuessMedia(const std::string& path) {
 
 double OneXBytesPerS(Media media) {
   switch (media) {
-    case Media::kCd: return 153600;   // 75 sectors x 2048 B per second
-    case Media::kDvd: return 1385000;
-    case Media::kBd: return 4500000;
-    case Media::kNone: return 0;
+    case Media::kCd:
+      return 153600;  // 75 sectors x 2048 B per second
+    case Media::kDvd:
+      return 1385000;
+    case Media::kBd:
+      return 4500000;
+    case Media::kNone:
+      return 0;
   }
   return 0;
 }
@@ -110,7 +113,8 @@ std::string TextureText(const ZoneAnalysis& a) {
         << FormatFixed(100 * (t.jitter_p95_rel - 1), 1) << " % of their zone's median";
     if (t.correlated) {
       out << "; correlated (lag-1 " << FormatFixed(t.lag1_autocorrelation, 2)
-          << "): a mean over many blocks wanders " << FormatFixed(std::sqrt(t.variance_inflation), 1)
+          << "): a mean over many blocks wanders "
+          << FormatFixed(std::sqrt(t.variance_inflation), 1)
           << "x as far as independent noise would, and steps are judged against that";
     }
     out << "\n";
@@ -118,7 +122,8 @@ std::string TextureText(const ZoneAnalysis& a) {
   if (t.dip_count > 0) {
     out << "dips: " << t.dip_count << ", " << FormatFixed(100 * t.dip_depth_rel, 0)
         << " % deep (median)";
-    if (t.dip_period_blocks > 0) out << ", every " << FormatFixed(t.dip_period_blocks, 0) << " blocks";
+    if (t.dip_period_blocks > 0)
+      out << ", every " << FormatFixed(t.dip_period_blocks, 0) << " blocks";
     out << ", " << FormatFixed(100 * t.dip_share, 1)
         << " % of the blocks (texture, such as an SSD's garbage collection: not zones, left out "
            "of the zone statistics)\n";
@@ -148,7 +153,8 @@ std::string StepsText(const ZoneAnalysis& a) {
     for (std::size_t p = 0; p < st.pass_offsets_bytes.size(); ++p) {
       const std::int64_t at = st.pass_offsets_bytes[p];
       out << (p ? ", " : " (") << "pass " << p + 1 << ": "
-          << (at < 0 ? std::string("none") : FormatFixed(Gb(static_cast<std::uint64_t>(at)), 3) + " GB");
+          << (at < 0 ? std::string("none")
+                     : FormatFixed(Gb(static_cast<std::uint64_t>(at)), 3) + " GB");
     }
     out << (st.pass_offsets_bytes.empty() ? "" : ")")
         << " followed the elapsed time, not the position (a cache running out, throttling, the "
@@ -176,9 +182,9 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     out << "no data to analyse\n";
     return out.str();
   }
-  const std::vector<std::string> head = {"zone", "start GB", "end GB", "start %", "end %",
-                                         "length GB", "median MB/s", "mean", "min", "max",
-                                         "stddev"};
+  const std::vector<std::string> head = {"zone",  "start GB",  "end GB",      "start %",
+                                         "end %", "length GB", "median MB/s", "mean",
+                                         "min",   "max",       "stddev"};
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < a.zones.size(); ++i) {
     const Zone& z = a.zones[i];
@@ -203,7 +209,8 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     width[k] = header[k].size();
     for (const auto& r : rows) width[k] = std::max(width[k], r[k].size());
   }
-  for (std::size_t k = 0; k < header.size(); ++k) out << (k ? "  " : "") << Pad(header[k], width[k]);
+  for (std::size_t k = 0; k < header.size(); ++k)
+    out << (k ? "  " : "") << Pad(header[k], width[k]);
   out << "\n";
   // Many zones (a noisy or banded curve): the first and the last ones, and
   // how many lie between; the CSV and JSON list every zone.
@@ -215,8 +222,9 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         lo = std::min(lo, a.zones[k].mb_per_s);
         hi = std::max(hi, a.zones[k].mb_per_s);
       }
-      out << "... " << rows.size() - kTableHead - kTableTail << " zones more, " << FormatFixed(lo, 2)
-          << " to " << FormatFixed(hi, 2) << " MB/s (zcav zones FILE --format csv lists them all)\n";
+      out << "... " << rows.size() - kTableHead - kTableTail << " zones more, "
+          << FormatFixed(lo, 2) << " to " << FormatFixed(hi, 2)
+          << " MB/s (zcav zones FILE --format csv lists them all)\n";
       i = rows.size() - kTableTail - 1;
       continue;
     }
@@ -231,16 +239,17 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
       << a.fastest_zone + 1 << " (" << FormatFixed(fast.mb_per_s, 2) << " MB/s), slowest zone "
       << a.slowest_zone + 1 << " (" << FormatFixed(slow.mb_per_s, 2) << " MB/s)\n";
   out << "share of the device at >= 90 % of the peak rate: " << FormatFixed(100 * a.share_at_90, 1)
-      << " %, >= 75 %: " << FormatFixed(100 * a.share_at_75, 1) << " %, >= 50 %: "
-      << FormatFixed(100 * a.share_at_50, 1) << " %\n";
+      << " %, >= 75 %: " << FormatFixed(100 * a.share_at_75, 1)
+      << " %, >= 50 %: " << FormatFixed(100 * a.share_at_50, 1) << " %\n";
   if (optical) {
     out << "average over the disc: " << FormatFixed(XSpeed(AverageMbPerS(a), c.media), 1) << "x "
-        << MediaName(c.media) << " (" << FormatFixed(AverageMbPerS(a), 2) << " MB/s; 1x = "
-        << FormatFixed(OneXBytesPerS(c.media), 0) << " B/s)\n";
+        << MediaName(c.media) << " (" << FormatFixed(AverageMbPerS(a), 2)
+        << " MB/s; 1x = " << FormatFixed(OneXBytesPerS(c.media), 0) << " B/s)\n";
   }
   if (a.fit_r2 > 0) {
     out << "fit: " << FormatFixed(a.fit_start_mb_per_s, 2) << " MB/s at the start, "
-        << FormatFixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 " << FormatFixed(a.fit_r2, 4) << ")\n";
+        << FormatFixed(a.fit_end_mb_per_s, 2) << " MB/s at the end (R^2 "
+        << FormatFixed(a.fit_r2, 4) << ")\n";
   }
   if (a.alternating) out << "pattern: many short plateaus alternating between levels\n";
   out << TextureText(a) << StepsText(a);
@@ -249,11 +258,12 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         << ", practical ceiling " << FormatFixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
         << c.transport->source << ")\n";
   }
-  if (c.verdict) out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
+  if (c.verdict)
+    out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
   out << "outliers: " << a.outliers.size() << (a.outliers.size() == 1 ? " block" : " blocks");
   for (std::size_t i = 0; i < a.outliers.size() && i < 5; ++i) {
-    out << (i ? ", " : " (") << FormatFixed(Gb(a.outliers[i].offset_bytes), 3) << " GB: "
-        << FormatFixed(a.outliers[i].mb_per_s, 2) << " MB/s";
+    out << (i ? ", " : " (") << FormatFixed(Gb(a.outliers[i].offset_bytes), 3)
+        << " GB: " << FormatFixed(a.outliers[i].mb_per_s, 2) << " MB/s";
     if (i + 1 == a.outliers.size() || i == 4) out << (a.outliers.size() > 5 ? ", ...)" : ")");
   }
   out << "\n";
@@ -273,8 +283,8 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
       const SlowRegion& r = c.slow_regions[i];
       out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
-          << " B in " << FormatFixed(r.ms, 0) << " ms (" << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0)
-          << "x slower)";
+          << " B in " << FormatFixed(r.ms, 0) << " ms ("
+          << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0) << "x slower)";
     }
     out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
   }
@@ -300,8 +310,9 @@ std::string FormatZoneCsv(const ZoneAnalysis& a, const ZoneReportContext& c, boo
   for (std::size_t i = 0; i < a.zones.size(); ++i) {
     const Zone& z = a.zones[i];
     if (with_source) out << quoted(c.source) << ",";
-    out << i + 1 << "," << z.start_bytes << "," << z.end_bytes << "," << FormatFixed(Gb(z.start_bytes), 6)
-        << "," << FormatFixed(Gb(z.end_bytes), 6) << "," << FormatFixed(Pct(z.start_bytes, total), 4) << ","
+    out << i + 1 << "," << z.start_bytes << "," << z.end_bytes << ","
+        << FormatFixed(Gb(z.start_bytes), 6) << "," << FormatFixed(Gb(z.end_bytes), 6) << ","
+        << FormatFixed(Pct(z.start_bytes, total), 4) << ","
         << FormatFixed(Pct(z.end_bytes, total), 4) << "," << z.end_bytes - z.start_bytes << ","
         << FormatFixed(z.mb_per_s, 6) << "," << FormatFixed(z.mean_mb_per_s, 6) << ","
         << FormatFixed(z.min_mb_per_s, 6) << "," << FormatFixed(z.max_mb_per_s, 6) << ","
@@ -391,12 +402,12 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   j["zone_summary"] = s;
   if (!c.notes.empty()) j["notes"] = c.notes;
   if (c.transport) {
-    j["transport"] = {{"kind", c.transport->kind},
-                      {"link", c.transport->link},
-                      {"ceiling_mb_per_s", c.transport->ceiling_mb_per_s > 0
-                                               ? Json(c.transport->ceiling_mb_per_s)
-                                               : Json(nullptr)},
-                      {"source", c.transport->source}};
+    j["transport"] = {
+        {"kind", c.transport->kind},
+        {"link", c.transport->link},
+        {"ceiling_mb_per_s",
+         c.transport->ceiling_mb_per_s > 0 ? Json(c.transport->ceiling_mb_per_s) : Json(nullptr)},
+        {"source", c.transport->source}};
   }
   if (c.verdict) {
     Json v = {{"kind", VerdictKindName(c.verdict->kind)}, {"reason", c.verdict->reason}};

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "zcav/io/result_sink.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/io/result_sink.h"
 
 namespace zcav {
 
@@ -27,10 +27,10 @@ double OneXBytesPerS(Media media);
 const char* MediaName(Media media);
 
 struct ZoneReportContext {
-  std::string source;             // device or file the curve came from
-  std::uint64_t device_bytes = 0; // for "% of device"; 0 = the end of the last block
-  Media media = Media::kNone;     // adds X-speed columns when optical
-  std::vector<std::string> notes; // about the data (e.g. what an import inferred)
+  std::string source;              // device or file the curve came from
+  std::uint64_t device_bytes = 0;  // for "% of device"; 0 = the end of the last block
+  Media media = Media::kNone;      // adds X-speed columns when optical
+  std::vector<std::string> notes;  // about the data (e.g. what an import inferred)
   // The bus and the bus-or-media verdict, when known (sweeps and --bus).
   std::optional<Transport> transport;
   std::optional<Verdict> verdict;

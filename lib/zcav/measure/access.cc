@@ -6,9 +6,9 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
-#include "zcav/measure/read_checks.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/read_checks.h"
 
 namespace zcav {
 
@@ -16,7 +16,8 @@ double NearestRankPercentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   // Nearest rank: the smallest value with at least p % of the values at or below it.
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 

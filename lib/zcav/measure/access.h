@@ -41,10 +41,10 @@ struct AccessResult {
   // Statistics of samples[].ms; all 0 when there are no samples. p95 is the
   // nearest-rank 95th percentile.
   double min_ms = 0, mean_ms = 0, median_ms = 0, p95_ms = 0, max_ms = 0;
-  double cpu_percent = 0;              // this process's user+sys time / wall time
-  std::error_code error;               // the read error that stopped the test, if any
+  double cpu_percent = 0;                // this process's user+sys time / wall time
+  std::error_code error;                 // the read error that stopped the test, if any
   std::uint64_t error_offset_bytes = 0;  // where it happened (when error)
-  bool interrupted = false;            // stopped by *stop or by the time budget
+  bool interrupted = false;              // stopped by *stop or by the time budget
 };
 
 // Times options.samples reads of read_bytes (rounded up to the sector) at

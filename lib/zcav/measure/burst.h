@@ -16,8 +16,8 @@
 #include <system_error>
 
 #include "zcav/base/clock.h"
-#include "zcav/device/device.h"
 #include "zcav/base/units.h"
+#include "zcav/device/device.h"
 
 namespace zcav {
 
@@ -35,11 +35,11 @@ struct BurstResult {
   // Rates (10^6 B/s) of single repetitions (min, max) and of all timed bytes
   // over all timed time (avg). All 0 when no repetition completed.
   double min_mb_per_s = 0, avg_mb_per_s = 0, max_mb_per_s = 0;
-  double cpu_percent = 0;        // this process's user+sys time / wall time
-  std::uint32_t repetitions = 0; // timed repetitions completed
-  std::error_code error;         // the read error that stopped the test, if any
+  double cpu_percent = 0;                // this process's user+sys time / wall time
+  std::uint32_t repetitions = 0;         // timed repetitions completed
+  std::error_code error;                 // the read error that stopped the test, if any
   std::uint64_t error_offset_bytes = 0;  // where it happened (when error)
-  bool interrupted = false;      // stopped by *stop
+  bool interrupted = false;              // stopped by *stop
 };
 
 // Reads [0, region) twice untimed (to fill the drive's cache; some drives,

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "zcav/measure/sweep.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 namespace {
@@ -69,7 +69,7 @@ Aggregate AggregateTimelines(const std::vector<std::vector<TimedRead>>& timeline
   const std::size_t n = timelines.size();
   out.device_mb_per_s.assign(n, 0);
   bool any = false;
-  std::chrono::nanoseconds first{0}, last{0};          // over all reads
+  std::chrono::nanoseconds first{0}, last{0};                  // over all reads
   std::chrono::nanoseconds latest_first{0}, earliest_last{0};  // the window
   for (const auto& reads : timelines) {
     if (reads.empty()) continue;
@@ -146,7 +146,8 @@ Aggregate AggregateTimelines(const std::vector<std::vector<TimedRead>>& timeline
     for (const auto& p : out.points) inside.push_back(p.total_mb_per_s);
   }
   std::sort(inside.begin(), inside.end());
-  out.high_mb_per_s = inside[static_cast<std::size_t>(0.9 * static_cast<double>(inside.size() - 1))];
+  out.high_mb_per_s =
+      inside[static_cast<std::size_t>(0.9 * static_cast<double>(inside.size() - 1))];
   return out;
 }
 
@@ -156,8 +157,8 @@ SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
   SharedCeiling c;
   const std::size_t n = together.size();
   const std::string together_text = "Read together, the " + std::to_string(n) +
-                                     " devices reached " + Mb(aggregate.aggregate_mb_per_s) +
-                                     " in all (" + Sum(aggregate.device_mb_per_s) + ")";
+                                    " devices reached " + Mb(aggregate.aggregate_mb_per_s) +
+                                    " in all (" + Sum(aggregate.device_mb_per_s) + ")";
   if (alone.size() != n || n == 0) {
     c.reason = together_text +
                "; read each alone too (--alone-and-together) to see whether they share a ceiling.";
@@ -183,7 +184,8 @@ SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
     for (std::size_t b = 0; b < blocks; ++b) {
       // Running median of 5 blocks: one stalled block is not a ceiling.
       std::vector<double> w;
-      for (std::size_t k = b >= 2 ? b - 2 : 0; k < std::min(blocks, b + 3); ++k) w.push_back(ratio[k]);
+      for (std::size_t k = b >= 2 ? b - 2 : 0; k < std::min(blocks, b + 3); ++k)
+        w.push_back(ratio[k]);
       std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(w.size() / 2), w.end());
       const double r = w[w.size() / 2];
       const double bytes = static_cast<double>(together[i].block_bytes[b]);
@@ -195,8 +197,7 @@ SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
     }
     c.slowed_share.push_back(total > 0 ? slowed / total : 0);
     const double mean_slowed_ratio = slowed > 0 ? slowed_ratio_sum / slowed : 1;
-    if (c.slowed_share.back() > c.slowed_share[most] ||
-        (i == 0 && c.slowed_share.back() > 0)) {
+    if (c.slowed_share.back() > c.slowed_share[most] || (i == 0 && c.slowed_share.back() > 0)) {
       most = i;
       most_ratio = mean_slowed_ratio;
     }
@@ -208,11 +209,12 @@ SharedCeiling JudgeSharedCeiling(const std::vector<DeviceRun>& alone,
   const std::string alone_text = ", " + std::string(pct) + " of the " + Mb(c.sum_alone_mb_per_s) +
                                  " they read alone (" + Sum(alone_avg) + ")";
   char slowed_text[200];
-  std::snprintf(slowed_text, sizeof slowed_text, "%s read at %.0f %% of its rate alone over %.0f %% of it",
+  std::snprintf(slowed_text, sizeof slowed_text,
+                "%s read at %.0f %% of its rate alone over %.0f %% of it",
                 together[most].name.c_str(), 100 * most_ratio, 100 * c.slowed_share[most]);
   if (*c.shared) {
-    c.reason = together_text + alone_text + "; " + slowed_text + ": they share a ceiling of about " +
-               Mb(aggregate.high_mb_per_s) +
+    c.reason = together_text + alone_text + "; " + slowed_text +
+               ": they share a ceiling of about " + Mb(aggregate.high_mb_per_s) +
                " (one bus, controller or the system), not their own limits.";
   } else {
     c.reason = together_text + alone_text +

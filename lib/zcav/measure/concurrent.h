@@ -58,15 +58,15 @@ class TimelineSink final : public SampleSink {
 
 // The rate of each device and of all together in one slice of time.
 struct AggregatePoint {
-  double time_s = 0;                   // slice middle, seconds since the first read began
-  double total_mb_per_s = 0;           // 10^6 B/s, all devices
-  std::vector<double> device_mb_per_s; // per device, in input order
+  double time_s = 0;                    // slice middle, seconds since the first read began
+  double total_mb_per_s = 0;            // 10^6 B/s, all devices
+  std::vector<double> device_mb_per_s;  // per device, in input order
 };
 
 struct Aggregate {
   // Evenly spaced slices from the first read's start to the last read's end.
   std::vector<AggregatePoint> points;
-  double wall_seconds = 0;     // first start to last end
+  double wall_seconds = 0;  // first start to last end
   // While every device was being read (from the latest first start to the
   // earliest last end): the bytes read in it over its length, all devices
   // together and each. A read straddling the window counts pro rata. When
@@ -75,7 +75,7 @@ struct Aggregate {
   double overlap_seconds = 0;
   double aggregate_mb_per_s = 0;
   std::vector<double> device_mb_per_s;
-  double peak_mb_per_s = 0;    // the highest slice total
+  double peak_mb_per_s = 0;  // the highest slice total
   // The 90th percentile of the slice totals inside the window: the level the
   // total holds under a shared ceiling (the peak is one noisy slice).
   double high_mb_per_s = 0;
@@ -95,14 +95,14 @@ struct SharedCeiling {
   // Per device: the fraction of its bytes read together at under 85 % of
   // its rate alone there (block by block); empty when unknown.
   std::vector<double> slowed_share;
-  std::string reason;             // one or two plain sentences with the numbers
+  std::string reason;  // one or two plain sentences with the numbers
 };
 
 // One device's sweep, for the comparison.
 struct DeviceRun {
   std::string name;
-  double avg_mb_per_s = 0;               // its sweep's bytes / read time
-  std::vector<double> block_mb_per_s;    // per block, in block order
+  double avg_mb_per_s = 0;                 // its sweep's bytes / read time
+  std::vector<double> block_mb_per_s;      // per block, in block order
   std::vector<std::uint64_t> block_bytes;  // each block's length
 };
 

@@ -39,9 +39,8 @@ void TimeOneAtATime(Device& device, Clock& clock, const StartRateOptions& option
 // Keeps options.queue_depth reads in flight; the time runs from the first
 // submission to the last completion. After a failure, a stop or the limits,
 // no more reads are submitted and the ones in flight are waited for.
-void TimeQueued(Device& device, Clock& clock, const StartRateOptions& options,
-                std::uint64_t chunk, std::uint64_t pos, const std::function<bool()>& stopping,
-                StartRate& result) {
+void TimeQueued(Device& device, Clock& clock, const StartRateOptions& options, std::uint64_t chunk,
+                std::uint64_t pos, const std::function<bool()>& stopping, StartRate& result) {
   const DeviceInfo& info = device.info();
   const std::unique_ptr<ReadQueue> queue = device.OpenReadQueue(options.queue_depth, chunk);
   const std::uint32_t depth = queue->depth();

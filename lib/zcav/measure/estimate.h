@@ -16,10 +16,10 @@
 #include <system_error>
 
 #include "zcav/base/clock.h"
+#include "zcav/base/units.h"
 #include "zcav/device/device.h"
 #include "zcav/measure/sample.h"
 #include "zcav/measure/sweep.h"
-#include "zcav/base/units.h"
 
 namespace zcav {
 

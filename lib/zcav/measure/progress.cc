@@ -49,8 +49,8 @@ void ProgressSink::OnSample(const Sample& sample) {
   pass_ = sample.pass;
   last_mb_per_s_ = MbPerS(sample.length_bytes, sample.elapsed);
   const auto now = clock_.Now();
-  if (now - last_print_ >= (tty_ ? std::chrono::nanoseconds(kTtyInterval)
-                                 : std::chrono::nanoseconds(kPlainInterval))) {
+  if (now - last_print_ >=
+      (tty_ ? std::chrono::nanoseconds(kTtyInterval) : std::chrono::nanoseconds(kPlainInterval))) {
     last_print_ = now;
     Print(false);
   }

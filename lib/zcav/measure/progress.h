@@ -31,7 +31,7 @@ class ProgressSink final : public SampleSink {
   bool tty_;
   const RunInfo* run_ = nullptr;
   std::uint64_t bytes_per_pass_ = 0;
-  std::uint64_t bytes_done_ = 0;        // over all passes
+  std::uint64_t bytes_done_ = 0;  // over all passes
   std::uint32_t pass_ = 0;
   double last_mb_per_s_ = 0;
   std::chrono::nanoseconds start_{0};

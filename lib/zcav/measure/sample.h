@@ -18,19 +18,19 @@ namespace zcav {
 // long: the trailing partial block is measured.
 struct SweepPlan {
   std::uint64_t start_bytes = 0;
-  std::uint64_t end_bytes = 0;   // exclusive
+  std::uint64_t end_bytes = 0;  // exclusive
   std::uint64_t block_bytes = 0;
-  std::uint64_t chunk_bytes = 0; // one read call per chunk
+  std::uint64_t chunk_bytes = 0;  // one read call per chunk
   std::uint32_t passes = 1;
-  std::uint32_t skip = 1;        // every skip-th block is read
+  std::uint32_t skip = 1;  // every skip-th block is read
   bool quick = false;
   bool warmup = true;
-  bool stop_on_error = false;    // end at the first read error instead of mapping it
-  bool write = false;            // write the range (destroying its data) instead of reading it
-  double slow_factor = 10;       // a chunk this many times slower than its neighbours is slow
-  std::string engine = "pread";  // "io_uring", "pread", "sim" or "pwrite" (write mode)
-  std::uint32_t queue_depth = 1; // chunks in flight at once
-  std::uint64_t block_count = 0; // measured blocks
+  bool stop_on_error = false;      // end at the first read error instead of mapping it
+  bool write = false;              // write the range (destroying its data) instead of reading it
+  double slow_factor = 10;         // a chunk this many times slower than its neighbours is slow
+  std::string engine = "pread";    // "io_uring", "pread", "sim" or "pwrite" (write mode)
+  std::uint32_t queue_depth = 1;   // chunks in flight at once
+  std::uint64_t block_count = 0;   // measured blocks
   std::vector<std::string> notes;  // rounding and defaults the user should know
 
   std::uint64_t BlockOffset(std::uint64_t index) const {
@@ -53,7 +53,7 @@ struct RunInfo {
 
 // One block read once (one pass).
 struct Sample {
-  std::uint32_t pass = 0;            // 0-based
+  std::uint32_t pass = 0;  // 0-based
   std::uint64_t block_index = 0;
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
@@ -69,13 +69,13 @@ struct BlockResult {
   std::uint64_t index = 0;
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
-  std::uint32_t passes = 0;       // samples behind the figures (count)
-  double mb_per_s = 0;            // median across passes
+  std::uint32_t passes = 0;  // samples behind the figures (count)
+  double mb_per_s = 0;       // median across passes
   double mean_mb_per_s = 0;
   double min_mb_per_s = 0;
   double max_mb_per_s = 0;
-  double stddev_mb_per_s = 0;     // sample standard deviation; 0 for one pass
-  double seconds = 0;             // length / median rate: the classic "time" column
+  double stddev_mb_per_s = 0;  // sample standard deviation; 0 for one pass
+  double seconds = 0;          // length / median rate: the classic "time" column
   // Bytes of the block inside unreadable ranges. Passes that met an error
   // give no sample: passes == 0 means no clean read of the block at all
   // (the rates are then 0 and mean nothing).
@@ -86,8 +86,8 @@ struct BlockResult {
 struct UnreadableRange {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
-  int errno_value = 0;            // e.g. EIO
-  std::uint32_t pass = 0;         // the pass that found it (0-based)
+  int errno_value = 0;     // e.g. EIO
+  std::uint32_t pass = 0;  // the pass that found it (0-based)
   // True when the bisection budget ran out before the range was resolved to
   // single sectors: readable sectors may lie inside it.
   bool bounded_by_budget = false;
@@ -99,16 +99,16 @@ struct UnreadableRange {
 struct SlowRegion {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
-  std::uint32_t pass = 0;         // 0-based
-  double ms = 0;                  // time the region's chunks took
-  double expected_ms = 0;         // what the neighbours' median rate would take
+  std::uint32_t pass = 0;  // 0-based
+  double ms = 0;           // time the region's chunks took
+  double expected_ms = 0;  // what the neighbours' median rate would take
 };
 
 struct PassSummary {
-  std::uint32_t pass = 0;         // 0-based
-  std::uint64_t bytes = 0;        // bytes read in timed blocks
+  std::uint32_t pass = 0;   // 0-based
+  std::uint64_t bytes = 0;  // bytes read in timed blocks
   std::chrono::nanoseconds read_time{0};
-  double mb_per_s = 0;            // bytes / read_time
+  double mb_per_s = 0;  // bytes / read_time
   bool complete = false;
 };
 
@@ -131,17 +131,17 @@ struct SweepResult {
   std::uint64_t blocks_measured = 0;  // blocks with at least one sample
   std::uint64_t bytes_read = 0;       // timed bytes over all passes
   std::chrono::nanoseconds read_time{0};
-  double min_mb_per_s = 0;            // over block medians
+  double min_mb_per_s = 0;  // over block medians
   double max_mb_per_s = 0;
-  double avg_mb_per_s = 0;            // bytes_read / read_time (not a mean of rates)
-  double wall_seconds = 0;            // whole sweep, warm-up included
-  double cpu_percent = 0;             // process user+sys as % of wall
-  std::optional<double> system_busy_percent;  // whole system, all CPUs (/proc/stat)
+  double avg_mb_per_s = 0;                          // bytes_read / read_time (not a mean of rates)
+  double wall_seconds = 0;                          // whole sweep, warm-up included
+  double cpu_percent = 0;                           // process user+sys as % of wall
+  std::optional<double> system_busy_percent;        // whole system, all CPUs (/proc/stat)
   std::optional<std::uint64_t> storage_read_bytes;  // from the Clock, when known
   std::vector<PassSummary> passes;
 
   bool partial() const { return status != SweepStatus::kComplete; }
-  std::string StatusText() const;     // "complete", "partial: interrupted", ...
+  std::string StatusText() const;  // "complete", "partial: interrupted", ...
 };
 
 }  // namespace zcav

@@ -36,13 +36,27 @@ class SampleSink {
 class TeeSink final : public SampleSink {
  public:
   explicit TeeSink(std::vector<SampleSink*> sinks) : sinks_(std::move(sinks)) {}
-  void OnStart(const RunInfo& run) override { for (auto* s : sinks_) s->OnStart(run); }
-  void OnSample(const Sample& x) override { for (auto* s : sinks_) s->OnSample(x); }
-  void OnBlock(const BlockResult& x) override { for (auto* s : sinks_) s->OnBlock(x); }
-  void OnPassDone(const PassSummary& x) override { for (auto* s : sinks_) s->OnPassDone(x); }
-  void OnUnreadable(const UnreadableRange& x) override { for (auto* s : sinks_) s->OnUnreadable(x); }
-  void OnSlowRegion(const SlowRegion& x) override { for (auto* s : sinks_) s->OnSlowRegion(x); }
-  void OnFinish(const SweepResult& x) override { for (auto* s : sinks_) s->OnFinish(x); }
+  void OnStart(const RunInfo& run) override {
+    for (auto* s : sinks_) s->OnStart(run);
+  }
+  void OnSample(const Sample& x) override {
+    for (auto* s : sinks_) s->OnSample(x);
+  }
+  void OnBlock(const BlockResult& x) override {
+    for (auto* s : sinks_) s->OnBlock(x);
+  }
+  void OnPassDone(const PassSummary& x) override {
+    for (auto* s : sinks_) s->OnPassDone(x);
+  }
+  void OnUnreadable(const UnreadableRange& x) override {
+    for (auto* s : sinks_) s->OnUnreadable(x);
+  }
+  void OnSlowRegion(const SlowRegion& x) override {
+    for (auto* s : sinks_) s->OnSlowRegion(x);
+  }
+  void OnFinish(const SweepResult& x) override {
+    for (auto* s : sinks_) s->OnFinish(x);
+  }
 
  private:
   std::vector<SampleSink*> sinks_;

@@ -1,24 +1,22 @@
 #include "zcav/measure/sweep.h"
 
-#include "zcav/base/text.h"
-
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <vector>
 
-#include <cassert>
-#include <optional>
-
 #include "zcav/base/aligned_buffer.h"
-#include "zcav/measure/resume_point.h"
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/resume_point.h"
 
 namespace zcav {
 namespace {
@@ -37,7 +35,6 @@ std::string Binary(std::uint64_t v) {
   if (v != 0 && v % 1024 == 0) return std::to_string(v / 1024) + " KiB";
   return Bytes(v);
 }
-
 
 // Bisection budget per failing chunk: a failing read can take a real drive
 // seconds (its own retries), so a chunk that is unreadable throughout must
@@ -83,7 +80,8 @@ std::uint64_t OverlapBytes(const std::vector<UnreadableRange>& ranges, std::uint
 // Merges `range` into the sorted, disjoint `ranges` (adjacent ones join).
 // Returns false when it was already wholly inside them (nothing new).
 bool AddUnreadable(std::vector<UnreadableRange>& ranges, const UnreadableRange& range) {
-  if (OverlapBytes(ranges, range.offset_bytes, range.length_bytes) == range.length_bytes) return false;
+  if (OverlapBytes(ranges, range.offset_bytes, range.length_bytes) == range.length_bytes)
+    return false;
   ranges.push_back(range);
   std::sort(ranges.begin(), ranges.end(),
             [](const auto& a, const auto& b) { return a.offset_bytes < b.offset_bytes; });
@@ -92,7 +90,8 @@ bool AddUnreadable(std::vector<UnreadableRange>& ranges, const UnreadableRange& 
     if (!merged.empty() &&
         r.offset_bytes <= merged.back().offset_bytes + merged.back().length_bytes) {
       UnreadableRange& m = merged.back();
-      const std::uint64_t end = std::max(m.offset_bytes + m.length_bytes, r.offset_bytes + r.length_bytes);
+      const std::uint64_t end =
+          std::max(m.offset_bytes + m.length_bytes, r.offset_bytes + r.length_bytes);
       m.length_bytes = end - m.offset_bytes;
       m.bounded_by_budget = m.bounded_by_budget || r.bounded_by_budget;
     } else {
@@ -124,8 +123,8 @@ struct Bisector {
   int reads_left;
   std::chrono::nanoseconds deadline;
   std::vector<UnreadableRange> found;
-  std::error_code gone;   // set when the device went away meanwhile
-  std::error_code last;   // the last failure, for its errno
+  std::error_code gone;  // set when the device went away meanwhile
+  std::error_code last;  // the last failure, for its errno
 
   bool Budget() const { return reads_left > 0 && clock.Now() < deadline && !gone; }
 
@@ -382,7 +381,8 @@ std::uint64_t DefaultBlockBytes(const DeviceInfo& device, const SweepOptions& op
   if (options.expected_mb_per_s > 0) {
     const double seconds = std::chrono::duration<double>(kTargetBlockTime).count();
     const double bytes = options.expected_mb_per_s * kMB * seconds;
-    block = std::max(block, static_cast<std::uint64_t>(std::min(bytes, static_cast<double>(range))));
+    block =
+        std::max(block, static_cast<std::uint64_t>(std::min(bytes, static_cast<double>(range))));
   }
   block = std::min(block, range / (kMinDefaultBlocks * per));
   const std::uint32_t sector = device.sector_bytes;
@@ -416,8 +416,8 @@ std::uint64_t PlanRange(const DeviceInfo& device, const SweepOptions& options, S
                          " (a multiple of the " + std::to_string(sector) + "-byte sector)");
   }
   if (plan.end_bytes != end) {
-    plan.notes.push_back("range end rounded up to " + Bytes(plan.end_bytes) + " (a multiple of the " +
-                         std::to_string(sector) + "-byte sector)");
+    plan.notes.push_back("range end rounded up to " + Bytes(plan.end_bytes) +
+                         " (a multiple of the " + std::to_string(sector) + "-byte sector)");
   }
   return plan.end_bytes - plan.start_bytes;
 }
@@ -468,12 +468,13 @@ void NoteBlur(SweepPlan& plan) {
   const BlockTiming timing = BlockTimingOf(plan);
   if (!plan.write && !timing.drained_per_block) {
     const std::uint64_t in_flight = timing.bytes_in_flight;
-    plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " + Binary(plan.chunk_bytes) +
-                         " in flight (" + Binary(in_flight) + ") span " +
+    plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " +
+                         Binary(plan.chunk_bytes) + " in flight (" + Binary(in_flight) + ") span " +
                          std::to_string((in_flight + plan.block_bytes - 1) / plan.block_bytes) +
                          " blocks of " + Binary(plan.block_bytes) +
                          ": a device that completes reads in bursts blurs the per-block rates "
-                         "over up to " + Binary(in_flight) + " (the average is exact); --block-size " +
+                         "over up to " +
+                         Binary(in_flight) + " (the average is exact); --block-size " +
                          std::to_string((in_flight + kMiB - 1) / kMiB) +
                          "M or more, or --queue-depth 1, for a sharp curve");
   }
@@ -483,7 +484,8 @@ void NoteBlur(SweepPlan& plan) {
 
 BlockTiming BlockTimingOf(const SweepPlan& plan) {
   BlockTiming t;
-  t.bytes_in_flight = std::uint64_t{std::max<std::uint32_t>(1, plan.queue_depth)} * plan.chunk_bytes;
+  t.bytes_in_flight =
+      std::uint64_t{std::max<std::uint32_t>(1, plan.queue_depth)} * plan.chunk_bytes;
   t.blocks_spanned = plan.block_bytes > 0 ? static_cast<double>(t.bytes_in_flight) /
                                                 static_cast<double>(plan.block_bytes)
                                           : 0;
@@ -512,7 +514,8 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   plan.skip = options.quick ? kQuickSkip : options.skip;
   plan.quick = options.quick;
   plan.warmup = options.warmup;
-  if (!(options.slow_factor == 0 || options.slow_factor > 1) || !std::isfinite(options.slow_factor)) {
+  if (!(options.slow_factor == 0 || options.slow_factor > 1) ||
+      !std::isfinite(options.slow_factor)) {
     throw Error("invalid slow factor: must be above 1 (or 0 to turn slow-region detection off)",
                 ErrorKind::kBadInput);
   }
@@ -546,8 +549,8 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   // always drains per block.
   if (options.block_bytes == 0 && options.queue_depth == 0 &&
       std::uint64_t{plan.queue_depth} * plan.chunk_bytes > plan.block_bytes) {
-    plan.queue_depth = static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, plan.block_bytes / plan.chunk_bytes));
+    plan.queue_depth =
+        static_cast<std::uint32_t>(std::max<std::uint64_t>(1, plan.block_bytes / plan.chunk_bytes));
   }
   NoteBlur(plan);
   const std::uint64_t slots = (range + plan.block_bytes - 1) / plan.block_bytes;
@@ -862,8 +865,9 @@ bool SweepRunner::RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_co
     return false;
   }
   clean = false;
-  Bisector bisect{device_, buffer_, clock_, sector_, pass_, kBisectReads,
-                  clock_.Now() + kBisectTime, {}, {}, {}};
+  Bisector bisect{
+      device_, buffer_, clock_, sector_, pass_, kBisectReads, clock_.Now() + kBisectTime,
+      {},      {},      {}};
   if (const std::error_code gone = bisect.Run(pos, n, ec)) {
     Fail(SweepStatus::kDeviceGone, pos, gone);
     return false;
@@ -958,9 +962,9 @@ void SweepRunner::CompleteBatch() {
     --in_flight_;
     free_slots_.push_back(done.slot);
     ChunkInFlight& chunk = slots_[done.slot];
-    const Nanos share{static_cast<std::int64_t>(
-        static_cast<double>(wait.count()) * static_cast<double>(chunk.length_bytes) /
-        static_cast<double>(batch_bytes))};
+    const Nanos share{static_cast<std::int64_t>(static_cast<double>(wait.count()) *
+                                                static_cast<double>(chunk.length_bytes) /
+                                                static_cast<double>(batch_bytes))};
     if (!done.error) {
       ChunkDone(chunk, share, wait, t);
       continue;
@@ -1012,8 +1016,7 @@ bool SweepRunner::RecoverFailures() {
 
 // Finishes (times, reports) the blocks whose chunks are all in, in order.
 void SweepRunner::FinishBlocks() {
-  while (block_ < next_block_ ||
-         (block_ == next_block_ && next_pos_ > plan_.BlockOffset(block_))) {
+  while (block_ < next_block_ || (block_ == next_block_ && next_pos_ > plan_.BlockOffset(block_))) {
     const BlockInFlight& b = blocks_[block_ % window_];
     if (b.chunks_left != 0) return;
     const std::uint64_t offset = plan_.BlockOffset(block_);

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -22,9 +22,9 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
-#include "zcav/device/posix/sysfs_info.h"
-#include "zcav/device/posix/read_throttle.h"
 #include "zcav/base/units.h"
+#include "zcav/device/posix/read_throttle.h"
+#include "zcav/device/posix/sysfs_info.h"
 #include "zcav/device/posix/uring_queue.h"
 #include "zcav/device/posix/write_safety.h"
 
@@ -216,7 +216,7 @@ class PosixDevice final : public Device {
  private:
   Fd fd_;
   DeviceInfo info_;
-  bool writable_;  // opened by OpenPosixDeviceForWrite
+  bool writable_;        // opened by OpenPosixDeviceForWrite
   bool read_throttled_;  // a cgroup read throttle applies: IOSQE_ASYNC
 };
 
@@ -604,8 +604,9 @@ ReadShape DefaultReadShape(unsigned major_number, const DeviceInfo& info) {
   constexpr std::uint64_t kMaxChunk = 4 * kMiB;
   constexpr std::uint64_t kVirtualInFlight = 8 * kMiB;
   if (major_number == 11) return {1, kMiB};
-  const std::uint64_t whole =
-      info.max_request_bytes >= kMiB ? std::bit_floor(std::min(info.max_request_bytes, kMaxChunk)) : kMiB;
+  const std::uint64_t whole = info.max_request_bytes >= kMiB
+                                  ? std::bit_floor(std::min(info.max_request_bytes, kMaxChunk))
+                                  : kMiB;
   if (info.transport == "virtio" || info.transport == "loop") {
     return {static_cast<std::uint32_t>(kVirtualInFlight / whole), whole};
   }

@@ -1,7 +1,5 @@
 #include "zcav/device/posix/sysfs_info.h"
 
-#include "zcav/base/text.h"
-
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {
@@ -154,5 +154,4 @@ void FillSysfsInfo(unsigned major, unsigned minor, DeviceInfo& info,
   }
 }
 
-}  // namespace zcav#include "zcav/base/text.h"
-
+}  // namespace zcav

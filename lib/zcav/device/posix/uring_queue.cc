@@ -68,8 +68,8 @@ class UringQueue final : public ReadQueue {
       }
       if (n > 0) return n;
       io_uring_cqe* cqe = nullptr;
-      const int rc = pending_ > 0 ? io_uring_submit_and_wait(&ring_, 1)
-                                  : io_uring_wait_cqe(&ring_, &cqe);
+      const int rc =
+          pending_ > 0 ? io_uring_submit_and_wait(&ring_, 1) : io_uring_wait_cqe(&ring_, &cqe);
       if (rc == -EINTR) continue;
       if (rc < 0) {
         // The ring itself failed: the reads in flight fail with it, one per
@@ -166,7 +166,7 @@ class UringQueue final : public ReadQueue {
   std::vector<std::uint32_t> failed_;
   io_uring ring_{};
   bool fixed_ = false;
-  bool async_ = false;  // IOSQE_ASYNC on every read
+  bool async_ = false;    // IOSQE_ASYNC on every read
   unsigned pending_ = 0;  // queued, not yet submitted
 };
 

@@ -1,7 +1,5 @@
 #include "zcav/device/posix/write_safety.h"
 
-#include "zcav/base/text.h"
-
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {
@@ -219,4 +219,3 @@ std::vector<std::string> ProcessesUsing(BlockId id, const std::string& proc_root
 }
 
 }  // namespace zcav
-
