@@ -169,6 +169,41 @@ std::string StepsText(const ZoneAnalysis& a) {
   return out.str();
 }
 
+// The table's closing lines about places: the outlier blocks, the
+// unreadable and the slow regions (the first five of each).
+std::string RegionsText(const ZoneAnalysis& a, const ZoneReportContext& c) {
+  std::ostringstream out;
+  out << "outliers: " << a.outliers.size() << (a.outliers.size() == 1 ? " block" : " blocks");
+  for (std::size_t i = 0; i < a.outliers.size() && i < 5; ++i) {
+    out << (i ? ", " : " (") << FormatFixed(Gb(a.outliers[i].offset_bytes), 3)
+        << " GB: " << FormatFixed(a.outliers[i].mb_per_s, 2) << " MB/s";
+    if (i + 1 == a.outliers.size() || i == 4) out << (a.outliers.size() > 5 ? ", ...)" : ")");
+  }
+  out << "\n";
+  if (!c.unreadable.empty()) {
+    std::uint64_t bytes = 0;
+    for (const UnreadableRange& u : c.unreadable) bytes += u.length_bytes;
+    out << "unreadable regions: " << c.unreadable.size() << ", " << FormatBytes(bytes)
+        << ", not in the zone statistics:";
+    for (std::size_t i = 0; i < c.unreadable.size() && i < 5; ++i) {
+      out << (i ? ", " : " ") << FormatFixed(Gb(c.unreadable[i].offset_bytes), 3) << " GB +"
+          << c.unreadable[i].length_bytes << " B";
+    }
+    out << (c.unreadable.size() > 5 ? ", ...\n" : "\n");
+  }
+  if (!c.slow_regions.empty()) {
+    out << "slow regions: " << c.slow_regions.size() << ", far slower than their neighbours:";
+    for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
+      const SlowRegion& r = c.slow_regions[i];
+      out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
+          << " B in " << FormatFixed(r.ms, 0) << " ms ("
+          << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0) << "x slower)";
+    }
+    out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
@@ -260,34 +295,7 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   }
   if (c.verdict)
     out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
-  out << "outliers: " << a.outliers.size() << (a.outliers.size() == 1 ? " block" : " blocks");
-  for (std::size_t i = 0; i < a.outliers.size() && i < 5; ++i) {
-    out << (i ? ", " : " (") << FormatFixed(Gb(a.outliers[i].offset_bytes), 3)
-        << " GB: " << FormatFixed(a.outliers[i].mb_per_s, 2) << " MB/s";
-    if (i + 1 == a.outliers.size() || i == 4) out << (a.outliers.size() > 5 ? ", ...)" : ")");
-  }
-  out << "\n";
-  if (!c.unreadable.empty()) {
-    std::uint64_t bytes = 0;
-    for (const UnreadableRange& u : c.unreadable) bytes += u.length_bytes;
-    out << "unreadable regions: " << c.unreadable.size() << ", " << FormatBytes(bytes)
-        << ", not in the zone statistics:";
-    for (std::size_t i = 0; i < c.unreadable.size() && i < 5; ++i) {
-      out << (i ? ", " : " ") << FormatFixed(Gb(c.unreadable[i].offset_bytes), 3) << " GB +"
-          << c.unreadable[i].length_bytes << " B";
-    }
-    out << (c.unreadable.size() > 5 ? ", ...\n" : "\n");
-  }
-  if (!c.slow_regions.empty()) {
-    out << "slow regions: " << c.slow_regions.size() << ", far slower than their neighbours:";
-    for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
-      const SlowRegion& r = c.slow_regions[i];
-      out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
-          << " B in " << FormatFixed(r.ms, 0) << " ms ("
-          << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0) << "x slower)";
-    }
-    out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
-  }
+  out << RegionsText(a, c);
   for (const std::string& note : c.notes) out << "note: " << note << "\n";
   out << "(MB = 10^6 B, GB = 10^9 B)\n";
   return out.str();
