@@ -20,6 +20,19 @@ struct DeviceInfo {
   std::string vendor;                // sysfs vendor, e.g. "ATA"
   std::string model;                 // sysfs model, e.g. "ST4000DM004-2CV1"
   std::optional<bool> rotational;    // sysfs queue/rotational
+  // Which drive it is, so that results of the same drive can be told apart
+  // from its siblings' and merged across days and hosts (/dev/sdX names
+  // move between boots). From sysfs and the udev database; simulated
+  // devices have their own. "" / 0 / nullopt / empty: not known.
+  std::string serial;    // e.g. "ZDH1ABCD" (udev ID_SERIAL_SHORT, sysfs device/serial)
+  std::string wwn;       // world wide name, e.g. "0x5000c500a1b2c3d4" (udev ID_WWN, sysfs wwid)
+  std::string firmware;  // firmware revision (udev ID_REVISION, sysfs device/firmware_rev, rev)
+  std::uint32_t physical_sector_bytes = 0;  // sysfs queue/physical_block_size
+  // Spindle speed (udev ID_ATA_ROTATION_RATE_RPM): 0 for a solid-state drive.
+  std::optional<std::uint32_t> rotation_rpm;
+  // The device's names under /dev/disk/by-id, e.g. "ata-ST4000DM004-2CV1_ZDH1ABCD",
+  // "wwn-0x5000c500a1b2c3d4" (sorted).
+  std::vector<std::string> by_id;
   std::string transport;             // usb, ata, nvme, scsi, virtio, loop, file, sim
   std::string link;                  // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
   std::string backing_file;          // a loop device's file (sysfs loop/backing_file), else ""
