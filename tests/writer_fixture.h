@@ -53,6 +53,12 @@ inline WriterRun CompleteRun() {
   d.sector_bytes = 4096;
   d.vendor = "ATA";
   d.model = "ST4000DM004-2CV1";
+  d.serial = "ZDH1TEST";
+  d.wwn = "0x5000c500a1b2c3d4";
+  d.firmware = "0001";
+  d.physical_sector_bytes = 4096;
+  d.rotation_rpm = 5400;
+  d.by_id = {"ata-ST4000DM004-2CV1_ZDH1TEST", "wwn-0x5000c500a1b2c3d4"};
   d.rotational = true;
   d.transport = "ata";
   d.link = "SATA 6.0 Gbps";
@@ -74,6 +80,8 @@ inline WriterRun CompleteRun() {
   w.run.version = "0.1.0-test";
   w.run.command_line = "zcav sweep /dev/sdz -c 2 -b 1G --end 3584M";
   w.run.start_time_utc = "2026-11-29T22:30:50Z";
+  w.run.host = "testhost";
+  w.run.kernel = "Linux 6.1.0-test";
 
   w.blocks = {
       MakeBlock(0, 0, kGiB, 2, 190.5, 190.25, 190.75),

@@ -1,5 +1,7 @@
 #include "app_util.h"
 
+#include <sys/utsname.h>
+
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -46,6 +48,11 @@ RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
   run.version = ZCAV_VERSION;
   run.command_line = command_line;
   run.start_time_utc = UtcNow();
+  struct utsname names {};
+  if (::uname(&names) == 0) {
+    run.host = names.nodename;
+    run.kernel = std::string(names.sysname) + " " + names.release;
+  }
   return run;
 }
 

@@ -98,7 +98,7 @@ class OpenedDevice {
 };
 
 // The record of a run that starts now: `device`, `plan`, this zcav's version,
-// `command_line` and the start time (UtcNow).
+// `command_line`, the start time (UtcNow), and the host and kernel (uname).
 RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
                    const std::string& command_line);
 

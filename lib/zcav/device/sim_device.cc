@@ -1,6 +1,7 @@
 #include "zcav/device/sim_device.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -274,6 +275,20 @@ class SimSpecParser {
     }
   }
 
+  // A simulated drive's identity: serial SIM-MODEL-SEED (two sims of one
+  // model and seed are the same drive), firmware "zcav-sim", the physical
+  // sector as the logical one, and the spindle speed of a disk (0 for a
+  // solid-state one; optical drives spin at a varying speed: none).
+  void SetSimIdentity() {
+    std::string upper;
+    for (const char c : model_name_)
+      upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    m_.info.serial = "SIM-" + upper + "-" + std::to_string(m_.seed);
+    m_.info.firmware = "zcav-sim";
+    m_.info.physical_sector_bytes = m_.info.sector_bytes;
+    if (!m_.cav) m_.info.rotation_rpm = static_cast<std::uint32_t>(m_.rpm);
+  }
+
   // The model with every parameter applied; throws for parameters that do
   // not go together.
   SimModel Finish() {
@@ -297,6 +312,7 @@ class SimSpecParser {
                   ErrorKind::kBadInput);
     }
     if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
+    SetSimIdentity();
     return std::move(m_);
   }
 

@@ -948,6 +948,14 @@ class RawParser {
       profile_.device_vendor = KnownText(line.substr(9));
     } else if (StartsWith(line, "# model:")) {
       profile_.device_model = KnownText(line.substr(8));
+    } else if (StartsWith(line, "# serial:")) {
+      profile_.device_serial = KnownText(line.substr(9));
+    } else if (StartsWith(line, "# wwn:")) {
+      profile_.device_wwn = KnownText(line.substr(6));
+    } else if (StartsWith(line, "# firmware:")) {
+      profile_.device_firmware = KnownText(line.substr(11));
+    } else if (StartsWith(line, "# host:")) {
+      profile_.host = KnownText(line.substr(7));
     } else if (StartsWith(line, "# transport:")) {
       profile_.transport = KnownText(line.substr(12));
     } else if (StartsWith(line, "# rotational:")) {
@@ -1482,6 +1490,16 @@ void ReadJsonDevice(const Json& dev, Profile& profile) {
   };
   profile.rotational = device_flag("rotational");
   profile.storage_rotational = device_flag("storage_rotational");
+  if (const auto id = dev.find("identity"); id != dev.end() && id->is_object()) {
+    const auto text = [&](const char* name) {
+      const auto it = id->find(name);
+      return it != id->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    profile.device_serial = text("serial");
+    profile.device_wwn = text("wwn");
+    profile.device_firmware = text("firmware");
+    profile.host = text("host");
+  }
 }
 
 // "options": the sweep's plan and its timing.

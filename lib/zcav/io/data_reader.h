@@ -35,6 +35,12 @@ struct Profile {
   // From zcav's own headers/summary when present (empty/nullopt otherwise).
   std::string device_vendor;
   std::string device_model;
+  // Which drive and which machine (DeviceInfo::serial, wwn, firmware;
+  // RunInfo::host), from zcav's raw header or JSON device.identity.
+  std::string device_serial;
+  std::string device_wwn;
+  std::string device_firmware;
+  std::string host;
   std::string transport;  // e.g. "usb", "ata", "sim"
   // The device's sysfs rotational flag, and what the reads reached under a
   // file or a loop device (DeviceInfo::storage_transport and

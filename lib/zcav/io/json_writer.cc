@@ -78,6 +78,28 @@ Json DeviceJson(const DeviceInfo& dev) {
   return j;
 }
 
+// Which drive, on which machine, with which zcav: what tells a result apart
+// from its siblings' (device.identity).
+Json IdentityJson(const RunInfo& run) {
+  const DeviceInfo& dev = run.device;
+  Json j;
+  j["model"] = StringOrNull(dev.model);
+  j["serial"] = StringOrNull(dev.serial);
+  j["wwn"] = StringOrNull(dev.wwn);
+  j["firmware"] = StringOrNull(dev.firmware);
+  j["capacity_bytes"] = dev.size_bytes;
+  j["logical_sector_bytes"] = dev.sector_bytes;
+  j["physical_sector_bytes"] =
+      dev.physical_sector_bytes ? Json(dev.physical_sector_bytes) : Json(nullptr);
+  j["rotation_rpm"] = dev.rotation_rpm ? Json(*dev.rotation_rpm) : Json(nullptr);
+  j["by_id"] = dev.by_id;  // an array, [] when none
+  j["host"] = StringOrNull(run.host);
+  j["kernel"] = StringOrNull(run.kernel);
+  j["zcav_version"] = StringOrNull(run.version);
+  j["started"] = StringOrNull(run.start_time_utc);
+  return j;
+}
+
 Json OptionsJson(const SweepPlan& plan) {
   Json j;
   j["start_bytes"] = plan.start_bytes;
@@ -165,7 +187,9 @@ class JsonWriter final : public ResultSink {
                            "times in seconds") +
                     "," + Member("command", run.command_line) + "," +
                     Member("started", StringOrNull(run.start_time_utc)) + ",\n";
-    s += Member("device", DeviceJson(run.device)) + ",\n";
+    Json device = DeviceJson(run.device);
+    device["identity"] = IdentityJson(run);
+    s += Member("device", device) + ",\n";
     s += Member("options", OptionsJson(run.plan)) + ",\n";
     s += "\"blocks\":[";
     passes_planned_ = run.plan.passes;

@@ -96,6 +96,14 @@ class RawWriter final : public ResultSink {
     h += "# sector_bytes: " + std::to_string(dev.sector_bytes) + "\n";
     h += "# vendor: " + KnownOr(dev.vendor) + "\n";
     h += "# model: " + KnownOr(dev.model) + "\n";
+    h += "# serial: " + KnownOr(dev.serial) + "\n";
+    h += "# wwn: " + KnownOr(dev.wwn) + "\n";
+    h += "# firmware: " + KnownOr(dev.firmware) + "\n";
+    h += "# physical_sector_bytes: " +
+         (dev.physical_sector_bytes ? std::to_string(dev.physical_sector_bytes) : "unknown") + "\n";
+    h += "# rotation_rpm: " + (dev.rotation_rpm ? std::to_string(*dev.rotation_rpm) : "unknown") +
+         "\n";
+    for (const std::string& id : dev.by_id) h += "# by_id: " + OneLine(id) + "\n";
     h += "# rotational: " + (dev.rotational ? YesNo(*dev.rotational) : "unknown") + "\n";
     h += "# transport: " + KnownOr(dev.transport) + "\n";
     if (!dev.storage_transport.empty()) {
@@ -128,6 +136,8 @@ class RawWriter final : public ResultSink {
          " drained_per_block=" + YesNo(timing.drained_per_block) +
          " blur_blocks=" + Short(timing.blur_blocks()) + "\n";
     h += "# started: " + KnownOr(run.start_time_utc) + "\n";
+    h += "# host: " + KnownOr(run.host) + "\n";
+    h += "# kernel: " + KnownOr(run.kernel) + "\n";
     h += "# command: " + KnownOr(run.command_line) + "\n";
     // The two classic zcav header lines, kept verbatim in shape.
     h += "#loops: " + std::to_string(plan.passes) + ", version: " + OneLine(run.version) + "\n";

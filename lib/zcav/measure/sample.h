@@ -49,6 +49,8 @@ struct RunInfo {
   std::string version;         // zcav version
   std::string command_line;    // as typed, for the record
   std::string start_time_utc;  // ISO 8601, e.g. "2026-11-29T22:30:50Z"
+  std::string host;            // the machine that ran it (uname nodename); "" = not known
+  std::string kernel;  // its kernel (uname sysname and release), e.g. "Linux 6.1.0-18-amd64"
 };
 
 // One block read once (one pass).
