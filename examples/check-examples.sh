@@ -21,6 +21,7 @@
 #       "version":" or "zcav_version":"                   -> <version>
 #     the absolute paths of DIR, FRESH and this checkout -> <dir>
 #     a path before "zcav" at the start of a recorded command -> zcav
+#     the host name and kernel of the machine that ran it -> <machine>
 #   (make-examples.sh run twice differs only in the "started:" times: the
 #   devices are simulated, on a virtual clock, with fixed seeds.) A .json file
 #   is first split after each comma, so that the diff shows the field that
@@ -171,7 +172,8 @@ normalise() {
       -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?/<time>/g' \
       -e 's/(zcav |version: |"version": ?"|"zcav_version": ?")[0-9]+\.[0-9]+\.[0-9]+([-+~][0-9A-Za-z.+~-]*)?/\1<version>/g' \
       -e "s#$DIR_RE#<dir>#g" -e "s#$FRESH_RE#<dir>#g" -e "s#$CHECKOUT_RE#<dir>#g" \
-      -e 's#(command: |"command": ?")[^ "]*/zcav #\1zcav #g' |
+      -e 's#(command: |"command": ?")[^ "]*/zcav #\1zcav #g' \
+      -e 's/^(# (host|kernel): ).*/\1<machine>/' -e 's/("(host|kernel)": ?")[^"]*/\1<machine>/g' |
     if [[ $svg_compared -eq 0 && ( $file == *.svg || $file == *.html ) ]]; then
       svg_size_only
     else
@@ -252,7 +254,7 @@ done < <(LC_ALL=C comm -12 "$TMP/committed.list" "$TMP/fresh.list")
 
 if [[ $differ -eq 0 ]]; then
   echo "examples: all $compared files equal to a fresh run of make-examples.sh" \
-       "(times, versions and paths normalised; PNGs by size)"
+       "(times, versions, paths, host and kernel normalised; PNGs by size)"
 else
   cat <<EOF
 examples: $differ of $total files differ from a fresh run of make-examples.sh with

@@ -1240,6 +1240,15 @@ for key in ["device", "transport", "sweep", "curve_type", "zones", "zone_summary
     assert key in d, "no " + key
 dev = d["device"]
 assert dev["path"] and dev["size_bytes"] > 0 and dev["model"], dev
+# Which drive and which machine: every profile names them (sim devices have
+# a serial of their own; host and kernel are this machine's).
+import os
+ident = dev["identity"]
+assert ident["model"] == dev["model"] and ident["capacity_bytes"] == dev["size_bytes"], ident
+assert ident["host"] == os.uname().nodename and ident["kernel"].startswith(os.uname().sysname), ident
+assert ident["zcav_version"] == d["version"] and ident["started"] == d["started"], ident
+if dev["path"].startswith("sim:"):
+    assert ident["serial"].startswith("SIM-") and ident["firmware"] == "zcav-sim", ident
 assert {"kind", "link", "ceiling_mb_per_s"} <= set(d["transport"]), d["transport"]
 s = d["sweep"]
 assert 0 < s["min_mb_per_s"] <= s["avg_mb_per_s"] <= s["max_mb_per_s"], s
@@ -1261,15 +1270,15 @@ assert d["status"] == "complete" and d["partial"] is False
 PY
 }
 
-# expect_summary: stderr ends with the seven summary lines, as summary.txt has them.
+# expect_summary: stderr ends with the eight summary lines, as summary.txt has them.
 expect_summary() {
   local dir=$1 label
-  for label in "Device:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" "Wrote:"; do
+  for label in "Device:" "Drive:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" "Wrote:"; do
     grep -q "^$label  *[^ ]" "$ERR" || problem "no '$label' line in the summary on stderr"
   done
   expect_grep 'MB = 10\^6 B' "$ERR" stderr
-  [[ $(tail -n 7 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
-    problem "the last 7 stderr lines differ from $dir/summary.txt"
+  [[ $(tail -n 8 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
+    problem "the last 8 stderr lines differ from $dir/summary.txt"
 }
 
 check "zcav profile sim:hdd: every file, quick by default (1.2 h in full), media-limited" 0 \
@@ -1278,6 +1287,7 @@ expect_stdout_empty
 expect_profile_files prof sim-hdd
 expect_profile_json prof/profile.json media-limited true
 expect_summary prof
+expect_grep '^Drive: +serial SIM-HDD-1, firmware zcav-sim; measured on ' prof/summary.txt
 expect_grep '^zcav: note: full sweep would take about 1\.[0-9] h; run with --full' "$ERR" stderr
 expect_grep '^Linear read: .*\[quick: every 10th block\]' "$ERR" stderr
 expect_grep '^Access time: +1[34]\.[0-9] ms mean' "$ERR" stderr

@@ -129,6 +129,19 @@ TEST_CASE("zcav's own raw, CSV and JSON files import to the golden profiles", "[
   CheckGolden("golden.json", "import/zcav-json.golden");
 }
 
+TEST_CASE("zcav's raw and JSON files give back which drive and which host", "[data_reader]") {
+  for (const char* name : {"golden_raw.dat", "golden_raw_partial.dat", "golden.json"}) {
+    CAPTURE(name);
+    const Profile p = Read(name);
+    CHECK(p.device_model == "ST4000DM004-2CV1");
+    CHECK(p.device_serial == "ZDH1TEST");
+    CHECK(p.device_wwn == "0x5000c500a1b2c3d4");
+    CHECK(p.device_firmware == "0001");
+    CHECK(p.host == "testhost");
+  }
+  CHECK(Read("import/bonnie-2.00-loops3.dat").device_serial.empty());  // classic logs have none
+}
+
 // ---------------------------------------------------------------------------
 // Detection.
 

@@ -720,6 +720,10 @@ void ProfileRun::WriteSummary() {
   const double size = static_cast<double>(info_.size_bytes);
   s << " (" << (size >= kGB ? Num(size / kGB, 1) + " GB" : Num(size / kMB, 1) + " MB") << "), "
     << TransportText(transport_) << "\n";
+  s << "Drive:         serial " << (info_.serial.empty() ? "unknown" : info_.serial)
+    << ", firmware " << (info_.firmware.empty() ? "unknown" : info_.firmware);
+  if (!info_.wwn.empty()) s << ", WWN " << info_.wwn;
+  s << "; measured on " << (run_.host.empty() ? "an unknown host" : run_.host) << "\n";
   SummarizeMeasurements(s);
   s << "Zones:         ";
   if (analysis_.zones.empty()) {
