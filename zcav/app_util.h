@@ -1,24 +1,15 @@
 // Pieces the CLI commands share: the device opened with its clock, the run's
-// record, the atomic output file, the curve kept for plots and the profile
+// record, a result written whole, the curve kept for plots and the profile
 // made of it, file names made from device names, rendering, JSON and number
 // text.
 // Private to the zcav executable (not part of the library).
 #pragma once
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cassert>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
