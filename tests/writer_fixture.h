@@ -96,12 +96,14 @@ inline WriterRun CompleteRun() {
                   .bytes = pass_bytes,
                   .read_time = std::chrono::nanoseconds(20'500'000'000),
                   .mb_per_s = MbPerSForTest(pass_bytes, 20.5),
-                  .complete = true},
+                  .complete = true,
+                  .latency = {kMiB, {3500, 70, 10, 3, 1, 0}, 0}},
       PassSummary{.pass = 1,
                   .bytes = pass_bytes,
                   .read_time = std::chrono::nanoseconds(20'750'000'000),
                   .mb_per_s = MbPerSForTest(pass_bytes, 20.75),
-                  .complete = true},
+                  .complete = true,
+                  .latency = {kMiB, {3520, 60, 4, 0, 0, 0}, 0}},
   };
 
   SweepResult& r = w.result;
@@ -131,7 +133,8 @@ inline WriterRun InterruptedRun() {
                             .bytes = pass2_bytes,
                             .read_time = std::chrono::nanoseconds(11'000'000'000),
                             .mb_per_s = MbPerSForTest(pass2_bytes, 11.0),
-                            .complete = false};
+                            .complete = false,
+                            .latency = {kMiB, {2000, 40, 8, 0, 0, 0}, 0}};
   SweepResult& r = w.result;
   r.status = SweepStatus::kInterrupted;
   r.bytes_read = w.passes[0].bytes + pass2_bytes;

@@ -37,6 +37,11 @@ std::string FormatBytes(std::uint64_t bytes);
 // Rate in MB/s (10^6 B/s) of `bytes` read in `elapsed`; 0 when elapsed is 0.
 double MbPerS(std::uint64_t bytes, std::chrono::nanoseconds elapsed);
 
+// `elapsed` in milliseconds.
+inline double Millis(std::chrono::nanoseconds elapsed) {
+  return static_cast<double>(elapsed.count()) * 1e-6;
+}
+
 inline double MbToMib(double mb_per_s) { return mb_per_s * kMB / kMiB; }
 
 // Rounds down/up to a multiple of `unit` (unit > 0).

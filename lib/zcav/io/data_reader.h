@@ -63,6 +63,14 @@ struct Profile {
   // sweep found. Blocks with no clean read are not in `points`.
   std::vector<UnreadableRange> unreadable;
   std::vector<SlowRegion> slow_regions;
+  // zcav's own outputs: each pass's chunk latency classes (PassSummary::
+  // latency; empty when not recorded) and, from its JSON, each block's
+  // slowest chunk (BlockResult::worst_chunk_ms), parallel to `points` (empty
+  // when not recorded): what the surface map draws. chunk_bytes: the chunk
+  // size they are for (0 = not known).
+  std::vector<LatencyClasses> latency_classes;
+  std::vector<float> worst_chunk_ms;
+  std::uint64_t chunk_bytes = 0;
   // zcav's own raw and JSON outputs: the sweep's plan as recorded
   // ("# options:" / "options"), the run's status text, and every timed
   // sample of a multi-pass sweep ("# sample:" lines / "samples"), what

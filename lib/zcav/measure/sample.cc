@@ -25,6 +25,51 @@ std::string SweepResult::StatusText() const {
   return "unknown";
 }
 
+LatencyClass LatencyClassOf(double ms) {
+  for (std::size_t i = 0; i < kLatencyBoundsMs.size(); ++i) {
+    if (ms < kLatencyBoundsMs[i]) return static_cast<LatencyClass>(i);
+  }
+  return LatencyClass::kAtLeast500;
+}
+
+const char* LatencyClassLabel(LatencyClass c) {
+  switch (c) {
+    case LatencyClass::kBelow5:
+      return "< 5 ms";
+    case LatencyClass::kBelow20:
+      return "< 20 ms";
+    case LatencyClass::kBelow50:
+      return "< 50 ms";
+    case LatencyClass::kBelow150:
+      return "< 150 ms";
+    case LatencyClass::kBelow500:
+      return "< 500 ms";
+    case LatencyClass::kAtLeast500:
+      return ">= 500 ms";
+    case LatencyClass::kUnreadable:
+      return "unreadable";
+  }
+  return "unknown";
+}
+
+void LatencyClasses::Add(const LatencyClasses& other) {
+  if (chunk_bytes == 0) chunk_bytes = other.chunk_bytes;
+  for (std::size_t i = 0; i < chunks.size(); ++i) chunks[i] += other.chunks[i];
+  unreadable_chunks += other.unreadable_chunks;
+}
+
+std::uint64_t LatencyClasses::Total() const {
+  std::uint64_t n = unreadable_chunks;
+  for (const std::uint64_t c : chunks) n += c;
+  return n;
+}
+
+LatencyClasses SweepResult::LatencyTotals() const {
+  LatencyClasses total;
+  for (const PassSummary& p : passes) total.Add(p.latency);
+  return total;
+}
+
 std::uint64_t SweepResult::UnreadableBytes() const {
   std::uint64_t bytes = 0;
   for (const UnreadableRange& r : unreadable) bytes += r.length_bytes;

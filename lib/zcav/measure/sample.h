@@ -1,6 +1,7 @@
 // Values that flow from the sweep to its sinks.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -78,6 +79,9 @@ struct BlockResult {
   double max_mb_per_s = 0;
   double stddev_mb_per_s = 0;  // sample standard deviation; 0 for one pass
   double seconds = 0;          // length / median rate: the classic "time" column
+  // The block's slowest clean chunk over all passes, ms (LatencyClasses'
+  // chunk time): the surface map's cell. 0 = not known (a resumed block).
+  double worst_chunk_ms = 0;
   // Bytes of the block inside unreadable ranges. Passes that met an error
   // give no sample: passes == 0 means no clean read of the block at all
   // (the rates are then 0 and mean nothing).
@@ -106,12 +110,50 @@ struct SlowRegion {
   double expected_ms = 0;  // what the neighbours' median rate would take
 };
 
+// Chunk latency classes as MHDD and Victoria users know them: a chunk's time
+// (one read call of SweepPlan::chunk_bytes; at a queue depth above 1, its
+// share of the interval its batch completed in) is below 5, 20, 50, 150 or
+// 500 ms, or 500 ms and more; a chunk that held unreadable sectors is counted
+// apart. The classes depend on the chunk size: MHDD's are for 256 sectors
+// (128 KiB), zcav's default chunk is 1 MiB, so every outputs states it.
+enum class LatencyClass : std::uint8_t {
+  kBelow5,
+  kBelow20,
+  kBelow50,
+  kBelow150,
+  kBelow500,
+  kAtLeast500,
+  kUnreadable,
+};
+// The upper bounds (exclusive) of the first five classes, in ms.
+inline constexpr std::array<double, 5> kLatencyBoundsMs{5, 20, 50, 150, 500};
+// The class of a chunk read cleanly in `ms` milliseconds.
+LatencyClass LatencyClassOf(double ms);
+// "< 5 ms", ..., ">= 500 ms", "unreadable".
+const char* LatencyClassLabel(LatencyClass c);
+
+// Chunks counted by class (one pass, or a sum over passes).
+struct LatencyClasses {
+  std::uint64_t chunk_bytes = 0;  // the chunk size the classes are for
+  // Clean chunks by class, kBelow5 .. kAtLeast500.
+  std::array<std::uint64_t, 6> chunks{};
+  std::uint64_t unreadable_chunks = 0;  // chunks that held unreadable sectors
+
+  void Add(double ms) { ++chunks[static_cast<std::size_t>(LatencyClassOf(ms))]; }
+  void Add(const LatencyClasses& other);
+  // Every chunk counted, unreadable included.
+  std::uint64_t Total() const;
+};
+
 struct PassSummary {
   std::uint32_t pass = 0;   // 0-based
   std::uint64_t bytes = 0;  // bytes read in timed blocks
   std::chrono::nanoseconds read_time{0};
   double mb_per_s = 0;  // bytes / read_time
   bool complete = false;
+  // The pass's chunks by latency class. A resumed pass counts the chunks read
+  // after the resume only (the partial run kept block times, not chunk times).
+  LatencyClasses latency;
 };
 
 // kReadError: stopped at the first read error (stop_on_error).
@@ -141,6 +183,8 @@ struct SweepResult {
   std::optional<double> system_busy_percent;        // whole system, all CPUs (/proc/stat)
   std::optional<std::uint64_t> storage_read_bytes;  // from the Clock, when known
   std::vector<PassSummary> passes;
+  // The passes' latency classes added up.
+  LatencyClasses LatencyTotals() const;
 
   bool partial() const { return status != SweepStatus::kComplete; }
   std::string StatusText() const;  // "complete", "partial: interrupted", ...

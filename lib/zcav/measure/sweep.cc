@@ -603,6 +603,7 @@ class SweepRunner {
     Nanos first_submit{0};
     Nanos busy{0};       // the shares of its chunks
     Nanos last_done{0};  // its last chunk's completion
+    Nanos worst{0};      // its slowest clean chunk
     bool clean = true;
   };
 
@@ -638,6 +639,8 @@ class SweepRunner {
     --b.chunks_left;
     b.busy += share;
     b.last_done = std::max(b.last_done, at);
+    b.worst = std::max(b.worst, share);
+    summary_.latency.Add(Millis(share));
     ReportSlow(slow_.Add(c.offset_bytes, c.length_bytes, share, wait, pass_));
   }
   void FinishBlocks();
@@ -661,6 +664,8 @@ class SweepRunner {
   // block-major: the only per-block history kept. Float (7 significant
   // digits, far finer than any timing): 20 M blocks x 1 pass is 80 MB.
   std::vector<float> rates_;
+  // Per block, its slowest clean chunk over the passes so far (ms).
+  std::vector<float> worst_ms_;
   SweepResult result_;
   SlowDetector slow_;
 
@@ -716,6 +721,7 @@ SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, Sampl
                  ? device.OpenReadQueue(plan_.queue_depth, plan_.chunk_bytes)
                  : MakeSyncQueue(device, plan_.chunk_bytes, false)),
       rates_(plan_.block_count * passes_, std::numeric_limits<float>::quiet_NaN()),
+      worst_ms_(plan_.block_count, 0.0F),
       slow_(plan_.slow_factor),
       start_pass_(resume != nullptr ? resume->pass : 0),
       start_block_(resume != nullptr ? resume->block : 0),
@@ -820,6 +826,7 @@ void SweepRunner::EmitBlock(std::uint64_t i, std::uint32_t count) {
   b.offset_bytes = plan_.BlockOffset(i);
   b.length_bytes = plan_.BlockLength(i);
   b.unreadable_bytes = OverlapBytes(result_.unreadable, b.offset_bytes, b.length_bytes);
+  b.worst_chunk_ms = static_cast<double>(worst_ms_[i]);
   if (clean > 0) {
     const RateStats s = Summarize(values.first(clean));
     b.passes = s.count;
@@ -902,6 +909,7 @@ void SweepRunner::StartPass() {
   slow_.Restart();
   summary_ = prior_[pass_];
   summary_.pass = pass_;
+  summary_.latency.chunk_bytes = plan_.chunk_bytes;
   free_slots_.clear();
   for (std::uint32_t i = depth_; i-- > 0;) free_slots_.push_back(i);
   next_block_ = resuming ? start_block_ : 0;
@@ -927,7 +935,7 @@ void SweepRunner::SubmitChunks() {
     const Nanos now = clock_.Now();
     if (next_pos_ == offset) {
       blocks_[next_block_ % window_] = {(end - offset + plan_.chunk_bytes - 1) / plan_.chunk_bytes,
-                                        now, Nanos{0}, now, true};
+                                        now, Nanos{0}, now, Nanos{0}, true};
     }
     const std::uint64_t n = std::min(plan_.chunk_bytes, end - next_pos_);
     const std::uint32_t slot = free_slots_.back();
@@ -1000,6 +1008,7 @@ bool SweepRunner::RecoverFailures() {
       --b.chunks_left;
       b.last_done = std::max(b.last_done, t);
       b.clean = false;
+      ++summary_.latency.unreadable_chunks;
       ReportSlow(slow_.Close());
     }
     last_completion_ = t;
@@ -1021,6 +1030,7 @@ void SweepRunner::FinishBlocks() {
     if (b.chunks_left != 0) return;
     const std::uint64_t offset = plan_.BlockOffset(block_);
     const std::uint64_t length = plan_.BlockLength(block_);
+    worst_ms_[block_] = std::max(worst_ms_[block_], static_cast<float>(Millis(b.worst)));
     if (b.clean) {
       const Nanos elapsed = drain_ ? b.last_done - b.first_submit : b.busy;
       rates_[block_ * passes_ + pass_] = static_cast<float>(MbPerS(length, elapsed));
