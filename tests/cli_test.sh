@@ -495,19 +495,21 @@ else
   problem "sweep.json was not created"
 fi
 
-check "--format csv has one row per block plus a header" 0 \
+check "--format csv has comment lines naming the drive, a header and one row per block" 0 \
   "$ZCAV" sweep sim:hdd -o sweep.csv --format csv --quiet
 expect_stdout_empty
 expect_no_tmp_files
 if [[ -f sweep.csv ]]; then
   expect_grep '^offset_bytes,' sweep.csv
+  expect_grep '^# serial: SIM-' sweep.csv
+  expect_grep '^# host: ' sweep.csv
   if [[ -n $JSON_BLOCKS ]]; then
-    expect_eq "$(wc -l <sweep.csv)" $((JSON_BLOCKS + 1)) "CSV line count (blocks + 1)"
+    expect_eq "$(grep -vc '^#' sweep.csv)" $((JSON_BLOCKS + 1)) "CSV line count (blocks + 1)"
   else
     problem "no JSON block count to compare with (the JSON case failed)"
   fi
-  bad_rows=$(awk -F, 'NR > 1 && (NF < 8 || $3 + 0 <= 0)' sweep.csv | wc -l)
-  expect_eq "$bad_rows" 0 "CSV rows with fewer than 8 fields or no rate"
+  bad_rows=$(grep -v '^#' sweep.csv | awk -F, 'NR > 1 && (NF < 11 || $3 + 0 <= 0)' | wc -l)
+  expect_eq "$bad_rows" 0 "CSV rows with fewer than 11 fields or no rate"
 else
   problem "sweep.csv was not created"
 fi

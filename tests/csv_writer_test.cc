@@ -4,6 +4,7 @@
 // change with
 //   ZCAV_UPDATE_GOLDEN=1 build/tests/zcav_tests '[csv_writer]'
 // and review the diff before committing.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +26,7 @@ using test::WriterRun;
 
 constexpr char kHeader[] =
     "offset_bytes,length_bytes,mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,"
-    "stddev_mb_per_s,passes,seconds,unreadable_bytes";
+    "stddev_mb_per_s,passes,seconds,unreadable_bytes,worst_chunk_ms";
 
 std::string WriteCsv(const WriterRun& w) {
   std::ostringstream out;
@@ -34,10 +35,14 @@ std::string WriteCsv(const WriterRun& w) {
   return out.str();
 }
 
+// The lines after the leading '#' comment lines: the header and the rows.
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    if (lines.empty() && line.starts_with('#')) continue;
+    lines.push_back(line);
+  }
   return lines;
 }
 
@@ -66,7 +71,7 @@ TEST_CASE("CSV has a header row and one row per block with exact integer offsets
     const BlockResult& b = w.blocks[i];
     const std::vector<std::string> f = Fields(lines[i + 1]);
     INFO(lines[i + 1]);
-    REQUIRE(f.size() == 10);
+    REQUIRE(f.size() == 11);
     CHECK(f[0] == std::to_string(b.offset_bytes));
     CHECK(f[1] == std::to_string(b.length_bytes));
     CHECK(std::stod(f[2]) == Approx(b.mb_per_s).margin(0.0000005));
@@ -76,10 +81,31 @@ TEST_CASE("CSV has a header row and one row per block with exact integer offsets
     CHECK(std::stod(f[6]) == Approx(b.stddev_mb_per_s).margin(0.0000005));
     CHECK(f[7] == std::to_string(b.passes));
     CHECK(std::stod(f[8]) == Approx(b.seconds).margin(0.0000000005));
+    CHECK(std::stod(f[10]) == Approx(b.worst_chunk_ms).margin(0.0005));
   }
 }
 
-TEST_CASE("CSV of an interrupted run has only the header and block rows", "[csv_writer]") {
+TEST_CASE("CSV comment lines name the drive, the host and the chunk size", "[csv_writer]") {
+  std::ostringstream out;
+  auto writer = MakeCsvWriter(out);
+  test::Drive(*writer, test::CompleteRun());
+  std::vector<std::string> comments;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line) && line.starts_with('#');) comments.push_back(line);
+  REQUIRE_FALSE(comments.empty());
+  CHECK(comments[0].starts_with("# zcav-csv 0.1.0-test: rates in MB/s (10^6 B/s)"));
+  for (const char* expected :
+       {"# model: ST4000DM004-2CV1", "# serial: ZDH1TEST", "# wwn: 0x5000c500a1b2c3d4",
+        "# firmware: 0001", "# host: testhost", "# kernel: Linux 6.1.0-test",
+        "# chunk_bytes: 1048576", "# started: 2026-11-29T22:30:50Z",
+        "# by_id: ata-ST4000DM004-2CV1_ZDH1TEST"}) {
+    CAPTURE(expected);
+    CHECK(std::find(comments.begin(), comments.end(), expected) != comments.end());
+  }
+}
+
+TEST_CASE("CSV of an interrupted run has only the comments, the header and block rows",
+          "[csv_writer]") {
   const WriterRun w = test::InterruptedRun();
   const std::vector<std::string> lines = Lines(WriteCsv(w));
   REQUIRE(lines.size() == w.blocks.size() + 1);
@@ -87,7 +113,7 @@ TEST_CASE("CSV of an interrupted run has only the header and block rows", "[csv_
   for (const std::string& line : lines) {
     INFO(line);
     CHECK(line.find('#') == std::string::npos);
-    CHECK(Fields(line).size() == 10);
+    CHECK(Fields(line).size() == 11);
   }
   CHECK(Fields(lines[3])[7] == "1");  // block 2 was measured once
 }
@@ -111,7 +137,7 @@ TEST_CASE("CSV writes 0 instead of nan or inf", "[csv_writer]") {
   CHECK(out.find("nan") == std::string::npos);
   CHECK(out.find("inf") == std::string::npos);
   const std::vector<std::string> f = Fields(Lines(out).at(1));
-  REQUIRE(f.size() == 10);
+  REQUIRE(f.size() == 11);
   CHECK(f[2] == "0.000000");
   CHECK(f[6] == "0.000000");
   CHECK(f[8] == "0.000000000");

@@ -9,6 +9,7 @@
 #include "zcav/io/data_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <cmath>
@@ -140,6 +141,33 @@ TEST_CASE("zcav's raw and JSON files give back which drive and which host", "[da
     CHECK(p.host == "testhost");
   }
   CHECK(Read("import/bonnie-2.00-loops3.dat").device_serial.empty());  // classic logs have none
+}
+
+TEST_CASE("zcav's files give back the latency classes and each block's slowest chunk",
+          "[data_reader][latency]") {
+  // golden_raw.dat and golden.json hold writer_fixture.h's CompleteRun.
+  for (const char* name : {"golden_raw.dat", "golden.json"}) {
+    CAPTURE(name);
+    const Profile p = Read(name);
+    CHECK(p.chunk_bytes == kMiB);
+    REQUIRE(p.latency_classes.size() == 2);
+    CHECK(p.latency_classes[0].chunks == std::array<std::uint64_t, 6>{3500, 70, 10, 3, 1, 0});
+    CHECK(p.latency_classes[1].chunks == std::array<std::uint64_t, 6>{3520, 60, 4, 0, 0, 0});
+    CHECK(p.latency_classes[0].Total() == 3584);
+    CHECK(p.latency_classes[0].chunk_bytes == kMiB);
+  }
+  for (const char* name : {"golden.csv", "golden.json"}) {
+    CAPTURE(name);
+    const Profile p = Read(name);
+    CHECK(p.worst_chunk_ms == std::vector<float>{6.5F, 7.25F, 160.5F, 8.0F});
+  }
+  CHECK(Read("golden_raw.dat").worst_chunk_ms.empty());  // raw rows keep the classic columns
+  const Profile csv = Read("golden.csv");                // CSV comment lines name the drive
+  CHECK(csv.device_serial == "ZDH1TEST");
+  CHECK(csv.device_model == "ST4000DM004-2CV1");
+  CHECK(csv.host == "testhost");
+  CHECK(csv.chunk_bytes == kMiB);
+  CHECK(Read("import/bonnie-2.00-loops3.dat").latency_classes.empty());
 }
 
 // ---------------------------------------------------------------------------

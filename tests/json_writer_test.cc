@@ -122,6 +122,35 @@ TEST_CASE("JSON output parses as one document with the required keys", "[json_wr
   CHECK(doc["partial"] == false);
 }
 
+TEST_CASE("JSON gives every pass's latency classes, their sum, each block's slowest chunk",
+          "[json_writer][latency]") {
+  const WriterRun w = test::CompleteRun();
+  const json doc = ParseJson(WriteJson(w));
+  REQUIRE(doc["passes"].size() == 2);
+  const json& first = doc["passes"][0];
+  CHECK(first["chunk_bytes"] == kMiB);
+  REQUIRE(first["latency_classes"].size() == 6);
+  const double bounds[] = {5, 20, 50, 150, 500};
+  const std::uint64_t counts[] = {3500, 70, 10, 3, 1, 0};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    if (i < 5) {
+      CHECK(first["latency_classes"][i]["below_ms"] == bounds[i]);
+    } else {
+      CHECK(first["latency_classes"][i]["below_ms"].is_null());  // 500 ms and more
+    }
+    CHECK(first["latency_classes"][i]["chunks"] == counts[i]);
+  }
+  CHECK(first["unreadable_chunks"] == 0);
+  const json& sum = doc["summary"];
+  CHECK(sum["latency_classes"][0]["chunks"] == 3500 + 3520);
+  CHECK(sum["latency_classes"][4]["chunks"] == 1);
+  CHECK(sum["chunk_bytes"] == kMiB);
+  CHECK(doc["blocks"][2]["worst_chunk_ms"] == 160.5);
+  // Started 22:30:50 plus 41.5 s of wall time.
+  CHECK(doc["finished"] == "2026-11-29T22:31:32Z");
+}
+
 TEST_CASE("JSON of an interrupted run says partial true", "[json_writer]") {
   const json doc = ParseJson(WriteJson(test::InterruptedRun()));
   CHECK(doc["partial"] == true);
@@ -164,7 +193,19 @@ TEST_CASE("JSON writes 0 instead of NaN or infinity", "[json_writer]") {
   w.result.avg_mb_per_s = inf;
   w.result.cpu_percent = nan;
   const std::string out = WriteJson(w);
-  CHECK(out.find("null") == std::string::npos);  // nlohmann writes NaN as null
+  // nlohmann writes NaN as null; the one null is the open bound of the
+  // slowest latency class (once per pass and once in the summary).
+  std::size_t nulls = 0;
+  for (std::size_t at = out.find("null"); at != std::string::npos; at = out.find("null", at + 1)) {
+    ++nulls;
+  }
+  std::size_t open_bounds = 0;
+  for (std::size_t at = out.find("\"below_ms\":null"); at != std::string::npos;
+       at = out.find("\"below_ms\":null", at + 1)) {
+    ++open_bounds;
+  }
+  CHECK(open_bounds == w.passes.size() + 1);
+  CHECK(nulls == open_bounds);
   const json doc = ParseJson(out);
   CHECK(doc["blocks"][0]["mb_per_s"] == 0.0);
   CHECK(doc["blocks"][0]["stddev_mb_per_s"] == 0.0);

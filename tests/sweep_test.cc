@@ -384,6 +384,39 @@ TEST_CASE("Slow chunks are reported as slow regions, not errors", "[sweep][error
   }
 }
 
+TEST_CASE("Every chunk is counted in a latency class, per pass; blocks keep their worst chunk",
+          "[sweep][errors][latency]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  o.chunk_bytes = kMiB;
+  o.passes = 2;
+  SimRun r("sim:hdd?size=64M&slow=30M+2M&bad=21M+4k&noise=0", o);
+  REQUIRE(r.result.passes.size() == 2);
+  // The slow chunks' time: 30x the media time of a 1 MiB read there.
+  const double slow_ms = 30.0 * 1e3 * static_cast<double>(kMiB) /
+                         (zcav::ExpectedMbPerS(r.model, 30 * kMiB, kMiB) * 1e6);
+  const auto slow_class = static_cast<std::size_t>(zcav::LatencyClassOf(slow_ms));
+  REQUIRE(slow_class > static_cast<std::size_t>(zcav::LatencyClass::kBelow20));
+  for (const zcav::PassSummary& p : r.result.passes) {
+    CHECK(p.latency.chunk_bytes == kMiB);
+    CHECK(p.latency.Total() == 64);  // every chunk of the pass, once
+    CHECK(p.latency.unreadable_chunks == 1);
+    CHECK(p.latency.chunks[slow_class] == 2);
+    // The other 61 are ordinary media reads (about 10-20 ms per MiB here).
+    CHECK(p.latency.chunks[0] + p.latency.chunks[1] + p.latency.chunks[2] == 61);
+  }
+  const zcav::LatencyClasses total = r.result.LatencyTotals();
+  CHECK(total.Total() == 128);
+  CHECK(total.unreadable_chunks == 2);
+  REQUIRE(r.sink.blocks.size() == 16);
+  CHECK(r.sink.blocks[7].worst_chunk_ms == Approx(slow_ms).epsilon(0.05));
+  CHECK(r.sink.blocks[6].worst_chunk_ms < slow_ms / 10);
+  CHECK(r.sink.blocks[6].worst_chunk_ms > 0);
+  // The block with the bad sector keeps the worst of its clean chunks.
+  CHECK(r.sink.blocks[5].worst_chunk_ms > 0);
+  CHECK(r.sink.blocks[5].worst_chunk_ms < slow_ms / 10);
+}
+
 namespace {
 
 // Requests a stop once it has seen `after` samples.

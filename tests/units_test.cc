@@ -86,3 +86,12 @@ TEST_CASE("ParseDecimal takes a whole finite number and nothing else", "[units]"
   CHECK_FALSE(zcav::ParseDecimal("inf"));
   CHECK_FALSE(zcav::ParseDecimal("1e999"));
 }
+
+TEST_CASE("UtcPlusSeconds adds whole seconds across days and refuses other forms", "[units]") {
+  CHECK(zcav::UtcPlusSeconds("2026-11-29T22:30:50Z", 0) == "2026-11-29T22:30:50Z");
+  CHECK(zcav::UtcPlusSeconds("2026-11-29T22:30:50Z", 9.6) == "2026-11-29T22:31:00Z");
+  CHECK(zcav::UtcPlusSeconds("2026-12-31T23:00:00Z", 3600) == "2027-01-01T00:00:00Z");
+  CHECK(zcav::UtcPlusSeconds("", 1).empty());
+  CHECK(zcav::UtcPlusSeconds("2026-11-29 22:30:50", 1).empty());
+  CHECK(zcav::UtcPlusSeconds("2026-11-29T22:30:50Z", -1).empty());
+}

@@ -89,6 +89,9 @@ inline WriterRun CompleteRun() {
       MakeBlock(2, 2 * kGiB, kGiB, 2, 170.0, 169.0, 171.0),
       MakeBlock(3, 3 * kGiB, kGiB / 2, 2, 160.25, 160.25, 160.25),
   };
+  // Each block's slowest chunk (ms): block 2 held a 160 ms chunk.
+  const double worst_ms[] = {6.5, 7.25, 160.5, 8.0};
+  for (std::size_t i = 0; i < w.blocks.size(); ++i) w.blocks[i].worst_chunk_ms = worst_ms[i];
 
   const std::uint64_t pass_bytes = 3 * kGiB + kGiB / 2;
   w.passes = {

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <ctime>
 
 namespace zcav {
 
@@ -37,6 +38,27 @@ std::optional<double> ParseDecimal(const std::string& text) {
   }
   if (used != text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+std::string OneLine(std::string_view text) {
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+std::string UtcPlusSeconds(const std::string& iso_utc, double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e12) return "";
+  std::tm tm{};
+  const char* end = strptime(iso_utc.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') return "";
+  const std::time_t t = timegm(&tm) + static_cast<std::time_t>(std::llround(seconds));
+  std::tm out{};
+  if (gmtime_r(&t, &out) == nullptr) return "";
+  std::array<char, 32> buf{};
+  if (std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &out) == 0) return "";
+  return buf.data();
 }
 
 }  // namespace zcav

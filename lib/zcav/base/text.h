@@ -19,9 +19,20 @@ std::string FormatFixed(double value, int decimals);
 // The view points into `s`.
 std::string_view Trim(std::string_view s);
 
+// `text` with every newline and carriage return turned into a space: a value
+// that becomes one '#' comment line (a header field, a note, an error
+// message) cannot end the comment early.
+std::string OneLine(std::string_view text);
+
 // The number `text` spells as a whole (std::stod's syntax: leading white
 // space allowed, nothing after the number), if it is finite; nullopt for
 // anything else ("", "1x", "nan", "inf", "1e999").
 std::optional<double> ParseDecimal(const std::string& text);
+
+// The UTC time `seconds` (rounded to whole seconds) after `iso_utc`
+// ("2026-11-29T22:30:50Z", the form RunInfo::start_time_utc has), in the same
+// form; "" when `iso_utc` is not of that form or `seconds` is negative or not
+// finite.
+std::string UtcPlusSeconds(const std::string& iso_utc, double seconds);
 
 }  // namespace zcav

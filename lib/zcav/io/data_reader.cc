@@ -212,6 +212,8 @@ struct Row {
   // Spread across the row's passes, when the file gives it; 0 = unknown.
   double min_mb_per_s = 0;
   double max_mb_per_s = 0;
+  // The block's slowest chunk (ms), when the file gives it; 0 = unknown.
+  float worst_chunk_ms = 0;
 };
 
 // Offsets must go forward within a pass. A pass restarts after a table header
@@ -335,11 +337,14 @@ class RowReducer {
       if (passes_.empty() || passes_.back().second != row.passes) {
         passes_.emplace_back(profile_.points.size() - 1, row.passes);
       }
+      profile_.worst_chunk_ms.push_back(row.worst_chunk_ms);
+      any_worst_ = any_worst_ || row.worst_chunk_ms > 0;
       last_offset_ = row.offset_bytes;
       return;
     }
     if (!merging_) {
       merging_ = true;
+      profile_.worst_chunk_ms = {};  // not kept for merged rows
       std::size_t run = 0;
       std::size_t i = 0;
       for (const CurvePoint& p : profile_.points) {
@@ -358,8 +363,10 @@ class RowReducer {
     rows_.push_back(row);
   }
 
-  // Sets profile.passes and adds ReduceRows' notes.
+  // Sets profile.passes and adds ReduceRows' notes; worst_chunk_ms stays
+  // only when some row had one.
   void Finish() {
+    if (!any_worst_) profile_.worst_chunk_ms = {};
     if (merging_) {
       ReduceRows(rows_, profile_);
       rows_ = {};
@@ -386,6 +393,7 @@ class RowReducer {
  private:
   Profile& profile_;
   bool merging_ = false;
+  bool any_worst_ = false;
   std::uint64_t last_offset_ = 0;
   std::vector<std::pair<std::size_t, std::uint64_t>> passes_;  // (first point, passes)
   std::vector<Row> rows_;                                      // when merging
@@ -397,6 +405,8 @@ class RowReducer {
 enum class Format { kZcavRaw, kZcavCsv, kZcavJson, kBonnie103, kBonnie19x };
 
 constexpr std::string_view kCsvHeaderStart = "offset_bytes,length_bytes,mb_per_s";
+// The first of a zcav CSV file's comment lines (csv_writer.cc).
+constexpr std::string_view kCsvCommentStart = "# zcav-csv ";
 
 // The classic table header: "#block K/s time" (1.03) or
 // "#block offset (GiB), MiB/s, time" (1.9x, 2.00). Empty when not one.
@@ -420,7 +430,7 @@ Format Detect(Input& in) {
     format = Format::kZcavJson;
   else if (StartsWith(head, "# zcav "))
     format = Format::kZcavRaw;
-  else if (StartsWith(head, kCsvHeaderStart))
+  else if (StartsWith(head, kCsvHeaderStart) || StartsWith(head, kCsvCommentStart))
     format = Format::kZcavCsv;
   // Classic logs: comment lines ("# Read ...", "# Finished loop ...",
   // "#loops: N") until the table header.
@@ -931,6 +941,8 @@ class RawParser {
       TimingLine(line.substr(9), n);
     } else if (StartsWith(line, "# sample: ")) {
       SampleLine(line.substr(10), n);
+    } else if (StartsWith(line, "# latency: pass=")) {
+      LatencyLine(line.substr(11), n);
     }
   }
 
@@ -1056,6 +1068,26 @@ class RawParser {
       }
     }
     profile_.samples.push_back(x);
+  }
+
+  // "# latency: pass=P chunk_bytes=N below_5ms=N ... unreadable=N": one
+  // pass's chunks by latency class (the "total" line is their sum).
+  void LatencyLine(std::string_view text, std::size_t n) {
+    LatencyClasses c;
+    for (std::string_view word : Words(text)) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+      if (key == "pass") continue;
+      const std::uint64_t v = HeaderNumber(in_, n, key, value);
+      if (key == "chunk_bytes") c.chunk_bytes = v;
+      if (key == LatencyClassKey(LatencyClass::kUnreadable)) c.unreadable_chunks = v;
+      for (std::size_t i = 0; i < c.chunks.size(); ++i) {
+        if (key == LatencyClassKey(static_cast<LatencyClass>(i))) c.chunks[i] = v;
+      }
+    }
+    profile_.latency_classes.push_back(c);
+    if (profile_.chunk_bytes == 0) profile_.chunk_bytes = c.chunk_bytes;
   }
 
   // A data row: "offset GiB, MiB/s, seconds, MB/s, min, max, stddev MB/s, passes".
@@ -1195,13 +1227,42 @@ std::vector<std::string_view> SplitCommas(std::string_view line) {
   return fields;
 }
 
+// "# key: value", a comment line before the header (csv_writer.cc): the
+// drive's identity and the run's.
+void CsvComment(std::string_view line, Profile& profile) {
+  const std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos || line.size() < 2) return;
+  const std::string_view key = Trim(line.substr(1, colon - 1));
+  const std::string value = KnownText(line.substr(colon + 1));
+  if (key == "device") profile.device_path = value;
+  if (key == "model") profile.device_model = value;
+  if (key == "serial") profile.device_serial = value;
+  if (key == "wwn") profile.device_wwn = value;
+  if (key == "firmware") profile.device_firmware = value;
+  if (key == "host") profile.host = value;
+  if (key == "chunk_bytes") {
+    const std::optional<std::uint64_t> v = ToUint(Trim(line.substr(colon + 1)));
+    if (v) profile.chunk_bytes = *v;
+  }
+  if (key == "size_bytes") {
+    const std::optional<std::uint64_t> v = ToUint(Trim(line.substr(colon + 1)));
+    if (v) profile.device_bytes = *v;
+  }
+}
+
 void ParseZcavCsv(Input& in, Profile& profile) {
   std::size_t header_line = 0;
   std::string_view line;
   std::size_t n = 0;
   while (header_line == 0 && in.Next(line, n)) {
-    if (!line.empty()) header_line = n;
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      CsvComment(line, profile);
+      continue;
+    }
+    header_line = n;
   }
+  if (header_line == 0) in.FailFile("no CSV header row after the comment lines");
   const std::string header(line);
   const std::vector<std::string_view> names = SplitCommas(header);
   auto column = [&](std::string_view name) -> std::optional<std::size_t> {
@@ -1221,11 +1282,12 @@ void ParseZcavCsv(Input& in, Profile& profile) {
   const std::optional<std::size_t> min_col = column("min_mb_per_s");
   const std::optional<std::size_t> max_col = column("max_mb_per_s");
   const std::optional<std::size_t> unreadable_col = column("unreadable_bytes");
+  const std::optional<std::size_t> worst_col = column("worst_chunk_ms");
 
   RowReducer rows(profile);
   PassOrder order(/*equal_allowed=*/false);
   while (in.Next(line, n)) {
-    if (line.empty()) continue;
+    if (line.empty() || line.front() == '#') continue;
     if (line == header) {  // concatenated files
       order.StartTable();
       continue;
@@ -1261,6 +1323,10 @@ void ParseZcavCsv(Input& in, Profile& profile) {
     if (min_col && max_col) {
       row.min_mb_per_s = NonNegative(in, n, "min_mb_per_s", f[*min_col]);
       row.max_mb_per_s = NonNegative(in, n, "max_mb_per_s", f[*max_col]);
+    }
+    if (worst_col) {
+      row.worst_chunk_ms =
+          static_cast<float>(std::min(NonNegative(in, n, "worst_chunk_ms", f[*worst_col]), 1e9));
     }
     order.Add(in, n, *offset, std::string(f[offset_col]));
     rows.Add(row);
@@ -1378,6 +1444,11 @@ std::optional<Row> JsonBlockRow(const Input& in, const Json& block, std::size_t 
     row.min_mb_per_s = lo->get<double>();
     row.max_mb_per_s = hi->get<double>();
   }
+  if (const auto worst = block.find("worst_chunk_ms"); worst != block.end() && worst->is_number() &&
+                                                       worst->get<double>() > 0 &&
+                                                       std::isfinite(worst->get<double>())) {
+    row.worst_chunk_ms = static_cast<float>(std::min(worst->get<double>(), 1e9));
+  }
   return row;
 }
 
@@ -1455,6 +1526,13 @@ class JsonBlockStream {
   std::size_t block_index_ = 0;
   std::size_t block_line_ = 0;  // where the current block object started
 };
+
+// A member of `object` that is a whole number; 0 when it is missing or not
+// one.
+std::uint64_t JsonCount(const Json& object, const char* name) {
+  const auto it = object.find(name);
+  return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
 
 // A member of `object` that is a finite number of at least 0; empty when it
 // is missing or not one.
@@ -1635,6 +1713,24 @@ void ReadJsonRanges(const Input& in, const Json& root, Profile& profile) {
                    });
 }
 
+// Each pass's "chunk_bytes", "latency_classes" and "unreadable_chunks"
+// (json_writer.cc), when present; a pass without them is skipped.
+void ReadJsonLatency(const Json& passes, Profile& profile) {
+  for (const Json& pass : passes) {
+    if (!pass.is_object()) continue;
+    const auto classes = pass.find("latency_classes");
+    if (classes == pass.end() || !classes->is_array()) continue;
+    LatencyClasses c;
+    c.chunk_bytes = JsonCount(pass, "chunk_bytes");
+    c.unreadable_chunks = JsonCount(pass, "unreadable_chunks");
+    for (std::size_t i = 0; i < c.chunks.size() && i < classes->size(); ++i) {
+      if ((*classes)[i].is_object()) c.chunks[i] = JsonCount((*classes)[i], "chunks");
+    }
+    profile.latency_classes.push_back(c);
+    if (profile.chunk_bytes == 0) profile.chunk_bytes = c.chunk_bytes;
+  }
+}
+
 void ParseZcavJson(Input& in, Profile& profile) {
   std::istream& stream = in.Restart();
   RowReducer rows(profile);
@@ -1662,6 +1758,9 @@ void ParseZcavJson(Input& in, Profile& profile) {
   }
   ReadJsonProfileMeasurements(in, root, profile);
   ReadJsonRanges(in, root, profile);
+  if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
+    ReadJsonLatency(*passes, profile);
+  }
 
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   rows.Finish();
@@ -1713,6 +1812,7 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
     profile.format = parser.name;
     parser.parse(input, profile);
   }
+  if (profile.chunk_bytes == 0 && profile.plan) profile.chunk_bytes = profile.plan->chunk_bytes;
   return profile;
 }
 

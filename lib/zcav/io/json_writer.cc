@@ -8,12 +8,15 @@
 //   {..},                      <- one line per block, written as it arrives
 //   {..}
 //   ],
-//   "passes":[..],
-//   "summary":{..},
+//   "passes":[..],             <- each with "chunk_bytes", "latency_classes":
+//                                [{"below_ms":5,"chunks":N},..,{"below_ms":null,..}]
+//                                (null: 500 ms and more) and "unreadable_chunks"
+//   "summary":{..},            <- the same three summed over the passes
 //   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
 //              "bounded_by_budget"}],     <- unreadable ranges, merged
 //   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
-//   "status":"complete","partial":false}
+//   "status":"complete","partial":false,
+//   "finished":"2026-..Z"}     <- start + wall time, UTC (null when the start is unknown)
 //
 // The opening is written at OnStart, each block at OnBlock, the rest at
 // OnFinish; the document is only complete (parseable) after OnFinish.
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/sweep.h"
@@ -140,6 +144,7 @@ Json BlockJson(const BlockResult& b) {
   j["passes"] = b.passes;
   j["seconds"] = Finite(b.seconds);
   if (b.unreadable_bytes > 0) j["unreadable_bytes"] = b.unreadable_bytes;
+  if (b.worst_chunk_ms > 0) j["worst_chunk_ms"] = Finite(b.worst_chunk_ms);
   if (b.passes == 0) {
     // No clean read: no rate at all (not 0 MB/s).
     for (const char* key : {"mb_per_s", "mean_mb_per_s", "min_mb_per_s", "max_mb_per_s",
@@ -150,6 +155,20 @@ Json BlockJson(const BlockResult& b) {
   return j;
 }
 
+// Adds `c` to `j`: chunk_bytes, latency_classes (the last class, 500 ms and
+// more, has a null bound), unreadable_chunks.
+void AddLatency(Json& j, const LatencyClasses& c) {
+  j["chunk_bytes"] = c.chunk_bytes;
+  Json classes = Json::array();
+  for (std::size_t i = 0; i < c.chunks.size(); ++i) {
+    classes.push_back(
+        {{"below_ms", i < kLatencyBoundsMs.size() ? Json(kLatencyBoundsMs[i]) : Json(nullptr)},
+         {"chunks", c.chunks[i]}});
+  }
+  j["latency_classes"] = classes;
+  j["unreadable_chunks"] = c.unreadable_chunks;
+}
+
 Json PassJson(const PassSummary& p) {
   Json j;
   j["pass"] = p.pass + 1;  // 1-based for people
@@ -157,6 +176,7 @@ Json PassJson(const PassSummary& p) {
   j["seconds"] = Seconds(p.read_time);
   j["mb_per_s"] = Finite(p.mb_per_s);
   j["complete"] = p.complete;
+  AddLatency(j, p.latency);
   return j;
 }
 
@@ -173,6 +193,7 @@ Json SummaryJson(const SweepResult& r) {
   j["bytes_read"] = r.bytes_read;
   j["blocks"] = r.blocks_measured;
   j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  AddLatency(j, r.LatencyTotals());
   return j;
 }
 
@@ -193,6 +214,7 @@ class JsonWriter final : public ResultSink {
     s += Member("options", OptionsJson(run.plan)) + ",\n";
     s += "\"blocks\":[";
     passes_planned_ = run.plan.passes;
+    started_ = run.start_time_utc;
     Write(s);
   }
 
@@ -259,7 +281,8 @@ class JsonWriter final : public ResultSink {
     }
     s += Member("errors", errors) + ",\n";
     s += Member("slow_regions", slow) + ",\n";
-    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial());
+    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial()) + ",\n" +
+         Member("finished", StringOrNull(UtcPlusSeconds(started_, r.wall_seconds)));
     if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
         r.status == SweepStatus::kWriteError) {
       Json error;
@@ -286,6 +309,7 @@ class JsonWriter final : public ResultSink {
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
   std::uint32_t passes_planned_ = 1;
+  std::string started_;  // RunInfo::start_time_utc
   struct TimedSample {
     std::uint32_t pass;
     std::uint64_t block;

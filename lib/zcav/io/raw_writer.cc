@@ -37,15 +37,6 @@ constexpr char kRunningStatus[] = "running (the final status is the last line)";
 constexpr char kErrorsPrefix[] = "# errors: ";
 constexpr char kNoErrorsYet[] = "none so far (the final count is in the footer)";
 
-// Header and footer values become one '#' line each: a newline inside a
-// device string, note or error message must not end the comment.
-std::string OneLine(const std::string& text) {
-  std::string line = text;
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  std::replace(line.begin(), line.end(), '\r', ' ');
-  return line;
-}
-
 std::string KnownOr(const std::string& text) { return text.empty() ? "unknown" : OneLine(text); }
 
 std::string YesNo(bool value) { return value ? "yes" : "no"; }
@@ -136,6 +127,7 @@ class RawWriter final : public ResultSink {
          " drained_per_block=" + YesNo(timing.drained_per_block) +
          " blur_blocks=" + Short(timing.blur_blocks()) + "\n";
     h += "# started: " + KnownOr(run.start_time_utc) + "\n";
+    started_ = run.start_time_utc;
     h += "# host: " + KnownOr(run.host) + "\n";
     h += "# kernel: " + KnownOr(run.kernel) + "\n";
     h += "# command: " + KnownOr(run.command_line) + "\n";
@@ -203,6 +195,9 @@ class RawWriter final : public ResultSink {
            FormatFixed(Seconds(p.read_time), 6) + " s, " + FormatFixed(p.mb_per_s, 3) + " MB/s" +
            (p.complete ? "" : " (incomplete)") + "\n";
     }
+    for (const PassSummary& p : passes)
+      f += LatencyLine("pass=" + std::to_string(p.pass + 1), p.latency);
+    if (passes.size() > 1) f += LatencyLine("total", r.LatencyTotals());
     f += "# summary: min " + FormatFixed(r.min_mb_per_s, 3) + " max " +
          FormatFixed(r.max_mb_per_s, 3) + " avg " + FormatFixed(r.avg_mb_per_s, 3) +
          " MB/s (avg = bytes read / read time), " + std::to_string(r.bytes_read) + " bytes in " +
@@ -219,6 +214,7 @@ class RawWriter final : public ResultSink {
     f += kErrorsPrefix + errors + "\n";
     for (const UnreadableRange& u : r.unreadable) f += "# final " + UnreadableLine(u) + "\n";
     const std::string status = r.StatusText();
+    f += "# finished: " + KnownOr(UtcPlusSeconds(started_, r.wall_seconds)) + "\n";
     f += kStatusPrefix + OneLine(status) + "\n";
     Write(f);
     if (seekable_ && status_pos_ != std::streampos(-1)) {
@@ -245,6 +241,18 @@ class RawWriter final : public ResultSink {
            ") pass=" + std::to_string(u.pass + 1) + (u.bounded_by_budget ? " bounded" : "");
   }
 
+  // "# latency: WHO chunk_bytes=N below_5ms=N ... at_least_500ms=N
+  // unreadable=N": chunks by latency class (sample.h).
+  static std::string LatencyLine(const std::string& who, const LatencyClasses& c) {
+    std::string line = "# latency: " + who + " chunk_bytes=" + std::to_string(c.chunk_bytes);
+    for (std::size_t i = 0; i < c.chunks.size(); ++i) {
+      line += std::string(" ") + LatencyClassKey(static_cast<LatencyClass>(i)) + "=" +
+              std::to_string(c.chunks[i]);
+    }
+    return line + " " + LatencyClassKey(LatencyClass::kUnreadable) + "=" +
+           std::to_string(c.unreadable_chunks) + "\n";
+  }
+
   static std::string ErrorsText(const SweepResult& r) {
     const std::uint64_t bytes = r.UnreadableBytes();
     return std::to_string(r.unreadable.size()) + " unreadable region" +
@@ -268,6 +276,7 @@ class RawWriter final : public ResultSink {
   std::streampos status_pos_ = std::streampos(-1);
   std::streampos errors_pos_ = std::streampos(-1);
   std::uint32_t passes_planned_ = 1;
+  std::string started_;              // RunInfo::start_time_utc
   std::vector<PassSummary> passes_;  // fallback when the result carries none
 };
 

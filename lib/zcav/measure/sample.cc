@@ -52,6 +52,26 @@ const char* LatencyClassLabel(LatencyClass c) {
   return "unknown";
 }
 
+const char* LatencyClassKey(LatencyClass c) {
+  switch (c) {
+    case LatencyClass::kBelow5:
+      return "below_5ms";
+    case LatencyClass::kBelow20:
+      return "below_20ms";
+    case LatencyClass::kBelow50:
+      return "below_50ms";
+    case LatencyClass::kBelow150:
+      return "below_150ms";
+    case LatencyClass::kBelow500:
+      return "below_500ms";
+    case LatencyClass::kAtLeast500:
+      return "at_least_500ms";
+    case LatencyClass::kUnreadable:
+      return "unreadable";
+  }
+  return "unknown";
+}
+
 void LatencyClasses::Add(const LatencyClasses& other) {
   if (chunk_bytes == 0) chunk_bytes = other.chunk_bytes;
   for (std::size_t i = 0; i < chunks.size(); ++i) chunks[i] += other.chunks[i];

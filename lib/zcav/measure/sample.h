@@ -131,6 +131,9 @@ inline constexpr std::array<double, 5> kLatencyBoundsMs{5, 20, 50, 150, 500};
 LatencyClass LatencyClassOf(double ms);
 // "< 5 ms", ..., ">= 500 ms", "unreadable".
 const char* LatencyClassLabel(LatencyClass c);
+// "below_5ms", ..., "at_least_500ms", "unreadable": the keys of the raw
+// format's "# latency:" lines.
+const char* LatencyClassKey(LatencyClass c);
 
 // Chunks counted by class (one pass, or a sum over passes).
 struct LatencyClasses {

@@ -935,7 +935,11 @@ void SweepRunner::SubmitChunks() {
     const Nanos now = clock_.Now();
     if (next_pos_ == offset) {
       blocks_[next_block_ % window_] = {(end - offset + plan_.chunk_bytes - 1) / plan_.chunk_bytes,
-                                        now, Nanos{0}, now, Nanos{0}, true};
+                                        now,
+                                        Nanos{0},
+                                        now,
+                                        Nanos{0},
+                                        true};
     }
     const std::uint64_t n = std::min(plan_.chunk_bytes, end - next_pos_);
     const std::uint32_t slot = free_slots_.back();

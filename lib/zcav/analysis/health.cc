@@ -1,0 +1,194 @@
+#include "zcav/analysis/health.h"
+
+#include <algorithm>
+#include <string>
+
+#include "zcav/base/text.h"
+#include "zcav/base/units.h"
+
+namespace zcav {
+
+namespace {
+
+// Positions listed in a reason at most; the rest are counted.
+constexpr std::size_t kListedPositions = 5;
+
+// "12.345 GB" (10^9 B) and, when the device size is known, " (41.2 %)".
+std::string Where(std::uint64_t offset_bytes, std::uint64_t device_bytes) {
+  std::string text = FormatFixed(static_cast<double>(offset_bytes) / kGB, 3) + " GB";
+  if (device_bytes > 0) {
+    text += " (" +
+            FormatFixed(
+                100.0 * static_cast<double>(offset_bytes) / static_cast<double>(device_bytes), 1) +
+            " %)";
+  }
+  return text;
+}
+
+std::string Plural(std::uint64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "at A, B, C and 4 more".
+template <typename Range, typename Describe>
+std::string Positions(const Range& items, Describe describe) {
+  std::string text;
+  std::size_t i = 0;
+  for (const auto& item : items) {
+    if (i == kListedPositions) break;
+    text += (i == 0 ? "" : ", ") + describe(item);
+    ++i;
+  }
+  if (items.size() > kListedPositions) {
+    text += " and " + std::to_string(items.size() - kListedPositions) + " more";
+  }
+  return text;
+}
+
+class Assessor {
+ public:
+  Assessor(const HealthInputs& in, const HealthThresholds& t) : in_(in), t_(t) {}
+
+  Health Run() {
+    Unreadable();
+    SmartFailing();
+    SlowRegions();
+    SlowestChunks();
+    SmartSuspect();
+    Temperature();
+    if (failing_.empty() && suspect_.empty()) return Good();
+    Health h;
+    h.verdict = failing_.empty() ? HealthVerdict::kSuspect : HealthVerdict::kFailing;
+    h.reasons = failing_;
+    h.reasons.insert(h.reasons.end(), suspect_.begin(), suspect_.end());
+    return h;
+  }
+
+ private:
+  void Unreadable() {
+    if (in_.unreadable.empty()) return;
+    std::uint64_t bytes = 0;
+    for (const UnreadableRange& u : in_.unreadable) bytes += u.length_bytes;
+    failing_.push_back(Plural(in_.unreadable.size(), "unreadable range", "unreadable ranges") +
+                       " (" + std::to_string(bytes) + " bytes) at " +
+                       Positions(in_.unreadable, [&](const auto& u) {
+                         return Where(u.offset_bytes, in_.device_bytes) + ", " +
+                                std::to_string(u.length_bytes) + " bytes";
+                       }));
+  }
+
+  void SmartFailing() {
+    const SmartSnapshot& after = in_.smart_after.available ? in_.smart_after : in_.smart_before;
+    if (after.available && after.passed == false) {
+      failing_.push_back("SMART overall assessment: FAILED (smartctl)");
+    }
+    if (!in_.smart_before.available || !in_.smart_after.available) return;
+    for (const SmartChange& c : SmartIncreases(in_.smart_before, in_.smart_after)) {
+      const std::string text = "SMART " + c.field +
+                               " grew during the run: " + std::to_string(c.before) + " -> " +
+                               std::to_string(c.after);
+      if (c.field == "crc_errors" || c.field == "percentage_used") {
+        suspect_.push_back(text + (c.field == "crc_errors" ? " (the cable or the bus)" : ""));
+      } else {
+        failing_.push_back(text);
+      }
+    }
+  }
+
+  void SlowRegions() {
+    if (in_.slow_regions.empty()) return;
+    suspect_.push_back(Plural(in_.slow_regions.size(), "slow region", "slow regions") + " at " +
+                       Positions(in_.slow_regions, [&](const SlowRegion& r) {
+                         return Where(r.offset_bytes, in_.device_bytes) + ": " +
+                                FormatFixed(r.ms, 0) + " ms where " +
+                                FormatFixed(r.expected_ms, 0) + " ms was expected";
+                       }));
+  }
+
+  void SlowestChunks() {
+    const std::uint64_t slowest =
+        in_.latency.chunks[static_cast<std::size_t>(LatencyClass::kAtLeast500)];
+    if (slowest == 0) return;
+    suspect_.push_back(Plural(slowest, "chunk", "chunks") + " of " +
+                       std::to_string(in_.latency.Total()) + " took " +
+                       FormatFixed(kLatencyBoundsMs.back(), 0) + " ms or more (chunk " +
+                       FormatBytes(in_.latency.chunk_bytes) + ")");
+  }
+
+  void SmartSuspect() {
+    const SmartSnapshot& s = in_.smart_before;
+    if (!s.available) return;
+    const std::pair<const char*, std::optional<std::uint64_t>> present[] = {
+        {"reallocated_sectors", s.reallocated_sectors},
+        {"pending_sectors", s.pending_sectors},
+        {"offline_uncorrectable", s.offline_uncorrectable},
+        {"media_errors", s.media_errors}};
+    for (const auto& [name, value] : present) {
+      if (value && *value > 0) {
+        suspect_.push_back(std::string("SMART ") + name + " " + std::to_string(*value) +
+                           " before the run");
+      }
+    }
+  }
+
+  void Temperature() {
+    std::optional<double> hottest = in_.max_temperature_c;
+    for (const SmartSnapshot* s : {&in_.smart_before, &in_.smart_after}) {
+      if (s->available && s->temperature_c) {
+        hottest = std::max(hottest.value_or(*s->temperature_c), *s->temperature_c);
+      }
+    }
+    if (!hottest) return;
+    const bool rotating = in_.rotational.value_or(true);
+    const double limit = rotating ? t_.max_rotating_c : t_.max_solid_state_c;
+    if (*hottest >= limit) {
+      suspect_.push_back("temperature reached " + FormatFixed(*hottest, 0) + " C (limit " +
+                         FormatFixed(limit, 0) + " C for a " +
+                         (rotating ? "rotating" : "solid-state") + " drive)");
+    }
+  }
+
+  Health Good() const {
+    Health h;
+    h.reasons.push_back("no unreadable sectors and no slow regions in " +
+                        Plural(in_.latency.Total(), "chunk", "chunks") + " read");
+    std::size_t worst = 0;
+    for (std::size_t i = 0; i < in_.latency.chunks.size(); ++i) {
+      if (in_.latency.chunks[i] > 0) worst = i;
+    }
+    if (in_.latency.Total() > 0) {
+      h.reasons.push_back(std::string("slowest chunk class: ") +
+                          LatencyClassLabel(static_cast<LatencyClass>(worst)) + " (chunk " +
+                          FormatBytes(in_.latency.chunk_bytes) + ")");
+    }
+    if (in_.smart_before.available && in_.smart_after.available) {
+      h.reasons.push_back("SMART: no error counter grew during the run");
+    }
+    return h;
+  }
+
+  const HealthInputs& in_;
+  const HealthThresholds& t_;
+  std::vector<std::string> failing_;
+  std::vector<std::string> suspect_;
+};
+
+}  // namespace
+
+const char* HealthVerdictName(HealthVerdict verdict) {
+  switch (verdict) {
+    case HealthVerdict::kGood:
+      return "good";
+    case HealthVerdict::kSuspect:
+      return "suspect";
+    case HealthVerdict::kFailing:
+      return "failing";
+  }
+  return "unknown";
+}
+
+Health AssessHealth(const HealthInputs& in, const HealthThresholds& thresholds) {
+  return Assessor(in, thresholds).Run();
+}
+
+}  // namespace zcav
