@@ -674,21 +674,87 @@ expect_eq "$(data_count gone.dat.partial)" 300 "blocks before the device went aw
 expect_grep '^# status: partial: device gone at offset 314572800' gone.dat.partial
 
 # Exit codes by kind (README): 2 for what the user gave, 1 when the system
-# fails (here a full disk: /dev/full behind the output's name), 3 for a
-# device gone (above).
-check "exit 1 when the result cannot be written for want of space (a sweep to /dev/full)" 1 \
-  "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet -o /dev/full
-expect_one_error_line "writing .*failed"
+# fails where nothing measured is lost, 3 for a device gone (above), 4 when
+# the measured data cannot be written where asked (here a full disk:
+# /dev/full behind the output's name) and is kept elsewhere.
+# kept_path: the file the one stderr line says the data is kept in.
+kept_path() { sed -n 's/.*the measured data is kept in \([^ ]*\).*/\1/p' "$ERR"; }
+mkdir "$WORK/kept"
+check "exit 4 when a sweep's result cannot be written (/dev/full): kept in \$TMPDIR, complete" 4 \
+  env TMPDIR="$WORK/kept" "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet -o /dev/full
+expect_one_error_line "^zcav: writing /dev/full failed: No space left on device; the measured data is kept in .*/kept/zcav-kept-[A-Za-z0-9]{6}-full$"
+KEPT=$(kept_path)
+expect_eq "$(data_count "$KEPT")" 32 "data lines in the kept file"
+expect_grep '^# status: complete' "$KEPT" "the kept file"
+run "$ZCAV" zones "$KEPT" -o zones.txt
+expect_exit 0
+expect_grep '^# zcav .* raw data' "$KEPT" "the kept file"
+rm -f "$KEPT"
+check "exit 4 for JSON to /dev/full: the kept file is the whole JSON result" 4 \
+  env TMPDIR="$WORK/kept" "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --passes 2 \
+  --format json --quiet -o /dev/full
+expect_one_error_line "kept in .*zcav-kept-.*-full$"
+KEPT=$(kept_path)
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["blocks"]) == 32 and d["partial"] is False and len(d["samples"]) == 64, d.keys()
+' "$KEPT" 2>"$WORK/py.err" || problem "kept JSON: $(tail -n 1 "$WORK/py.err")"
+rm -f "$KEPT"
+check "exit 4 when stdout is full: kept in \$TMPDIR, named after stdout" 4 \
+  sh -c 'TMPDIR="$1" "$2" sweep "sim:hdd?size=256M" --block-size 8M --quiet >/dev/full' \
+  sh "$WORK/kept" "$ZCAV"
+expect_one_error_line "^zcav: writing stdout failed: No space left on device; the measured data is kept in .*zcav-kept-.*-stdout$"
+KEPT=$(kept_path)
+expect_eq "$(data_count "$KEPT")" 32 "data lines in the kept file"
+rm -f "$KEPT"
+check "exit 4 and a partial kept file when interrupted as well (4 wins over 130)" 4 \
+  env TMPDIR="$WORK/kept" "$ZCAV" sweep "sim:hdd?size=1G&gone=300M" --block-size 1M --quiet \
+  -o /dev/full
+expect_grep "went away at offset 314572800 .* written to .*zcav-kept-.*-full.partial" "$ERR"
+expect_grep "^zcav: writing /dev/full failed: No space left on device; the measured data is kept in .*zcav-kept-[A-Za-z0-9]{6}-full.partial$" "$ERR"
+KEPT=$(kept_path)
+expect_eq "$(data_count "$KEPT")" 300 "blocks kept before the device went away"
+expect_grep '^# status: partial: device gone' "$KEPT" "the kept file"
+rm -f "$KEPT"
+check "exit 4 when \$TMPDIR cannot take the kept data either: kept in /tmp" 4 \
+  env TMPDIR=/dev/null/none "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet \
+  -o /dev/full
+expect_one_error_line "kept in /tmp/zcav-kept-[A-Za-z0-9]{6}-full$"
+KEPT=$(kept_path)
+expect_eq "$(data_count "$KEPT")" 32 "data lines in the kept file"
+[[ $KEPT == /tmp/zcav-kept-* ]] && rm -f "$KEPT"
+begin "exit 2 up front when the output's file system is too small (a 1 TB sweep of 1 KiB blocks)"
+run "$ZCAV" sweep "sim:hdd?size=1T" --block-size 4K --passes 100 --quiet -o big.dat
+expect_exit 2
+expect_one_error_line "^zcav: not enough space for big.dat: the results need about [0-9.]+ MB and the file system of \. has [0-9.]+ MB free \(MB = 10\^6 B\); free some space"
+expect_no_new_files
 begin "exit 1 when a zone table cannot be written for want of space"
 "$ZCAV" sweep "sim:hdd?size=256M" --block-size 8M --quiet -o small.dat
 run "$ZCAV" zones small.dat -o /dev/full
 expect_exit 1
 expect_one_error_line "writing /dev/full failed"
-begin "exit 1 when a profile's file cannot be written mid-run (not 2: the input was fine)"
+begin "exit 4 when a profile's file cannot be written mid-run: profile.json kept in DIR"
 mkdir full-profile && ln -s /dev/full full-profile/zones.txt
 run "$ZCAV" profile "sim:hdd?size=256M" --quiet -o full-profile
-expect_exit 1
-expect_one_error_line "writing full-profile/zones.txt failed"
+expect_exit 4
+expect_one_error_line "^zcav: writing full-profile/zones.txt failed: No space left on device; the measured data is kept in full-profile/profile.json"
+run "$ZCAV" zones full-profile/profile.json -o zones-again.txt
+expect_exit 0
+begin "exit 4 when a profile's profile.json cannot be written: kept in \$TMPDIR"
+mkdir full-profile && ln -s /dev/full full-profile/profile.json
+run env TMPDIR="$WORK/kept" "$ZCAV" profile "sim:hdd?size=256M" --quiet -o full-profile
+expect_exit 4
+expect_one_error_line "^zcav: writing full-profile/profile.json failed: No space left on device; the measured data is kept in .*/kept/zcav-kept-[A-Za-z0-9]{6}-profile.json \(profile.json\)$"
+KEPT=$(sed -n 's/.*kept in \([^ ]*\) (profile.json)$/\1/p' "$ERR")
+run "$ZCAV" zones "$KEPT" -o zones-again.txt
+expect_exit 0
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["blocks"] and "access" in d and "burst" in d and "verdict" in d, d.keys()
+' "$KEPT" 2>"$WORK/py.err" || problem "kept profile.json: $(tail -n 1 "$WORK/py.err")"
+rm -f "$KEPT"
 begin "exit 2 when a profile's directory cannot be made under a file (the path given is wrong)"
 : >a-file
 run "$ZCAV" profile "sim:hdd?size=256M" --quiet -o a-file/sub

@@ -39,6 +39,7 @@
 
 #include "../app_util.h"
 #include "../options.h"
+#include "../output_space.h"
 #include "commands.h"
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
@@ -49,6 +50,8 @@
 #include "zcav/io/pass_curves.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/report.h"
+#include "zcav/io/result_recorder.h"
+#include "zcav/io/result_size.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/access.h"
@@ -92,8 +95,13 @@ raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access
 times) with their .gp scripts and data, report.html, report.md (with report-1.png
 beside it), summary.txt. Every file is written under a temporary name and renamed.
 The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.
+Before reading, DIR's file system must hold the files (about 1 MB plus the sweep's
+data): else exit 2. If a file cannot be written anyway, profile.json is kept (in
+DIR if it was written there, else in $TMPDIR or /tmp) and stderr says where.
 Exit codes: 0 done, 1 read error (what was measured is written, marked partial),
-2 bad input (nothing written), 130 interrupted (written so far, marked partial).
+2 bad input (nothing written; also: too little space in DIR's file system),
+4 a file could not be written (profile.json kept, stderr says where; wins over 1
+and 130), 130 interrupted (written so far, marked partial).
 
 )";
 const CommandSyntax kSyntax{"profile", "device", kProfileHelp};
@@ -311,6 +319,10 @@ class ProfileRun {
     dir_ = options_.output == "-" ? "zcav-profile-" + name_ : options_.output;
     CheckOutputDir(dir_);
     data_name_ = name_ + ".dat";
+    // The full plan has the most blocks; without the start's rate, at
+    // least as many as with it.
+    CheckOutputSpace(dir_, EstimateProfileBytes(full_plan_, access_options_.samples),
+                     "the profile's files");
   }
 
   // --- Measure.
@@ -372,6 +384,19 @@ class ProfileRun {
   // --- The summary: DIR/summary.txt, and on stderr unless quiet.
   void WriteSummary();
 
+  // --- Writing failed (no space, an I/O error): `failure` says what failed,
+  // e.g. "writing DIR/zones.txt failed: No space left on device". The first
+  // one is kept; the steps after it write nothing more into DIR.
+  void NoteWriteFailure(const std::string& failure) {
+    if (failure_.empty()) failure_ = failure;
+  }
+  bool write_failed() const { return !failure_.empty(); }
+  // After a write failure: profile.json, the file that holds everything,
+  // stays in DIR when it was written there, else is written from memory
+  // elsewhere (KeepElsewhere; stdout as the last resort). Says so in one
+  // line; returns kExitKeptElsewhere.
+  int KeepProfileJson(std::ostream& out);
+
   // Says how the run ended; returns the exit code (app.h).
   int ExitCode() {
     if (read_error_) {
@@ -391,6 +416,10 @@ class ProfileRun {
   void FollowStartRate();
   void ChoosePasses();
   std::string CutSweepClosing();
+  std::string ClosingOf(const std::string& sweep_closing) const;
+  void NoteWriteFailure(const std::string& path, int error_number, const std::string& message) {
+    NoteWriteFailure("writing " + path + " failed: " + FailureReason(error_number, message));
+  }
   Json SweepJson() const;
   Json AccessJson() const;
   Json BurstJson() const;
@@ -436,8 +465,9 @@ class ProfileRun {
   std::optional<double> burst_mb_per_s_;
   AccessResult access_;
   RunInfo run_;
-  CurveSink curve_;  // for the plots and reports
-  std::unique_ptr<AtomicFile> json_file_;
+  CurveSink curve_;                        // for the plots and reports
+  ResultRecorder recorder_;                // the sweep's events, for profile.json when DIR fails
+  std::unique_ptr<AtomicFile> json_file_;  // none once writing it failed
   std::ostringstream json_text_;
   std::uint64_t blocks_end_ = 0;  // where the sweep's JSON closing part begins
   SweepResult sweep_;
@@ -449,6 +479,8 @@ class ProfileRun {
   bool read_error_ = false;
   bool interrupted_ = false;
   bool partial_ = false;
+  bool json_written_ = false;  // profile.json is in DIR
+  std::string failure_;        // the first write failure (NoteWriteFailure)
   // What was written into DIR, and the warnings to give about it.
   std::vector<std::string> wrote_;
   std::vector<std::string> notes_;
@@ -537,7 +569,11 @@ void ProfileRun::Sweep() {
   const std::unique_ptr<ResultSink> json_writer =
       MakeWriter(OutputFormat::kJson, json_stream, false);
   BlocksEndSink json_sink(*json_writer, json_stream);
-  std::vector<SampleSink*> sinks{raw_writer.get(), &json_sink, &curve_};
+  // A failed write does not end the sweep: the events are kept in memory
+  // for profile.json (KeepProfileJson).
+  WriteGuard raw_guard(*raw_writer);
+  WriteGuard json_guard(json_sink);
+  std::vector<SampleSink*> sinks{&raw_guard, &json_guard, &recorder_, &curve_};
   std::unique_ptr<ProgressSink> progress;
   if (!options_.quiet) {
     progress =
@@ -552,7 +588,19 @@ void ProfileRun::Sweep() {
   zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
   sweep_ = RunSweep(device_.device(), run_, device_.clock(), zones, &stop_);
-  raw_file.Commit();
+  if (raw_guard.failed()) {
+    NoteWriteFailure(InDir(data_name_), raw_guard.error_number(), raw_guard.message());
+  } else {
+    try {
+      raw_file.Commit();
+    } catch (const Error& e) {
+      NoteWriteFailure(InDir(data_name_), raw_file.error_number(), e.what());
+    }
+  }
+  if (json_guard.failed()) {
+    NoteWriteFailure(InDir("profile.json"), json_guard.error_number(), json_guard.message());
+    json_file_.reset();
+  }
   blocks_end_ = json_sink.blocks_end();
   analysis_ = origins.analysis();
   context_ = origins.context();
@@ -564,7 +612,7 @@ void ProfileRun::Sweep() {
 std::string ProfileRun::CutSweepClosing() {
   if (json_file_->seekable()) return json_file_->CutAt(blocks_end_);
   const std::string text = json_text_.str();
-  json_file_->stream() << text.substr(0, blocks_end_);
+  json_file_->Put(text.substr(0, blocks_end_));
   return text.substr(blocks_end_);
 }
 
@@ -625,9 +673,55 @@ Json ProfileRun::ProfileJson() const {
 }
 
 void ProfileRun::WriteProfileJson() {
+  if (!json_file_) return;  // writing it failed during the sweep
+  try {
+    const std::string closing = ClosingOf(CutSweepClosing());
+    json_file_->Put(closing);
+    json_file_->Commit();
+    json_written_ = true;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kRuntime) throw;
+    NoteWriteFailure(InDir("profile.json"), json_file_->error_number(), e.what());
+    json_file_.reset();
+  }
+}
+
+int ProfileRun::KeepProfileJson(std::ostream& out) {
+  // A read error or an interrupt too: said in the same line.
+  const std::string marked = partial_ ? " (marked partial: " + status_ + ")" : "";
+  if (json_written_) {
+    err_ << "zcav: " << failure_ << "; the measured data is kept in " << InDir("profile.json")
+         << marked << "\n";
+    return kExitKeptElsewhere;
+  }
+  const ResultWrite write = [&](std::ostream& stream, bool) {
+    // The sweep's JSON again, from memory, then the profile's closing part.
+    std::ostringstream text;
+    const std::unique_ptr<ResultSink> writer = MakeWriter(OutputFormat::kJson, text, false);
+    BlocksEndSink sink(*writer, text);
+    recorder_.Replay(sink);
+    const std::string sweep = text.str();
+    stream << sweep.substr(0, sink.blocks_end()) << ClosingOf(sweep.substr(sink.blocks_end()));
+    stream.flush();
+    if (!stream) throw Error("writing profile.json failed", ErrorKind::kRuntime);
+  };
+  const std::string kept = KeepElsewhere(InDir("profile.json"), "", write, out, false);
+  err_ << "zcav: " << failure_;
+  if (kept.empty()) {
+    err_ << "; nothing could be kept ($TMPDIR, /tmp and stdout failed too): the measured data "
+            "is lost\n";
+  } else {
+    err_ << "; the measured data is kept in " << kept << " (profile.json)" << marked << "\n";
+  }
+  return kExitKeptElsewhere;
+}
+
+// profile.json's end after the sweep's blocks: `sweep_closing`, the sweep's
+// members after "blocks", merged with the profile's.
+std::string ProfileRun::ClosingOf(const std::string& sweep_closing) const {
   // The sweep's closing part: "blocks":[ before it gives it back as a JSON
   // object.
-  Json sweep_doc = Json::parse("{\"blocks\":[" + CutSweepClosing());
+  Json sweep_doc = Json::parse("{\"blocks\":[" + sweep_closing);
   Json doc = Json::object();
   for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
     if (it.key() == "blocks" || it.key() == "status" || it.key() == "partial" ||
@@ -652,8 +746,7 @@ void ProfileRun::WriteProfileJson() {
            it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   end += "}\n";
-  json_file_->stream() << end;
-  json_file_->Commit();
+  return end;
 }
 
 void ProfileRun::WriteZonesPlotsAndReports() {
@@ -800,8 +893,18 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   run.Sweep();
   run.DecideStatus();
   run.WriteProfileJson();
-  run.WriteZonesPlotsAndReports();
-  run.WriteSummary();
+  if (!run.write_failed()) {
+    try {
+      run.WriteZonesPlotsAndReports();
+      run.WriteSummary();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kRuntime) throw;
+      run.NoteWriteFailure(e.what());
+    }
+  }
+  // Kept elsewhere (4) wins over a read error (1) and an interrupt (130):
+  // what was measured is not where the user looks for it.
+  if (run.write_failed()) return run.KeepProfileJson(inv.out);
   return run.ExitCode();
 }
 

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "../app_util.h"
+#include "../output_space.h"
 #include "sweep.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/base/clock.h"
@@ -26,6 +27,7 @@
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
 #include "zcav/device/sim_device.h"
+#include "zcav/io/result_size.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/concurrent.h"
@@ -236,6 +238,7 @@ class SeveralSweeps {
       together_[i]->file_name = names_[i];
       Open(options_, *together_[i], buses_);
     }
+    CheckSpace();
     std::error_code ec;
     if (!classic_logs_ && !std::filesystem::create_directories(dir_, ec) && ec) {
       throw Error("cannot create directory " + dir_.string() + ": " + ec.message(),
@@ -247,6 +250,21 @@ class SeveralSweeps {
       }
       CreateOutput(options_, *together_[i], OutputFor(i, false));
     }
+  }
+
+  // Before anything is read: each result (twice with --alone-and-together)
+  // and the aggregate (about a line per block and device) must fit where it
+  // goes (output_space.h). Throws Error(kBadInput).
+  void CheckSpace() const {
+    const std::uint64_t copies = options_.alone_and_together ? 2 : 1;
+    std::uint64_t all_bytes = kResultFixedBytes;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const SweepPlan& plan = together_[i]->run.plan;
+      const std::uint64_t bytes = copies * EstimateResultBytes(options_.format, plan);
+      if (classic_logs_) CheckOutputSpace(OutputFor(i, false), bytes, "the results");
+      all_bytes += bytes + plan.block_count * 2 * kRawBlockLineBytes;
+    }
+    if (!classic_logs_) CheckOutputSpace(dir_.string(), all_bytes, "the results");
   }
 
   // Alone first (--alone-and-together): each device by itself (a bus of its

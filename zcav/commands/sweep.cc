@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "../app_util.h"
+#include "../output_space.h"
 #include "../write_confirm.h"
 #include "commands.h"
 #include "zcav/analysis/step_origin.h"
@@ -32,6 +33,8 @@
 #include "zcav/io/pass_curves.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/report.h"
+#include "zcav/io/result_recorder.h"
+#include "zcav/io/result_size.h"
 #include "zcav/io/resume.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/access.h"
@@ -133,8 +136,13 @@ aggregate.dat (each device's and the total MB/s over time) and aggregate.json;
 classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.
 Read errors are mapped (retry, bisection to the sector) and read around: every
 readable block is measured; the ranges go into the output and the summary.
+Before reading, the output's file system must hold the results (an estimate from
+the plan; not for stdout or a device): else exit 2. If writing fails anyway, the
+data is written whole to a new file in $TMPDIR (else /tmp) and stderr says where.
 Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;
-data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.
+data kept), 2 bad input (also: too little space for the results), 3 the device
+went away (data so far kept), 4 the results could not be written where asked
+(data kept elsewhere, stderr says where; wins over 1, 3, 130), 130 interrupted.
 )";
 
 // --write, --destroy-data, --create-size: the write test and its consent.
@@ -393,6 +401,42 @@ std::unique_ptr<AtomicFile> OpenResultFile(const SweepCommandOptions& options) {
   return std::make_unique<AtomicFile>(options.output, inputs);
 }
 
+// Where the result went: options.output (or OUT.partial), "stdout", or,
+// when writing it failed, where KeepElsewhere kept it ("" for nowhere).
+struct ResultPlace {
+  std::string where;
+  bool failed = false;  // not written where asked
+  std::string reason;   // why, e.g. "No space left on device"
+};
+
+// Commits `file` (none for stdout); when writing it failed (`guard`, or the
+// commit), drops it and writes the result again from `recorder` elsewhere
+// (output_space.h).
+ResultPlace FinishResult(const SweepCommandOptions& options, std::unique_ptr<AtomicFile>& file,
+                         const WriteGuard& guard, const ResultRecorder& recorder, bool partial,
+                         std::ostream& out) {
+  if (!guard.failed() && !file) return {"stdout", false, ""};
+  ResultPlace place{"", true, ""};
+  if (guard.failed()) {
+    place.reason = FailureReason(guard.error_number(), guard.message());
+  } else {
+    try {
+      file->Commit(partial);
+      return {file->final_path(), false, ""};
+    } catch (const Error& e) {
+      place.reason = FailureReason(file->error_number(), e.what());
+    }
+  }
+  const bool stdout_failed = file == nullptr;
+  file.reset();  // its temporary's space is free again
+  const ResultWrite write = [&](std::ostream& stream, bool seekable) {
+    const std::unique_ptr<ResultSink> writer = MakeWriter(options.format, stream, seekable);
+    recorder.Replay(*writer);
+  };
+  place.where = KeepElsewhere(options.output, partial ? ".partial" : "", write, out, stdout_failed);
+  return place;
+}
+
 // Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
 void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const SweepResult& result,
                Curve points, Media media, ZoneAnalysis zones, std::ostream& err) {
@@ -431,18 +475,28 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   if (!options.resume_file.empty()) {
     partial = ReadProfile(options.resume_file);
     KeepRecordedShape(*partial, sweep_options);
-  } else {
+  }
+  // Before anything is read: the plan without the start's rate has at
+  // least as many blocks as the one with it.
+  CheckOutputSpace(options.output,
+                   EstimateResultBytes(options.format, PlanSweep(info, sweep_options)),
+                   "the results");
+  if (options.resume_file.empty()) {
     sweep_options = WithStartRate(d.device(), d.clock(), sweep_options, &stop_requested);
   }
   const RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
   SayBeforeSweep(options, run, err);
 
   const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
-  const std::unique_ptr<AtomicFile> file = OpenResultFile(options);
+  std::unique_ptr<AtomicFile> file = OpenResultFile(options);
   std::ostream& result_stream = file ? file->stream() : inv.out;
-  const std::unique_ptr<SampleSink> writer =
+  const std::unique_ptr<ResultSink> writer =
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
-  std::vector<SampleSink*> sinks{writer.get()};
+  // A failed write does not end the sweep: the result is kept in memory and
+  // written elsewhere at the end (FinishResult).
+  WriteGuard guard(*writer);
+  ResultRecorder recorder;
+  std::vector<SampleSink*> sinks{&guard, &recorder};
   std::unique_ptr<ProgressSink> progress;
   if (!options.quiet) {
     // Progress is paced in real time, also for a simulated device.
@@ -464,9 +518,10 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
   const SweepResult result =
       RunSweep(d.device(), run, d.clock(), sink, &stop_requested, resume ? &*resume : nullptr);
-  if (file) file->Commit(result.partial());
+  const ResultPlace place = FinishResult(options, file, guard, recorder, result.partial(), inv.out);
   // The partial result this run completed is not needed any more.
-  if (file && !result.partial() && options.resume_file == options.output + ".partial") {
+  if (file && !place.failed && !result.partial() &&
+      options.resume_file == options.output + ".partial") {
     std::remove(options.resume_file.c_str());
   }
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
@@ -476,7 +531,9 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
     PlotSweep(options, run, result, std::move(curve.points), media,
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
   }
-  return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
+  const int code = SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
+  if (!place.failed) return code;
+  return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where, err);
 }
 
 }  // namespace

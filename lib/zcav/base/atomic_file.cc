@@ -45,20 +45,31 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::Commit(bool partial) {
+  errno = 0;
   stream_.close();
   if (!stream_) {
+    if (error_number_ == 0) error_number_ = errno;  // 0 when an earlier write failed unseen
     if (!direct_) std::remove(temp_.c_str());
     committed_ = true;  // nothing left to remove
-    throw Error("writing " + (direct_ ? target_ : temp_) + " failed", ErrorKind::kRuntime);
+    throw Error("writing " + target_ + " failed" +
+                    (error_number_ != 0 ? std::string(": ") + std::strerror(error_number_) : ""),
+                ErrorKind::kRuntime);
   }
   final_ = direct_ || !partial ? target_ : target_ + ".partial";
   if (!direct_ && std::rename(temp_.c_str(), final_.c_str()) != 0) {
     const int e = errno;
+    error_number_ = e;
     std::remove(temp_.c_str());
     committed_ = true;
     throw Error("rename " + temp_ + " to " + final_ + ": " + std::strerror(e), ErrorKind::kRuntime);
   }
   committed_ = true;
+}
+
+void AtomicFile::Put(const std::string& text) {
+  errno = 0;
+  stream_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!stream_ && error_number_ == 0) error_number_ = errno;
 }
 
 std::string AtomicFile::CutAt(std::uint64_t size) {
@@ -87,7 +98,7 @@ std::string AtomicFile::CutAt(std::uint64_t size) {
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::vector<std::string>& inputs) {
   AtomicFile file(path, inputs);
-  file.stream() << text;
+  file.Put(text);
   file.Commit();
 }
 

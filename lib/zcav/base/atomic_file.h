@@ -29,6 +29,9 @@ class AtomicFile {
   ~AtomicFile();
 
   std::ostream& stream() { return stream_; }
+  // Writes `text` to stream(); a failed write's errno is kept for
+  // error_number() (stream() alone loses it). Throws nothing: Commit() says.
+  void Put(const std::string& text);
   // True when the writer may seek back in the stream (a regular file).
   bool seekable() const { return !direct_; }
   // Closes and renames into place. Throws Error(kRuntime) if writing or the
@@ -37,6 +40,9 @@ class AtomicFile {
   // instead, and TARGET is left as it was: a partial result keeps its own
   // clearly named file (zcav sweep --resume continues it).
   void Commit(bool partial = false);
+  // The errno of the first failed write (Put) or of a failed Commit()
+  // (ENOSPC, EIO, ...); 0 when nothing failed or the system did not say.
+  int error_number() const { return error_number_; }
   // Where Commit() put the result.
   const std::string& final_path() const { return final_; }
   // Cuts what was written from byte `size` on and returns it; writing goes
@@ -52,6 +58,7 @@ class AtomicFile {
   std::fstream stream_;
   bool direct_ = false;
   bool committed_ = false;
+  int error_number_ = 0;
 };
 
 // Writes `text` whole to `path` through an AtomicFile. Throws Error as
