@@ -1338,15 +1338,16 @@ assert d["status"] == "complete" and d["partial"] is False
 PY
 }
 
-# expect_summary: stderr ends with the eight summary lines, as summary.txt has them.
+# expect_summary: stderr ends with the ten summary lines, as summary.txt has them.
 expect_summary() {
   local dir=$1 label
-  for label in "Device:" "Drive:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" "Wrote:"; do
+  for label in "Device:" "Drive:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" \
+    "Health:" "SMART:" "Wrote:"; do
     grep -q "^$label  *[^ ]" "$ERR" || problem "no '$label' line in the summary on stderr"
   done
   expect_grep 'MB = 10\^6 B' "$ERR" stderr
-  [[ $(tail -n 8 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
-    problem "the last 8 stderr lines differ from $dir/summary.txt"
+  [[ $(tail -n 10 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
+    problem "the last 10 stderr lines differ from $dir/summary.txt"
 }
 
 check "zcav profile sim:hdd: every file, quick by default (1.2 h in full), media-limited" 0 \
@@ -1361,6 +1362,10 @@ expect_grep '^Linear read: .*\[quick: every 10th block\]' "$ERR" stderr
 expect_grep '^Access time: +1[34]\.[0-9] ms mean' "$ERR" stderr
 expect_grep '^Burst rate: +1(49|50)\.[0-9] MB/s' "$ERR" stderr
 expect_grep '^Verdict: +media-limited' "$ERR" stderr
+expect_grep '^Health: +good — no unreadable sectors and no slow regions in [0-9]+ chunks read' "$ERR" stderr
+expect_grep '^SMART: +a simulated device has no SMART data$' "$ERR" stderr
+expect_grep '^# health: good$' prof/sim-hdd.dat
+expect_grep '^# latency: pass=1 chunk_bytes=' prof/sim-hdd.dat
 expect_raw_data prof/sim-hdd.dat
 expect_grep 'status: complete' prof/sim-hdd.dat
 expect_grep '^verdict: media-limited' prof/zones.txt
@@ -1505,6 +1510,52 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"]
   pi/profile.json || problem "pi/profile.json not marked partial (or the probes before the sweep missing)"
 expect_grep 'partial: interrupted' pi/prof128.dat
 rm -f "$WORK/prof128"
+
+# ---------------------------------------------------------------------------
+# SMART before and after, through a fake smartctl first on PATH
+# (tests/fixtures/fake-smartctl): a recorded Seagate drive with 304
+# reallocated sectors at the start and 312 at the end.
+
+SMART_DIR="$WORK/fake-smart"
+mkdir -p "$SMART_DIR"
+ln -s "$(dirname "$DATA")/fixtures/fake-smartctl" "$SMART_DIR/smartctl"
+cp "$DATA/smart/ata-hdd-seagate-st3500418as.json" "$SMART_DIR/call-1.json"
+sed 's/"value": 304$/"value": 312/' "$DATA/smart/ata-hdd-seagate-st3500418as.json" >"$SMART_DIR/call-2.json"
+grep -q '"value": 312$' "$SMART_DIR/call-2.json" || problem "the fake smartctl's second answer has no 312"
+dd if=/dev/urandom of="$WORK/smartdisk" bs=1M count=32 status=none
+
+check "zcav profile with SMART: new reallocated sectors during the run make it failing" 0 \
+  env FAKE_SMARTCTL_DIR="$SMART_DIR" PATH="$SMART_DIR:$PATH" "$ZCAV" profile "$WORK/smartdisk" -o smartprof
+expect_summary smartprof
+expect_grep '^Health: +failing — SMART reallocated_sectors grew during the run: 304 -> 312' "$ERR" stderr
+expect_grep '^SMART: +ATA, [0-9]+ C, [0-9]+ power-on hours; grew during the run: reallocated_sectors 304 -> 312$' "$ERR" stderr
+expect_eq "$(wc -l <"$SMART_DIR/calls.log")" 2 "smartctl calls (before and after)"
+expect_grep "json=c -a .*/smartdisk" "$SMART_DIR/calls.log"
+python3 - smartprof/profile.json <<'PY' || problem "profile.json lacks the SMART increase or the failing verdict"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["smart"]
+assert s["before"]["available"] and s["before"]["reallocated_sectors"] == 304, s["before"]
+assert s["after"]["reallocated_sectors"] == 312, s["after"]
+assert s["increases"] == [{"field": "reallocated_sectors", "before": 304, "after": 312}], s["increases"]
+assert d["health"]["verdict"] == "failing", d["health"]
+assert any("304 -> 312" in r for r in d["health"]["reasons"]), d["health"]
+PY
+expect_grep '^# smart increase: reallocated_sectors 304 -> 312$' smartprof/smartdisk.dat
+grep -q 'failing' smartprof/report.html || problem "report.html does not say failing"
+
+check "zcav sweep --smart without smartctl: one note, everything else unchanged" 0 \
+  env PATH="$WORK/no-such-dir" "$ZCAV" sweep "$WORK/smartdisk" --smart --format json -o nosmart.json
+expect_eq "$(grep -c '^zcav: note: SMART: ' "$ERR")" 1 "SMART notes on stderr"
+expect_grep '^zcav: note: SMART: smartctl not found' "$ERR" stderr
+expect_grep '^zcav: health: good' "$ERR" stderr
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["smart"]; assert not s["before"]["available"] and "smartctl" in s["before"]["note"] and d["health"]["verdict"]=="good" and len(d["blocks"])>0, s' \
+  nosmart.json || problem "nosmart.json: SMART not marked unavailable, or results missing"
+
+check "zcav sweep without --smart does not run smartctl" 0 \
+  env FAKE_SMARTCTL_DIR="$SMART_DIR" PATH="$SMART_DIR:$PATH" "$ZCAV" sweep "$WORK/smartdisk" -q -o plain.dat
+expect_eq "$(wc -l <"$SMART_DIR/calls.log")" 2 "smartctl calls after a sweep without --smart"
+expect_grep '^# health: good$' plain.dat
 
 # ---------------------------------------------------------------------------
 

@@ -10,6 +10,8 @@
 
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/device/posix/drive_temperature.h"
+#include "zcav/measure/smart.h"
 #include "zcav/version.h"
 
 namespace zcav {
@@ -38,6 +40,48 @@ void OpenedDevice::OpenForWrite(const std::string& name,
                                 std::optional<std::uint64_t> create_bytes) {
   device_ = OpenDeviceForWrite(name, create_bytes, virtual_clock_);
   simulated_ = IsSimulatedName(name);
+}
+
+HealthSources HealthSourcesFor(const DeviceInfo& info, bool smart) {
+  HealthSources sources;
+  const std::string path = info.path;
+  if (smart) {
+    if (info.kind == "sim") {
+      sources.smart = [] {
+        SmartSnapshot s;
+        s.note = "a simulated device has no SMART data";
+        return s;
+      };
+    } else {
+      sources.smart = [path] { return ReadSmart(path); };
+    }
+  }
+  if (info.kind != "block") return sources;
+  std::error_code ec;
+  const std::string block = std::filesystem::canonical(path, ec).filename().string();
+  if (!ec && ReadDriveTemperatureC(block)) {
+    sources.temperature = [block] { return ReadDriveTemperatureC(block); };
+    sources.temperature_source = "hwmon";
+    sources.temperature_every = std::chrono::seconds(60);
+  } else if (smart) {
+    sources.temperature = [path]() -> std::optional<double> {
+      return ReadSmart(path).temperature_c;
+    };
+    sources.temperature_source = "smartctl";
+    sources.temperature_every = std::chrono::minutes(5);
+  }
+  return sources;
+}
+
+void SayHealth(const HealthReport& report, std::ostream& err) {
+  err << "zcav: health: " << HealthVerdictName(report.health.verdict);
+  for (std::size_t i = 0; i < report.health.reasons.size(); ++i) {
+    err << (i == 0 ? ": " : "; ") << report.health.reasons[i];
+  }
+  err << "\n";
+  if (report.smart_requested && !report.smart_before.available) {
+    err << "zcav: note: SMART: " << report.smart_before.note << "\n";
+  }
 }
 
 RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,

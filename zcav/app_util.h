@@ -18,6 +18,7 @@
 #include "zcav/base/error.h"
 #include "zcav/device/device.h"
 #include "zcav/io/data_reader.h"
+#include "zcav/io/health_sink.h"
 #include "zcav/io/plot.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
@@ -87,6 +88,17 @@ class OpenedDevice {
   std::unique_ptr<Device> device_;
   bool simulated_ = false;
 };
+
+// Where a sweep of `info` gets the drive's own figures (health_sink.h):
+// SMART (when `smart`) through smartctl; for a simulated device a snapshot
+// whose note says it has none. The temperature from hwmon when the kernel
+// has it for the block device (every 60 s of clock time), else, with
+// `smart`, from smartctl every 5 minutes.
+HealthSources HealthSourcesFor(const DeviceInfo& info, bool smart);
+
+// "zcav: health: VERDICT: reason; reason" and, when SMART was asked for but
+// could not be read, "zcav: note: SMART: why", on `err`.
+void SayHealth(const HealthReport& report, std::ostream& err);
 
 // The record of a run that starts now: `device`, `plan`, this zcav's version,
 // `command_line`, the start time (UtcNow), and the host and kernel (uname).

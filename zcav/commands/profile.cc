@@ -47,6 +47,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
+#include "zcav/io/health_sink.h"
 #include "zcav/io/pass_curves.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/report.h"
@@ -270,6 +271,35 @@ std::string StepStatus(const std::error_code& error, std::uint64_t offset, bool 
   return interrupted ? "partial: interrupted" : "complete";
 }
 
+// "failing — 2 unreadable ranges ...; 1 slow region ...".
+std::string HealthText(const HealthReport& h) {
+  std::string text = HealthVerdictName(h.health.verdict);
+  for (std::size_t i = 0; i < h.health.reasons.size(); ++i) {
+    text += (i == 0 ? " — " : "; ") + h.health.reasons[i];
+  }
+  return text;
+}
+
+// The SMART line of the summary: what grew during the run, or why SMART
+// could not be read.
+std::string SmartText(const HealthReport& h) {
+  if (!h.smart_before.available) {
+    return h.smart_before.note.empty() ? "not read" : h.smart_before.note;
+  }
+  std::string text = h.smart_before.protocol + (h.smart_before.passed == false ? ", FAILED" : "");
+  if (h.smart_before.temperature_c) text += ", " + Num(*h.smart_before.temperature_c, 0) + " C";
+  if (h.smart_before.power_on_hours) {
+    text += ", " + std::to_string(*h.smart_before.power_on_hours) + " power-on hours";
+  }
+  if (!h.smart_after.available) return text + "; after the run: " + h.smart_after.note;
+  if (h.smart_increases.empty()) return text + "; no counter grew during the run";
+  text += "; grew during the run:";
+  for (const SmartChange& c : h.smart_increases) {
+    text += " " + c.field + " " + std::to_string(c.before) + " -> " + std::to_string(c.after);
+  }
+  return text;
+}
+
 std::string TransportText(const Transport& t) {
   std::string text = !t.link.empty() ? t.link : t.kind == "unknown" ? "link unknown" : t.kind;
   if (t.ceiling_mb_per_s > 0) {
@@ -474,6 +504,7 @@ class ProfileRun {
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
   Verdict verdict_;
+  HealthReport health_;  // the sweep's HealthSink: verdict, SMART, temperatures
   // What DecideStatus settles.
   std::string status_ = "complete";
   bool read_error_ = false;
@@ -587,7 +618,9 @@ void ProfileRun::Sweep() {
   ZoneOptions zone_options = options_.zones;
   zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
-  sweep_ = RunSweep(device_.device(), run_, device_.clock(), zones, &stop_);
+  HealthSink health(zones, HealthSourcesFor(info_, /*smart=*/true));
+  sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
+  health_ = health.report();
   if (raw_guard.failed()) {
     NoteWriteFailure(InDir(data_name_), raw_guard.error_number(), raw_guard.message());
   } else {
@@ -832,6 +865,8 @@ void ProfileRun::WriteSummary() {
   }
   s << "\n";
   s << "Verdict:       " << VerdictKindName(verdict_.kind) << " — " << verdict_.reason << "\n";
+  s << "Health:        " << HealthText(health_) << "\n";
+  s << "SMART:         " << SmartText(health_) << "\n";
   s << "Wrote:         " << dir_ << "/ (";
   wrote_.push_back("summary.txt");
   for (std::size_t i = 0; i < wrote_.size(); ++i) s << (i ? ", " : "") << wrote_[i];

@@ -76,6 +76,9 @@ po::options_description SweepFlagsDescription() {
       "quick", "read an evenly spaced tenth of the surface (about 1000 points)")(
       "no-warmup", "do not read one untimed chunk before the first timed block")(
       "no-zones", "do not detect zones at the end of the sweep")(
+      "smart",
+      "read the drive's SMART data (smartctl --json, from smartmontools) before and after the "
+      "sweep: the counters that grew go into the health conclusion and the results")(
       "resume", po::value<std::string>()->value_name("FILE"),
       "continue the interrupted sweep whose partial result is FILE (zcav raw or JSON, "
       "e.g. out.dat.partial) with the same device and options")(
@@ -330,6 +333,7 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   }
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
+  out.smart = vm.count("smart") > 0;
   if (vm.count("plot")) {
     out.plot_dir = vm["plot"].as<std::string>();
     if (out.plot_dir.empty()) throw Error("empty --plot directory", ErrorKind::kBadInput);
@@ -515,9 +519,10 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   ZoneOptions zone_options = options.zones;
   zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media, transport);
-  SampleSink& sink = options.detect_zones ? static_cast<SampleSink&>(zones) : tee;
+  HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
+                    HealthSourcesFor(run.device, options.smart));
   const SweepResult result =
-      RunSweep(d.device(), run, d.clock(), sink, &stop_requested, resume ? &*resume : nullptr);
+      RunSweep(d.device(), run, d.clock(), health, &stop_requested, resume ? &*resume : nullptr);
   const ResultPlace place = FinishResult(options, file, guard, recorder, result.partial(), inv.out);
   // The partial result this run completed is not needed any more.
   if (file && !place.failed && !result.partial() &&
@@ -527,6 +532,7 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
     err << FormatZoneTable(origins.analysis(), origins.context());
   }
+  if (!options.quiet) SayHealth(health.report(), err);
   if (!options.plot_dir.empty() && !curve.points.empty()) {
     PlotSweep(options, run, result, std::move(curve.points), media,
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);

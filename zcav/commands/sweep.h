@@ -39,6 +39,7 @@ struct SweepCommandOptions : RunFlags, ZoneFlags {
   std::optional<std::uint64_t> create_bytes;
   bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
   bool detect_zones = true;         // --no-zones turns it off. Default: true
+  bool smart = false;               // --smart: SMART before and after. Default: false
   std::string plot_dir;             // --plot DIR: data, .gp, PNG and SVG there. Default: none
   std::vector<std::string> labels;  // --label, one per device. Default: device model or name
 };

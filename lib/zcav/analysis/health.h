@@ -66,4 +66,27 @@ struct Health {
 // The conclusion for `in` (see the thresholds above).
 Health AssessHealth(const HealthInputs& in, const HealthThresholds& thresholds = {});
 
+// One drive temperature reading during a run.
+struct TemperatureReading {
+  double seconds = 0;              // since the sweep's first read
+  std::uint64_t offset_bytes = 0;  // where the sweep was reading
+  double celsius = 0;
+};
+
+// A run's health conclusion with what it rests on: what the writers record
+// (ResultSink::OnHealth) and the summary says.
+struct HealthReport {
+  Health health;
+  // SMART was asked for (zcav profile, zcav sweep --smart); the snapshots
+  // then say what was read or, in their note, why nothing was.
+  bool smart_requested = false;
+  SmartSnapshot smart_before;
+  SmartSnapshot smart_after;
+  std::vector<SmartChange> smart_increases;
+  // Readings during the run, in time order, and where they came from
+  // ("hwmon", "smartctl"); empty when the drive reports no temperature.
+  std::vector<TemperatureReading> temperatures;
+  std::string temperature_source;
+};
+
 }  // namespace zcav

@@ -988,6 +988,16 @@ class RawParser {
       profile_.link = KnownText(line.substr(7));
     } else if (StartsWith(line, "# summary:")) {
       ParseRawSummary(line.substr(10), profile_);
+    } else if (StartsWith(line, "# health: ")) {
+      profile_.health_verdict = std::string(Trim(line.substr(10)));
+    } else if (StartsWith(line, "# health reason: ")) {
+      profile_.health_reasons.emplace_back(Trim(line.substr(17)));
+    } else if (StartsWith(line, "# smart increase: ")) {
+      profile_.smart_increases.emplace_back(Trim(line.substr(18)));
+    } else if (StartsWith(line, "# smart before: unavailable (")) {
+      const std::string_view note = Trim(line.substr(29));
+      profile_.smart_note =
+          std::string(note.substr(0, note.size() - (note.ends_with(')') ? 1 : 0)));
     } else {
       return false;
     }
@@ -1731,6 +1741,36 @@ void ReadJsonLatency(const Json& passes, Profile& profile) {
   }
 }
 
+// "health" {verdict, reasons} and "smart" {before {note}, increases}
+// (json_writer.cc), when present.
+void ReadJsonHealth(const Json& root, Profile& profile) {
+  if (const auto h = root.find("health"); h != root.end() && h->is_object()) {
+    if (const auto v = h->find("verdict"); v != h->end() && v->is_string()) {
+      profile.health_verdict = v->get<std::string>();
+    }
+    if (const auto rs = h->find("reasons"); rs != h->end() && rs->is_array()) {
+      for (const Json& r : *rs) {
+        if (r.is_string()) profile.health_reasons.push_back(r.get<std::string>());
+      }
+    }
+  }
+  const auto smart = root.find("smart");
+  if (smart == root.end() || !smart->is_object()) return;
+  if (const auto before = smart->find("before"); before != smart->end() && before->is_object()) {
+    if (const auto note = before->find("note"); note != before->end() && note->is_string()) {
+      profile.smart_note = note->get<std::string>();
+    }
+  }
+  if (const auto inc = smart->find("increases"); inc != smart->end() && inc->is_array()) {
+    for (const Json& c : *inc) {
+      if (!c.is_object() || !c.contains("field") || !c["field"].is_string()) continue;
+      profile.smart_increases.push_back(c["field"].get<std::string>() + " " +
+                                        std::to_string(JsonCount(c, "before")) + " -> " +
+                                        std::to_string(JsonCount(c, "after")));
+    }
+  }
+}
+
 void ParseZcavJson(Input& in, Profile& profile) {
   std::istream& stream = in.Restart();
   RowReducer rows(profile);
@@ -1761,6 +1801,7 @@ void ParseZcavJson(Input& in, Profile& profile) {
   if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
     ReadJsonLatency(*passes, profile);
   }
+  ReadJsonHealth(root, profile);
 
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   rows.Finish();

@@ -68,6 +68,14 @@ struct Profile {
   // slowest chunk (BlockResult::worst_chunk_ms), parallel to `points` (empty
   // when not recorded): what the surface map draws. chunk_bytes: the chunk
   // size they are for (0 = not known).
+  // zcav's raw and JSON outputs behind a HealthSink: the health verdict
+  // ("good", "suspect", "failing"; empty = none recorded) and its reasons,
+  // the SMART counters that grew during the run ("reallocated_sectors 0 ->
+  // 8") and, when SMART could not be read, why.
+  std::string health_verdict;
+  std::vector<std::string> health_reasons;
+  std::vector<std::string> smart_increases;
+  std::string smart_note;
   std::vector<LatencyClasses> latency_classes;
   std::vector<float> worst_chunk_ms;
   std::uint64_t chunk_bytes = 0;

@@ -12,6 +12,11 @@
 //                                [{"below_ms":5,"chunks":N},..,{"below_ms":null,..}]
 //                                (null: 500 ms and more) and "unreadable_chunks"
 //   "summary":{..},            <- the same three summed over the passes
+//   "health":{"verdict":"good|suspect|failing","reasons":[..]},  <- behind a HealthSink
+//   "smart":{"before":{..},"after":{..},"increases":[{"field","before","after"}]},
+//                              <- when SMART was asked for; a snapshot that could
+//                                 not be read is {"available":false,"note":..}
+//   "temperatures":[{"seconds","offset_bytes","celsius"}],"temperature_source":..
 //   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
 //              "bounded_by_budget"}],     <- unreadable ranges, merged
 //   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
@@ -197,6 +202,56 @@ Json SummaryJson(const SweepResult& r) {
   return j;
 }
 
+template <typename T>
+Json OrNull(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json SmartJson(const SmartSnapshot& s) {
+  Json j;
+  j["available"] = s.available;
+  if (!s.note.empty()) j["note"] = s.note;
+  j["protocol"] = StringOrNull(s.protocol);
+  j["model"] = StringOrNull(s.model);
+  j["serial"] = StringOrNull(s.serial);
+  j["firmware"] = StringOrNull(s.firmware);
+  j["passed"] = OrNull(s.passed);
+  j["temperature_c"] = OrNull(s.temperature_c);
+  j["power_on_hours"] = OrNull(s.power_on_hours);
+  j["reallocated_sectors"] = OrNull(s.reallocated_sectors);
+  j["pending_sectors"] = OrNull(s.pending_sectors);
+  j["offline_uncorrectable"] = OrNull(s.offline_uncorrectable);
+  j["crc_errors"] = OrNull(s.crc_errors);
+  j["media_errors"] = OrNull(s.media_errors);
+  j["percentage_used"] = OrNull(s.percentage_used);
+  return j;
+}
+
+// "health", "smart" and "temperatures" members, each followed by ",\n".
+std::string HealthMembers(const HealthReport& h) {
+  std::string s = Member("health", {{"verdict", HealthVerdictName(h.health.verdict)},
+                                    {"reasons", h.health.reasons}}) +
+                  ",\n";
+  if (h.smart_requested) {
+    Json increases = Json::array();
+    for (const SmartChange& c : h.smart_increases) {
+      increases.push_back({{"field", c.field}, {"before", c.before}, {"after", c.after}});
+    }
+    s += Member("smart", {{"before", SmartJson(h.smart_before)},
+                          {"after", SmartJson(h.smart_after)},
+                          {"increases", increases}}) +
+         ",\n";
+  }
+  Json temps = Json::array();
+  for (const TemperatureReading& t : h.temperatures) {
+    temps.push_back(
+        {{"seconds", Finite(t.seconds)}, {"offset_bytes", t.offset_bytes}, {"celsius", t.celsius}});
+  }
+  s += Member("temperatures", temps) + ",\n" +
+       Member("temperature_source", StringOrNull(h.temperature_source)) + ",\n";
+  return s;
+}
+
 class JsonWriter final : public ResultSink {
  public:
   explicit JsonWriter(std::ostream& out) : out_(out) {}
@@ -234,6 +289,8 @@ class JsonWriter final : public ResultSink {
     zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
   }
 
+  void OnHealth(const HealthReport& report) override { health_ = HealthMembers(report); }
+
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
     Json pass_array = Json::array();
@@ -241,6 +298,7 @@ class JsonWriter final : public ResultSink {
     std::string s = "\n],\n";
     s += Member("passes", pass_array) + ",\n";
     s += Member("summary", SummaryJson(r)) + ",\n";
+    s += health_;
     // The zone analysis, when the sweep ran the detector: "curve_type",
     // "zones", "outliers", "zone_summary" at the top level.
     for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
@@ -308,6 +366,7 @@ class JsonWriter final : public ResultSink {
   bool first_block_ = true;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
+  std::string health_;               // set by OnHealth: members, each ending ",\n"
   std::uint32_t passes_planned_ = 1;
   std::string started_;  // RunInfo::start_time_utc
   struct TimedSample {

@@ -187,6 +187,28 @@ class RawWriter final : public ResultSink {
     Write(text);
   }
 
+  // "# health: VERDICT" and a "# health reason:" line per reason; SMART
+  // before/after and the temperatures as "# smart ...:" and "# temperature:"
+  // lines. Written in the footer.
+  void OnHealth(const HealthReport& h) override {
+    health_ = "# health: " + std::string(HealthVerdictName(h.health.verdict)) + "\n";
+    for (const std::string& reason : h.health.reasons) {
+      health_ += "# health reason: " + OneLine(reason) + "\n";
+    }
+    if (h.smart_requested) {
+      health_ += SmartLine("before", h.smart_before) + SmartLine("after", h.smart_after);
+      for (const SmartChange& c : h.smart_increases) {
+        health_ += "# smart increase: " + c.field + " " + std::to_string(c.before) + " -> " +
+                   std::to_string(c.after) + "\n";
+      }
+    }
+    for (const TemperatureReading& t : h.temperatures) {
+      health_ += "# temperature: seconds=" + FormatFixed(t.seconds, 1) +
+                 " offset_bytes=" + std::to_string(t.offset_bytes) +
+                 " celsius=" + FormatFixed(t.celsius, 1) + " source=" + h.temperature_source + "\n";
+    }
+  }
+
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
     std::string f;
@@ -214,6 +236,7 @@ class RawWriter final : public ResultSink {
     f += kErrorsPrefix + errors + "\n";
     for (const UnreadableRange& u : r.unreadable) f += "# final " + UnreadableLine(u) + "\n";
     const std::string status = r.StatusText();
+    f += health_;
     f += "# finished: " + KnownOr(UtcPlusSeconds(started_, r.wall_seconds)) + "\n";
     f += kStatusPrefix + OneLine(status) + "\n";
     Write(f);
@@ -253,6 +276,24 @@ class RawWriter final : public ResultSink {
            std::to_string(c.unreadable_chunks) + "\n";
   }
 
+  // "# smart WHEN: key=value ..." (absent fields left out), or the note.
+  static std::string SmartLine(const char* when, const SmartSnapshot& s) {
+    std::string line = std::string("# smart ") + when + ": ";
+    if (!s.available) return line + "unavailable (" + OneLine(s.note) + ")\n";
+    line += "protocol=" + KnownOr(s.protocol);
+    if (s.passed) line += std::string(" passed=") + (*s.passed ? "yes" : "no");
+    if (s.temperature_c) line += " temperature_c=" + FormatFixed(*s.temperature_c, 0);
+    const std::pair<const char*, std::optional<std::uint64_t>> counters[] = {
+        {"power_on_hours", s.power_on_hours},   {"reallocated_sectors", s.reallocated_sectors},
+        {"pending_sectors", s.pending_sectors}, {"offline_uncorrectable", s.offline_uncorrectable},
+        {"crc_errors", s.crc_errors},           {"media_errors", s.media_errors},
+        {"percentage_used", s.percentage_used}};
+    for (const auto& [key, value] : counters) {
+      if (value) line += std::string(" ") + key + "=" + std::to_string(*value);
+    }
+    return line + "\n";
+  }
+
   static std::string ErrorsText(const SweepResult& r) {
     const std::uint64_t bytes = r.UnreadableBytes();
     return std::to_string(r.unreadable.size()) + " unreadable region" +
@@ -277,6 +318,7 @@ class RawWriter final : public ResultSink {
   std::streampos errors_pos_ = std::streampos(-1);
   std::uint32_t passes_planned_ = 1;
   std::string started_;              // RunInfo::start_time_utc
+  std::string health_;               // OnHealth's footer lines
   std::vector<PassSummary> passes_;  // fallback when the result carries none
 };
 

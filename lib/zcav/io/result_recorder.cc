@@ -30,6 +30,11 @@ void ResultRecorder::OnSlowRegion(const SlowRegion& x) {
   order_.push_back(Kind::kSlowRegion);
   slow_.push_back(x);
 }
+void ResultRecorder::OnHealth(const HealthReport& h) {
+  order_.push_back(Kind::kHealth);
+  health_.push_back(h);
+}
+
 void ResultRecorder::OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) {
   order_.push_back(Kind::kZones);
   zones_.emplace_back(a, c);
@@ -41,7 +46,7 @@ void ResultRecorder::OnFinish(const SweepResult& x) {
 
 void ResultRecorder::Replay(ResultSink& sink) const {
   std::size_t start = 0, sample = 0, block = 0, pass = 0, unreadable = 0, slow = 0, zones = 0,
-              finish = 0;
+              health = 0, finish = 0;
   for (const Kind kind : order_) {
     switch (kind) {
       case Kind::kStart:
@@ -61,6 +66,9 @@ void ResultRecorder::Replay(ResultSink& sink) const {
         break;
       case Kind::kSlowRegion:
         sink.OnSlowRegion(slow_[slow++]);
+        break;
+      case Kind::kHealth:
+        sink.OnHealth(health_[health++]);
         break;
       case Kind::kZones:
         sink.OnZones(zones_[zones].first, zones_[zones].second);
@@ -106,6 +114,10 @@ void WriteGuard::OnUnreadable(const UnreadableRange& x) {
 void WriteGuard::OnSlowRegion(const SlowRegion& x) {
   Guard([&] { writer_.OnSlowRegion(x); });
 }
+void WriteGuard::OnHealth(const HealthReport& h) {
+  Guard([&] { writer_.OnHealth(h); });
+}
+
 void WriteGuard::OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) {
   Guard([&] { writer_.OnZones(a, c); });
 }

@@ -26,6 +26,7 @@ class ResultRecorder final : public ResultSink {
   void OnUnreadable(const UnreadableRange& x) override;
   void OnSlowRegion(const SlowRegion& x) override;
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override;
+  void OnHealth(const HealthReport& h) override;
   void OnFinish(const SweepResult& x) override;
 
   // Sends every event kept so far to `sink`, in the order they came. A
@@ -42,6 +43,7 @@ class ResultRecorder final : public ResultSink {
     kUnreadable,
     kSlowRegion,
     kZones,
+    kHealth,
     kFinish
   };
   std::vector<Kind> order_;
@@ -52,6 +54,7 @@ class ResultRecorder final : public ResultSink {
   std::vector<UnreadableRange> unreadable_;
   std::vector<SlowRegion> slow_;
   std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> zones_;
+  std::vector<HealthReport> health_;
   std::vector<SweepResult> finishes_;
 };
 
@@ -68,6 +71,7 @@ class WriteGuard final : public ResultSink {
   void OnUnreadable(const UnreadableRange& x) override;
   void OnSlowRegion(const SlowRegion& x) override;
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override;
+  void OnHealth(const HealthReport& h) override;
   void OnFinish(const SweepResult& x) override;
 
   bool failed() const { return failed_; }

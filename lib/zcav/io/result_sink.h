@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "zcav/analysis/health.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/measure/sample_sink.h"
 
@@ -23,6 +24,9 @@ class ResultSink : public SampleSink {
     (void)analysis;
     (void)context;
   }
+  // The run's health conclusion, before OnZones and OnFinish, when the sink
+  // sits behind a HealthSink (health_sink.h).
+  virtual void OnHealth(const HealthReport& report) { (void)report; }
 };
 
 // Forwards every SampleSink event to `samples` (not owned; must outlive it)
@@ -50,6 +54,7 @@ class ForwardingSink : public SampleForwardingSink {
  public:
   explicit ForwardingSink(ResultSink& inner) : SampleForwardingSink(inner), inner_(inner) {}
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override { inner_.OnZones(a, c); }
+  void OnHealth(const HealthReport& report) override { inner_.OnHealth(report); }
 
  protected:
   ResultSink& inner() { return inner_; }
@@ -65,6 +70,9 @@ class ResultTee final : public SampleForwardingSink {
   explicit ResultTee(std::vector<SampleSink*> sinks);
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override {
     for (auto* s : results_) s->OnZones(a, c);
+  }
+  void OnHealth(const HealthReport& report) override {
+    for (auto* s : results_) s->OnHealth(report);
   }
 
  private:
