@@ -1127,6 +1127,26 @@ fi
 check "zcav plot of a CD result adds the X-speed axis" 0 "$ZCAV" plot "$WORK/plot-cd.dat" -o cd.png -q
 grep -q "set y2label 'speed (CD X" cd.gp || problem "cd.gp has no X-speed axis"
 
+"$ZCAV" sweep "sim:hdd?size=1G&bad=500M+8k" --block-size 1M -q -o "$WORK/plot-fault.dat" ||
+  echo "setup: sweep failed"
+check "zcav plot --kind map draws the surface map: a cell per block, red where unreadable" 0 \
+  "$ZCAV" plot "$WORK/plot-fault.dat" --kind map -o map.png -q
+expect_stderr_empty
+for f in map.gp map.map.dat; do
+  [[ -s $f ]] || problem "$f not written"
+done
+grep -q "data = 'map.map.dat'" map.gp || problem "map.gp does not name map.map.dat"
+expect_grep '^# column row class start_gb end_gb' map.map.dat
+# 1 GiB in 1 MiB blocks: 1024 cells, the one holding 500 MiB (0.524288 GB) red (class 6).
+expect_eq "$(grep -vc '^#' map.map.dat)" 1024 "the cells of map.map.dat"
+expect_grep '^[0-9]+ [0-9]+ 6 0\.524288' map.map.dat
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  expect_nonblank_png map.png
+fi
+check "zcav plot --kind map without -o names the image FILE-map.png" 0 \
+  "$ZCAV" plot "$WORK/plot-hdd.dat" --kind map -q
+[[ -s $WORK/plot-hdd-map.gp && -s $WORK/plot-hdd-map.map.dat ]] || problem "plot-hdd-map.gp not beside the data"
+
 check "zcav plot without -o writes beside the data file, never over it" 0 \
   "$ZCAV" plot "$WORK/plot-hdd.dat" -q
 [[ -s $WORK/plot-hdd.gp && -s $WORK/plot-hdd.curve.dat ]] || problem "plot-hdd.gp not beside the data"
@@ -1136,6 +1156,7 @@ for args in "plot $WORK/nonexistent.dat -o x.png" "plot $WORK/plot-bad.dat -o x.
             "plot $WORK/plot-hdd.dat $WORK/nonexistent.dat -o x.png" "plot -o x.png" \
             "plot $WORK/plot-hdd.dat -o x.jpg" "plot $WORK/plot-hdd.dat --kind pie -o x.png" \
             "plot $WORK/plot-hdd.dat --kind access -o x.png" \
+            "plot $WORK/plot-hdd.dat $WORK/plot-cd.dat --kind map -o x.png" \
             "plot $WORK/plot-hdd.dat --label a --label b -o x.png"; do
   begin "bad input: zcav ${args//"$WORK"\//}"
   # shellcheck disable=SC2086
@@ -1283,15 +1304,17 @@ expect_eq "$(cat file)" keep "the file"
 expect_profile_files() {
   local dir=$1 name=$2 f left
   for f in profile.json "$name.dat" zones.txt "$name.gp" "$name.curve.dat" "$name-access.gp" \
-           report.md report.html summary.txt; do
+           "$name-map.gp" "$name-map.map.dat" report.md report.html summary.txt; do
     [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
   done
   if command -v gnuplot >/dev/null; then
-    for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" report-1.png; do
+    for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" "$name-map.png" \
+             "$name-map.svg" report-1.png; do
       [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
     done
     grep -q '<svg' "$dir/report.html" || problem "$dir/report.html has no inline plot"
   fi
+  grep -q '^## Read latency' "$dir/report.md" || problem "$dir/report.md has no latency table"
   left=$(find "$dir" -name '*.tmp*' | tr '\n' ' ')
   [[ -z $left ]] || problem "temporary files left behind: $left"
 }

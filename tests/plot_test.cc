@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,56 @@ std::vector<std::string> DataLines(const std::string& text) {
   return lines;
 }
 
+// The 30 GiB disk with its chunk latencies recorded (1 MiB chunks, 3
+// passes): every block's slowest chunk 8 ms (< 20) but block 3 (2 ms, < 5),
+// 7 (30 ms, < 50), 10 (100 ms, < 150), 12 (300 ms, < 500) and 20 (700 ms,
+// >= 500); block 5 holds 8 KiB of unreadable sectors, block 14 had no clean
+// read (no point; an unreadable range over it).
+PlotInput WithLatency() {
+  PlotInput in = Failing();
+  in.profile.chunk_bytes = kMiB;
+  for (std::size_t i = 0; i < in.profile.points.size(); ++i) {
+    const std::uint64_t block = in.profile.points[i].offset_bytes / kGiB;
+    const float ms = block == 3    ? 2
+                     : block == 7  ? 30
+                     : block == 10 ? 100
+                     : block == 12 ? 300
+                     : block == 20 ? 700
+                                   : 8;
+    in.profile.worst_chunk_ms.push_back(ms);
+  }
+  LatencyClasses pass;
+  pass.chunk_bytes = kMiB;
+  pass.chunks = {1000, 27000, 1024, 3, 2, 1};
+  pass.unreadable_chunks = 1025;
+  in.profile.latency_classes = {pass, pass, pass};
+  return in;
+}
+
+// One line of a map data file.
+struct CellLine {
+  int column = 0;
+  int row = 0;
+  int latency = 0;
+  double start_gb = 0;
+  double worst_ms = 0;
+  std::uint64_t blocks = 0;
+};
+
+std::vector<CellLine> MapCells(const std::string& text) {
+  std::vector<CellLine> cells;
+  for (const std::string& line : DataLines(text)) {
+    std::istringstream in(line);
+    CellLine c;
+    double end_gb = 0, start_pct = 0, end_pct = 0;
+    in >> c.column >> c.row >> c.latency >> c.start_gb >> end_gb >> start_pct >> end_pct >>
+        c.worst_ms >> c.blocks;
+    REQUIRE(in);
+    cells.push_back(c);
+  }
+  return cells;
+}
+
 struct Case {
   PlotKind kind;
   std::vector<PlotInput> inputs;
@@ -198,6 +249,7 @@ std::vector<Case> AllCases() {
       {PlotKind::kConcurrent,
        {WithConcurrent(Hdd("sda")), WithConcurrent(Hdd("sdb"))},
        "concurrent"},
+      {PlotKind::kMap, {WithLatency()}, "map"},
   };
 }
 
@@ -271,7 +323,7 @@ std::string XmlProblem(const std::string& xml) {
 }
 
 TEST_CASE("Plot kinds parse from their names and back", "[plot]") {
-  for (const char* name : {"falloff", "comparison", "access", "histogram", "concurrent"}) {
+  for (const char* name : {"falloff", "comparison", "access", "histogram", "concurrent", "map"}) {
     CHECK(std::string(PlotKindName(ParsePlotKind(name))) == name);
   }
   CHECK_THROWS_AS(ParsePlotKind("pie"), Error);
@@ -390,7 +442,10 @@ TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with it
     for (const PlotInput& in : c.inputs) {
       if (c.kind != PlotKind::kFalloff) CHECK(svg.find(in.label) != std::string::npos);
     }
-    if (c.kind == PlotKind::kAccess || c.kind == PlotKind::kHistogram) {
+    if (c.kind == PlotKind::kMap) {
+      CHECK(svg.find("row start (GB)") != std::string::npos);
+      CHECK(svg.find("chunks (chunk 1 MiB)") != std::string::npos);
+    } else if (c.kind == PlotKind::kAccess || c.kind == PlotKind::kHistogram) {
       CHECK(svg.find("access time (ms)") != std::string::npos);
     } else {
       CHECK(svg.find("read rate (MB/s, 10^6 B/s)") != std::string::npos);
@@ -898,6 +953,146 @@ TEST_CASE("Off-scale blocks, dips and the jitter band render with their legend",
   CHECK(XmlProblem(many).empty());
   CHECK(Count(many, "MB/s</tspan>") <= 20 + 1);  // the labels, and the title's average
   CHECK(many.find("300 zones, ") != std::string::npos);
+}
+
+TEST_CASE("The surface map has a cell per block at its column and row, in its class", "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files =
+      WritePlot(PlotKind::kMap, {WithLatency()}, dir.path().string(), "m", {"m.png", "m.svg"});
+  const fs::path data = dir.path() / "m.map.dat";
+  REQUIRE(files.data_paths == std::vector<std::string>{data.string()});
+  const std::string text = test::ReadFile(data);
+  CHECK(text.find("# column row class start_gb end_gb start_pct end_pct worst_ms blocks") !=
+        std::string::npos);
+  CHECK(text.find("30 blocks of 1 GiB, 1 block per cell") != std::string::npos);
+  CHECK(text.find("8 columns, 4 rows; chunk 1 MiB") != std::string::npos);
+  CHECK(text.find("estimated") == std::string::npos);
+  const std::vector<CellLine> cells = MapCells(text);
+  // 30 blocks (14, missing from the points, still has its cell): sqrt(1.5 x
+  // 30) = 6.7, rounded up to 8 columns.
+  REQUIRE(cells.size() == 30);
+  for (std::size_t b = 0; b < cells.size(); ++b) {
+    CAPTURE(b);
+    CHECK(cells[b].column == static_cast<int>(b % 8));
+    CHECK(cells[b].row == static_cast<int>(b / 8));
+    CHECK(cells[b].blocks == 1);
+    CHECK(cells[b].start_gb == Approx(static_cast<double>(b * kGiB) / kGB).margin(1e-6));
+    const int expected = b == 3              ? 0
+                         : b == 7            ? 2
+                         : b == 10           ? 3
+                         : b == 12           ? 4
+                         : b == 20           ? 5
+                         : b == 5 || b == 14 ? 6
+                                             : 1;
+    CHECK(cells[b].latency == expected);
+  }
+  CHECK(cells[20].worst_ms == 700);
+  CHECK(cells[14].worst_ms == 0);  // no clean read
+
+  const std::string script = test::ReadFile(files.script_path);
+  CHECK(script.find("data = 'm.map.dat'") != std::string::npos);
+  CHECK(script.find("set output 'm.png'") != std::string::npos);
+  CHECK(script.find("set output 'm.svg'") != std::string::npos);
+  CHECK(script.find("columns = 8") != std::string::npos);
+  CHECK(script.find("rows = 4") != std::string::npos);
+  CHECK(script.find("with boxxy lc rgb variable") != std::string::npos);
+  // The key: chunks summed over the 3 passes, the chunk size in its title.
+  CHECK(script.find("label[1] = '< 5 ms: 3000'") != std::string::npos);
+  CHECK(script.find("label[2] = '< 20 ms: 81000'") != std::string::npos);
+  CHECK(script.find("label[6] = '>= 500 ms: 3'") != std::string::npos);
+  CHECK(script.find("label[7] = 'unreadable: 3075'") != std::string::npos);
+  CHECK(script.find("title 'chunks (chunk 1 MiB)'") != std::string::npos);
+  // Rows labelled by their start: 8 GiB = 8.59 GB a row, in % on the right.
+  CHECK(script.find("'0.0' 0.50, '8.6' 1.50, '17.2' 2.50, '25.8' 3.50") != std::string::npos);
+  CHECK(script.find("'26.7' 1.50") != std::string::npos);
+}
+
+TEST_CASE("Over 4000 blocks the map groups them, each cell in its worst block's class", "[plot]") {
+  PlotInput in;
+  in.label = "big";
+  in.profile.source = "big.json";
+  in.profile.passes = 1;
+  in.profile.chunk_bytes = kMiB;
+  std::vector<CurvePoint> points;
+  for (std::uint64_t b = 0; b < 10000; ++b) {
+    if (b == 9001) continue;  // no clean read
+    points.push_back({b * kMiB, kMiB, 150, 0, 0});
+    in.profile.worst_chunk_ms.push_back(b == 4321 ? 700.0F : b == 40 ? 60.0F : 3.0F);
+  }
+  in.profile.points = Curve(points);
+  in.profile.unreadable = {{9001 * kMiB, kMiB, 5, 0, false}};
+  test::TempDir dir;
+  WritePlot(PlotKind::kMap, {in}, dir.path().string(), "big", {});
+  const std::string text = test::ReadFile(dir.path() / "big.map.dat");
+  CHECK(text.find("10000 blocks of 1 MiB, 3 blocks per cell") != std::string::npos);
+  const std::vector<CellLine> cells = MapCells(text);
+  REQUIRE(cells.size() == 3334);  // ceil(10000 / 3)
+  CHECK(cells.back().blocks == 1);
+  CHECK(cells[1440].latency == 5);  // blocks 4320-4322
+  CHECK(cells[1440].worst_ms == 700);
+  CHECK(cells[13].latency == 3);    // blocks 39-41
+  CHECK(cells[3000].latency == 6);  // blocks 9000-9002
+  CHECK(cells[0].latency == 0);
+  std::size_t fast = 0;
+  for (const CellLine& c : cells) fast += c.latency == 0 ? 1 : 0;
+  CHECK(fast == 3331);
+  // Position order: 80 columns (sqrt(1.5 x 3334) = 70.7, rounded up).
+  REQUIRE(cells.size() > 80);
+  CHECK(cells[80].column == 0);
+  CHECK(cells[80].row == 1);
+  CHECK(cells[80].start_gb == Approx(240.0 * kMiB / kGB).margin(1e-6));
+  const std::string script = test::ReadFile(dir.path() / "big.gp");
+  CHECK(script.find("columns = 80") != std::string::npos);
+  CHECK(script.find("rows = 42") != std::string::npos);
+  // No latency classes recorded: the key counts blocks.
+  CHECK(script.find("label[1] = '< 5 ms: 9997'") != std::string::npos);
+  CHECK(script.find("label[4] = '< 150 ms: 1'") != std::string::npos);
+  CHECK(script.find("label[7] = 'unreadable: 1'") != std::string::npos);
+}
+
+TEST_CASE("Without recorded chunk times the map estimates them from the block rates and says so",
+          "[plot]") {
+  PlotInput in = Hdd();
+  in.profile.chunk_bytes = kMiB;
+  test::TempDir dir;
+  WritePlot(PlotKind::kMap, {in}, dir.path().string(), "est", {});
+  const std::string text = test::ReadFile(dir.path() / "est.map.dat");
+  CHECK(text.find("# chunk times estimated from block rates (chunk size / median rate).") !=
+        std::string::npos);
+  const std::vector<CellLine> cells = MapCells(text);
+  REQUIRE(cells.size() == 30);
+  // 1 MiB at 60.2 MB/s = 17.4 ms; at 39.8 MB/s 26.3 ms; block 14 at 20 MB/s 52.4 ms.
+  CHECK(cells[0].latency == 1);
+  CHECK(cells[0].worst_ms == Approx(1048576.0 / 60.2e6 * 1000).margin(0.001));
+  CHECK(cells[25].latency == 2);
+  CHECK(cells[14].latency == 3);
+  const std::string script = test::ReadFile(dir.path() / "est.gp");
+  CHECK(script.find("chunk times estimated from block rates") != std::string::npos);
+  CHECK(script.find("title 'blocks (chunk 1 MiB, estimated)'") != std::string::npos);
+
+  // No chunk size known: a block is one chunk (1 GiB at 40-60 MB/s: >= 500 ms).
+  in.profile.chunk_bytes = 0;
+  WritePlot(PlotKind::kMap, {in}, dir.path().string(), "whole", {});
+  for (const CellLine& c : MapCells(test::ReadFile(dir.path() / "whole.map.dat"))) {
+    CHECK(c.latency == 5);
+  }
+}
+
+TEST_CASE("A map draws one result and needs blocks; unreadable ranges alone are red cells",
+          "[plot]") {
+  test::TempDir dir;
+  const std::string d = dir.path().string();
+  CHECK_THROWS_AS(WritePlot(PlotKind::kMap, {WithLatency(), WithLatency()}, d, "x", {}), Error);
+  PlotInput empty;
+  empty.label = "empty";
+  CHECK_THROWS_AS(WritePlot(PlotKind::kMap, {empty}, d, "x", {}), Error);
+  CHECK(fs::is_empty(dir.path()));
+  empty.profile.unreadable = {{0, 4 * kMiB, 5, 0, false}};
+  empty.profile.block_bytes = kMiB;
+  WritePlot(PlotKind::kMap, {empty}, d, "x", {});
+  const std::vector<CellLine> cells = MapCells(test::ReadFile(dir.path() / "x.map.dat"));
+  REQUIRE(cells.size() == 4);
+  for (const CellLine& c : cells) CHECK(c.latency == 6);
 }
 
 TEST_CASE("A plot's refusals are bad input; files it cannot write are a runtime error", "[plot]") {

@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 #include "zcav/base/error.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {
@@ -417,6 +418,98 @@ TEST_CASE("Report text is escaped in HTML and Markdown", "[report]") {
   CHECK(Count(rows[0], "|") - Count(rows[0], "\\|") == 9);
   CHECK(rows[0].find("\\<b\\>A\\&B \"x\" \\| y\\</b\\>") != std::string::npos);
   CHECK(md.find("<b>") == std::string::npos);
+}
+
+// A run whose sweep counted its chunks' latency classes: two passes of 1 MiB
+// chunks, every block's slowest chunk 12 ms but the last (600 ms).
+PlotInput WithLatency(PlotInput run) {
+  LatencyClasses first;
+  first.chunk_bytes = kMiB;
+  first.chunks = {100, 250, 20, 3, 2, 1};
+  first.unreadable_chunks = 4;
+  LatencyClasses second = first;
+  second.chunks = {110, 245, 18, 4, 2, 0};
+  second.unreadable_chunks = 1;
+  run.profile.latency_classes = {first, second};
+  run.profile.chunk_bytes = kMiB;
+  for (std::size_t i = 0; i < run.profile.points.size(); ++i) {
+    run.profile.worst_chunk_ms.push_back(i + 1 == run.profile.points.size() ? 600.0F : 12.0F);
+  }
+  return run;
+}
+
+// The lines of a Markdown table that follows `heading`.
+std::vector<std::string> TableAfter(const std::string& md, const std::string& heading) {
+  std::vector<std::string> rows;
+  const std::size_t at = md.find(heading);
+  REQUIRE(at != std::string::npos);
+  for (const std::string& line : Lines(md.substr(at))) {
+    if (!line.empty() && line[0] == '|') {
+      rows.push_back(line);
+    } else if (!rows.empty()) {
+      break;
+    }
+  }
+  return rows;
+}
+
+TEST_CASE("A run with latency classes gets a table of them per pass whose counts add up",
+          "[report]") {
+  const PlotInput run = WithLatency(MakeRun("lat", {60, 60, 30, 30}));
+  const std::string md = MakeMarkdownReport({run, MakeRun("plain", {35, 35})}, {});
+  const std::vector<std::string> rows = TableAfter(md, "## Read latency");
+  REQUIRE(rows.size() == 5);  // header, separator, pass 1, pass 2, all
+  CHECK(Cells(rows[0]) == std::vector<std::string>{
+                              "Run", "Pass", "\\< 5 ms", "\\< 20 ms", "\\< 50 ms", "\\< 150 ms",
+                              "\\< 500 ms", "\\>= 500 ms", "unreadable", "Chunks", "Chunk size"});
+  CHECK(Cells(rows[2]) == std::vector<std::string>{"lat", "1", "100", "250", "20", "3", "2", "1",
+                                                   "4", "380", "1 MiB"});
+  CHECK(Cells(rows[3]) == std::vector<std::string>{"lat", "2", "110", "245", "18", "4", "2", "0",
+                                                   "1", "380", "1 MiB"});
+  CHECK(Cells(rows[4]) == std::vector<std::string>{"lat", "all", "210", "495", "38", "7", "4", "1",
+                                                   "5", "760", "1 MiB"});
+  // Only the runs' table before it.
+  CHECK(TableRows(md.substr(0, md.find("## Read latency"))).size() == 2);
+  CHECK(md.find("MHDD and Victoria") != std::string::npos);
+
+  const std::string without = MakeMarkdownReport({MakeRun("plain", {35, 35})}, {});
+  CHECK(without.find("Read latency") == std::string::npos);
+
+  const std::string html = MakeHtmlReport({run}, {});
+  CHECK(XmlProblem(html) == "");
+  CHECK(html.find("<h2>Read latency</h2>") != std::string::npos);
+  CHECK(html.find("<th scope=\"col\">&gt;= 500 ms</th>") != std::string::npos);
+  CHECK(html.find("<td class=\"n\">760</td>") != std::string::npos);
+}
+
+TEST_CASE("A run with latency data adds its surface map after the other plots", "[report]") {
+  const PlotInput lat = WithLatency(MakeRun("lat", {60, 60, 30, 30}));
+  const PlotInput plain = MakeRun("plain", {35, 35});
+  CHECK(ReportPlotCount({plain}) == 1);
+  CHECK(ReportPlotCount({lat}) == 2);
+  CHECK(ReportPlotCount({lat, plain}) == 4);  // 2 falloffs, the comparison, 1 map
+  const std::string md =
+      MakeMarkdownReport({lat, plain}, {"r-1.png", "r-2.png", "r-3.png", "r-4.png"});
+  const std::size_t map = md.find("### lat: surface map");
+  REQUIRE(map != std::string::npos);
+  CHECK(map > md.find("### Comparison"));
+  CHECK(md.find("(r-4.png)", map) != std::string::npos);
+  CHECK(md.find("plain: surface map") == std::string::npos);
+
+  const std::string html = MakeHtmlReport({lat}, {kFakeSvg, kFakeSvg});
+  CHECK(XmlProblem(html) == "");
+  CHECK(html.find("lat: surface map") != std::string::npos);
+  CHECK(html.find("slowest chunk&#39;s latency class (chunk 1 MiB)") != std::string::npos);
+}
+
+TEST_CASE("WriteReport draws a run's surface map beside the Markdown report", "[report]") {
+  test::TempDir dir;
+  WriteReport({WithLatency(MakeRun("lat", {60, 60, 30, 30}))}, (dir.path() / "rep.md").string());
+  CHECK(fs::file_size(dir.path() / "rep-2.gp") > 0);
+  CHECK(fs::file_size(dir.path() / "rep-2.map.dat") > 0);
+  if (GnuplotAvailable()) CHECK(fs::file_size(dir.path() / "rep-2.png") > 0);
+  const std::string md = test::ReadFile(dir.path() / "rep.md");
+  CHECK(md.find("(rep-2.png)") != std::string::npos);
 }
 
 TEST_CASE("A report's extension picks its format; others are refused", "[report]") {

@@ -52,7 +52,8 @@ po::options_description DescribePlot() {
       "legend/title of the next FILE, in order (default: device model, else file name)")(
       "kind", po::value<std::string>()->value_name("KIND"),
       "falloff (default for one FILE), comparison (default for several), access, "
-      "histogram or concurrent")("quiet,q", "do not say which files were written");
+      "histogram, concurrent or map (a grid of cells coloured by chunk latency class)")(
+      "quiet,q", "do not say which files were written");
   return desc;
 }
 

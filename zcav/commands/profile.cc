@@ -92,10 +92,13 @@ time, a sweep (quick when a full one would take over an hour: an estimate from
 reading the first 256 MiB or 2 s says so; --full reads every block), its zones
 and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all
 of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic
-raw data), zones.txt, NAME.png/.svg (falloff) and NAME-access.png/.svg (access
-times) with their .gp scripts and data, report.html, report.md (with report-1.png
-beside it), summary.txt. Every file is written under a temporary name and renamed.
-The summary goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.
+raw data), zones.txt, NAME.png/.svg (falloff), NAME-access.png/.svg (access
+times) and NAME-map.png/.svg (surface map: every block in its chunk latency
+class, MHDD/Victoria style) with their .gp scripts and data, report.html,
+report.md (with report-1.png... beside it), summary.txt. Every file is written
+under a temporary name and renamed. The summary (with the health conclusion:
+good, suspect or failing, and SMART before and after where smartctl can read
+it) goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.
 Before reading, DIR's file system must hold the files (about 1 MB plus the sweep's
 data): else exit 2. If a file cannot be written anyway, profile.json is kept (in
 DIR if it was written there, else in $TMPDIR or /tmp) and stderr says where.
@@ -810,6 +813,16 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   p.verdict = VerdictKindName(verdict_.kind);
   p.verdict_reason = verdict_.reason;
   if (partial_) p.notes.push_back("the run's status: " + status_);
+  // The read errors and chunk latencies, as profile.json records them: the
+  // surface map and the reports' latency table.
+  if (p.unreadable.empty()) p.unreadable = sweep_.unreadable;
+  if (p.slow_regions.empty()) p.slow_regions = sweep_.slow_regions;
+  if (p.latency_classes.empty()) {
+    for (const PassSummary& pass : sweep_.passes) p.latency_classes.push_back(pass.latency);
+  }
+  if (p.worst_chunk_ms.empty()) p.worst_chunk_ms = std::move(curve_.worst_chunk_ms);
+  if (p.chunk_bytes == 0) p.chunk_bytes = run_.plan.chunk_bytes;
+  if (!p.plan) p.plan = run_.plan;
   input.media = media_;
   input.zones = analysis_;
   input.access = p.access_samples;
@@ -824,6 +837,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   };
   plot(PlotKind::kFalloff, name_);
   if (!input.access.empty()) plot(PlotKind::kAccess, name_ + "-access");
+  if (!p.latency_classes.empty() || !p.worst_chunk_ms.empty()) plot(PlotKind::kMap, name_ + "-map");
   for (const char* report : {"report.html", "report.md"}) {
     const ReportFiles files = WriteReport({input}, InDir(report));
     wrote_.push_back(report);

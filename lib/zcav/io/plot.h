@@ -22,9 +22,10 @@ enum class PlotKind {
   kAccess,      // access time (ms) against position: scatter
   kHistogram,   // access-time histogram
   kConcurrent,  // devices read at the same time vs alone
+  kMap,         // surface map: a grid of cells coloured by chunk latency class
 };
 
-// "falloff", "comparison", "access", "histogram", "concurrent".
+// "falloff", "comparison", "access", "histogram", "concurrent", "map".
 const char* PlotKindName(PlotKind kind);
 // The inverse of PlotKindName; throws Error(kBadInput) naming the choices.
 PlotKind ParsePlotKind(const std::string& text);
@@ -105,11 +106,26 @@ struct PlotFiles {
 // passes, legend "slow (N regions)"). Never replaces an input's source file. The script
 // names files relative to `dir` only, and holds no date: the same inputs give
 // the same text. PNG and SVG are 1000x600 pixels.
-// Throws Error(kBadInput) for unusable inputs (no input; falloff with more
-// than one; a kind whose data the inputs lack: no points, no access samples,
-// no concurrent curve; an image name of another extension; a name with a
-// directory; an image that would replace an input) and Error(kRuntime) when
-// `dir` cannot be created or a file cannot be written.
+// The surface map (kMap, one input) writes NAME.map.dat: the grid of
+// BuildSurfaceMap (surface_map.h), one line per cell in position order
+// (row by row, each left to right): column, row, class (0 < 5 ms .. 5 >= 500
+// ms, 6 unreadable), start and end in GB and in % of the device, the slowest
+// chunk (ms) and the blocks in the cell; the header comment gives the blocks,
+// blocks per cell (ceil(blocks / kMaxMapCells)), columns, rows and the chunk
+// size, and says when the chunk times were estimated from the block rates
+// (no worst_chunk_ms). The script draws each cell as a box in its class's
+// fixed colour (greys and green for < 5, < 20, < 50 ms; yellow < 150, orange
+// < 500, dark magenta >= 500 ms; bright red unreadable), the y axes label
+// the rows' starts in GB (left) and % of the device (right), the x axis the
+// GB from the row start; the key lists each class with its count (chunks
+// from profile.latency_classes summed over passes, else blocks) under
+// "chunks (chunk 1 MiB)" or "blocks (chunk 1 MiB, estimated)"; the title
+// says "estimated from block rates" when it is.
+// Throws Error(kBadInput) for unusable inputs (no input; falloff or map with
+// more than one; a kind whose data the inputs lack: no points (map: neither
+// points nor unreadable ranges), no access samples, no concurrent curve; an image name of another
+// extension; a name with a directory; an image that would replace an input) and Error(kRuntime)
+// when `dir` cannot be created or a file cannot be written.
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
                     const std::string& name, const std::vector<std::string>& images);
 

@@ -17,6 +17,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"  // FormatBytes
+#include "zcav/io/surface_map.h"
 
 namespace zcav {
 namespace {
@@ -168,6 +169,42 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
   return t;
 }
 
+// A Markdown pipe table: the header, the separator, a line per row.
+std::string MdTable(const Table& table) {
+  std::string header = "|";
+  std::string rule = "|";
+  for (const Column& c : table.columns) {
+    header += " " + MdText(c.title) + " |";
+    rule += c.numeric ? "---:|" : "---|";
+  }
+  std::string md = header + "\n" + rule + "\n";
+  for (const auto& row : table.rows) {
+    md += "|";
+    for (const std::string& cell : row) md += " " + MdText(cell) + " |";
+    md += "\n";
+  }
+  return md;
+}
+
+// An HTML table in its scrolling box; each row's first cell is its header.
+std::string HtmlTable(const Table& table) {
+  std::string h = "<div class=\"wide\">\n<table>\n<thead>\n<tr>";
+  for (const Column& c : table.columns) h += "<th scope=\"col\">" + HtmlText(c.title) + "</th>";
+  h += "</tr>\n</thead>\n<tbody>\n";
+  for (const auto& row : table.rows) {
+    h += "<tr>";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i == 0) {
+        h += "<th scope=\"row\">" + HtmlText(row[i]) + "</th>";
+      } else {
+        h += (table.columns[i].numeric ? "<td class=\"n\">" : "<td>") + HtmlText(row[i]) + "</td>";
+      }
+    }
+    h += "</tr>\n";
+  }
+  return h + "</tbody>\n</table>\n</div>\n";
+}
+
 // The plots of a report, in ReportPlotCount order.
 struct PlotSpec {
   PlotKind kind;
@@ -195,8 +232,59 @@ std::vector<PlotSpec> PlotSpecs(const std::vector<PlotInput>& runs) {
                      "MB/s against position in % of each device, so devices of different "
                      "sizes line up"});
   }
+  for (const PlotInput& run : runs) {
+    if (!HasLatencyData(run.profile)) continue;
+    const SurfaceMap m = BuildSurfaceMap(run.profile);
+    std::string caption =
+        "The device in position order, left to right and top to bottom: each cell " +
+        (m.blocks_per_cell == 1 ? std::string("a block")
+                                : std::to_string(m.blocks_per_cell) + " blocks") +
+        " in the colour of its slowest chunk's latency class (chunk " +
+        ChunkSizeText(m.chunk_bytes) + "); red: unreadable";
+    if (m.estimated_blocks > 0 && m.estimated_blocks == m.rated_blocks) {
+      caption += "; chunk times estimated from block rates";
+    }
+    specs.push_back({PlotKind::kMap, {run}, run.label + ": surface map", caption});
+  }
   return specs;
 }
+
+// The latency classes' table: a row per pass of each run that recorded
+// them, and the total of a run's passes when it has several.
+Table MakeLatencyTable(const std::vector<PlotInput>& runs) {
+  Table t;
+  t.columns = {{"Run", false}, {"Pass", false}};
+  for (std::size_t c = 0; c <= static_cast<std::size_t>(LatencyClass::kUnreadable); ++c) {
+    t.columns.push_back({LatencyClassLabel(static_cast<LatencyClass>(c)), true});
+  }
+  t.columns.push_back({"Chunks", true});
+  t.columns.push_back({"Chunk size", true});
+  const auto row = [&](const std::string& label, const std::string& pass, const LatencyClasses& l,
+                       std::uint64_t chunk_bytes) {
+    std::vector<std::string> r = {label, pass};
+    for (const std::uint64_t n : l.chunks) r.push_back(std::to_string(n));
+    r.push_back(std::to_string(l.unreadable_chunks));
+    r.push_back(std::to_string(l.Total()));
+    const std::uint64_t size = l.chunk_bytes > 0 ? l.chunk_bytes : chunk_bytes;
+    r.push_back(size > 0 ? ChunkSizeText(size) : "n/a");
+    t.rows.push_back(std::move(r));
+  };
+  for (const PlotInput& run : runs) {
+    const std::vector<LatencyClasses>& passes = run.profile.latency_classes;
+    LatencyClasses total;
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+      row(run.label, std::to_string(i + 1), passes[i], run.profile.chunk_bytes);
+      total.Add(passes[i]);
+    }
+    if (passes.size() > 1) row(run.label, "all", total, run.profile.chunk_bytes);
+  }
+  return t;
+}
+
+constexpr const char* kLatencySentence =
+    "Each chunk (one read call) counted by how long it took, in the classes MHDD and Victoria "
+    "use; unreadable = chunks holding sectors that failed to read after a retry. The classes "
+    "depend on the chunk size.";
 
 // "N region(s), SIZE": how many `ranges` (read errors, slow regions) and
 // their lengths summed.
@@ -369,28 +457,27 @@ RunSummary SummarizeRun(const PlotInput& run) {
 
 std::size_t ReportPlotCount(std::size_t run_count) { return run_count + (run_count > 1 ? 1 : 0); }
 
+std::size_t ReportPlotCount(const std::vector<PlotInput>& runs) {
+  return ReportPlotCount(runs.size()) +
+         static_cast<std::size_t>(std::count_if(runs.begin(), runs.end(), [](const PlotInput& r) {
+           return HasLatencyData(r.profile);
+         }));
+}
+
 std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
                                const std::vector<std::string>& image_files, bool rendered) {
   const Table table = MakeTable(runs);
   std::ostringstream md;
   md << "# zcav report\n\n";
   md << runs.size() << (runs.size() == 1 ? " run. " : " runs. ") << UnitsText(table) << "\n\n";
-  std::string header = "|";
-  std::string rule = "|";
-  for (const Column& c : table.columns) {
-    header += " " + MdText(c.title) + " |";
-    rule += c.numeric ? "---:|" : "---|";
-  }
-  md << header << "\n" << rule << "\n";
-  for (const auto& row : table.rows) {
-    md << "|";
-    for (const std::string& cell : row) md << " " << MdText(cell) << " |";
-    md << "\n";
-  }
-  md << "\n";
+  md << MdTable(table) << "\n";
   for (const PlotInput& run : runs) {
     md << "- **" << MdText(run.label) << "**\n";
     for (const std::string& line : RunDetails(run)) md << "  - " << MdText(line) << "\n";
+  }
+  const Table latency = MakeLatencyTable(runs);
+  if (!latency.rows.empty()) {
+    md << "\n## Read latency\n\n" << kLatencySentence << "\n\n" << MdTable(latency);
   }
   md << "\n## Plots\n\n";
   if (image_files.empty()) {
@@ -425,29 +512,20 @@ std::string MakeHtmlReport(const std::vector<PlotInput>& runs,
   h << "<h1>zcav report</h1>\n";
   h << "<p class=\"muted\">" << runs.size() << (runs.size() == 1 ? " run. " : " runs. ")
     << HtmlText(UnitsText(table)) << "</p>\n";
-  h << "<div class=\"wide\">\n<table>\n<thead>\n<tr>";
-  for (const Column& c : table.columns) h << "<th scope=\"col\">" << HtmlText(c.title) << "</th>";
-  h << "</tr>\n</thead>\n<tbody>\n";
-  for (const auto& row : table.rows) {
-    h << "<tr>";
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i == 0) {
-        h << "<th scope=\"row\">" << HtmlText(row[i]) << "</th>";
-      } else {
-        h << (table.columns[i].numeric ? "<td class=\"n\">" : "<td>") << HtmlText(row[i])
-          << "</td>";
-      }
-    }
-    h << "</tr>\n";
-  }
-  h << "</tbody>\n</table>\n</div>\n";
+  h << HtmlTable(table);
   h << "<ul class=\"details\">\n";
   for (const PlotInput& run : runs) {
     h << "<li><strong>" << HtmlText(run.label) << "</strong><ul>";
     for (const std::string& line : RunDetails(run)) h << "<li>" << HtmlText(line) << "</li>";
     h << "</ul></li>\n";
   }
-  h << "</ul>\n<h2>Plots</h2>\n";
+  h << "</ul>\n";
+  const Table latency = MakeLatencyTable(runs);
+  if (!latency.rows.empty()) {
+    h << "<h2>Read latency</h2>\n<p class=\"muted\">" << HtmlText(kLatencySentence) << "</p>\n"
+      << HtmlTable(latency);
+  }
+  h << "<h2>Plots</h2>\n";
   if (svgs.empty()) {
     h << "<p>The plots are not included: gnuplot was not found. Install gnuplot and write the "
          "report again, or use <code>zcav plot</code> on the data files.</p>\n";

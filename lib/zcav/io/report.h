@@ -2,8 +2,11 @@
 // interface, min/max/average MB/s, zones, outer/inner ratio and, when any run
 // has them, average X speed, CPU %, mean access time (ms), burst rate (MB/s)
 // and the bus-or-media verdict, whose reason is listed below the table),
-// followed by their plots: a falloff curve per run and, for several runs, a
-// comparison overlay.
+// then, when a run recorded chunk latency classes, a table of them (one row
+// per pass, and the total over several passes: the chunks by class, the
+// unreadable ones, all chunks and the chunk size), followed by their plots: a
+// falloff curve per run, for several runs a comparison overlay, and a surface
+// map (PlotKind::kMap) per run with latency data (HasLatencyData).
 //
 // Two formats: Markdown (a pipe table; the plots as PNG files beside the
 // report, each with the .gp script and data that draw it) and one
@@ -53,18 +56,23 @@ struct RunSummary {
 // Pure: the figures of `run`.
 RunSummary SummarizeRun(const PlotInput& run);
 
-// How many plots a report of `run_count` runs has: one falloff per run, plus
-// one comparison when there are two runs or more. Plots are numbered 1..N in
-// that order (falloffs in run order, then the comparison).
+// How many plots a report of `run_count` runs without latency data has: one
+// falloff per run, plus one comparison when there are two runs or more.
+// Plots are numbered 1..N in that order (falloffs in run order, then the
+// comparison).
 std::size_t ReportPlotCount(std::size_t run_count);
+// The same for `runs`, plus one surface map per run with latency data
+// (HasLatencyData), numbered after the comparison in run order.
+std::size_t ReportPlotCount(const std::vector<PlotInput>& runs);
 
 // The Markdown text. `image_files` are the PNG file names (relative to the
 // report) of the plots, in ReportPlotCount order, or empty for a report
 // without plots; each has its script beside it (same stem, .gp). `rendered`
 // false: the PNGs were not drawn (gnuplot missing) and the report says how to
 // draw them. The table has a header row, a separator row and exactly one row
-// per run; no other line of the report starts with '|'.
-// REQUIRES: image_files is empty or has ReportPlotCount(runs.size()) names.
+// per run; no other line before the "## Read latency" section (present only
+// when a run recorded latency classes, with its own table) starts with '|'.
+// REQUIRES: image_files is empty or has ReportPlotCount(runs) names.
 std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
                                const std::vector<std::string>& image_files, bool rendered = true);
 
@@ -73,7 +81,7 @@ std::string MakeMarkdownReport(const std::vector<PlotInput>& runs,
 // then says so). Each SVG loses its XML prolog, DOCTYPE, namespace
 // declarations and any <script>, and has its ids prefixed so several plots
 // can share the page.
-// REQUIRES: svgs is empty or has ReportPlotCount(runs.size()) entries.
+// REQUIRES: svgs is empty or has ReportPlotCount(runs) entries.
 std::string MakeHtmlReport(const std::vector<PlotInput>& runs,
                            const std::vector<std::string>& svgs);
 
