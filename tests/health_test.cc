@@ -53,8 +53,8 @@ TEST_CASE("Unreadable ranges make a run failing, with their positions", "[health
   CHECK(h.verdict == HealthVerdict::kFailing);
   REQUIRE_FALSE(h.reasons.empty());
   CHECK(h.reasons[0].find("2 unreadable ranges (12288 bytes)") != std::string::npos);
-  CHECK(h.reasons[0].find("0.524 GB (50.0 %)") != std::string::npos);  // 500 MiB
-  CHECK(h.reasons[0].find("0.734 GB (70.0 %)") != std::string::npos);
+  CHECK(h.reasons[0].find("at 0.524 GB (50.0 %, 4 KiB), 0.734 GB (70.0 %, 8 KiB)") !=
+        std::string::npos);  // 500 and 700 MiB
 }
 
 TEST_CASE("Slow regions and chunks of 500 ms or more make a run suspect", "[health]") {
@@ -63,7 +63,16 @@ TEST_CASE("Slow regions and chunks of 500 ms or more make a run suspect", "[heal
     in.slow_regions = {{300 * kMiB, 2 * kMiB, 0, 600, 20}};
     const Health h = AssessHealth(in);
     CHECK(h.verdict == HealthVerdict::kSuspect);
-    CHECK(Mentions(h, "1 slow region at 0.315 GB (30.0 %): 600 ms where 20 ms was expected"));
+    CHECK(
+        Mentions(h, "1 slow region at 0.315 GB (30.0 %, 2 MiB): 600 ms where 20 ms was expected"));
+  }
+  SECTION("the same place found in three passes is one region") {
+    in.slow_regions = {{300 * kMiB, 2 * kMiB, 0, 600, 20},
+                       {301 * kMiB, 1 * kMiB, 1, 650, 20},
+                       {300 * kMiB, 2 * kMiB, 2, 610, 20}};
+    CHECK(Mentions(AssessHealth(in),
+                   "1 slow region at 0.315 GB (30.0 %, 2 MiB): 650 ms where 20 "
+                   "ms was expected (in 3 passes)"));
   }
   SECTION("a very slow chunk") {
     in.latency.chunks[5] = 3;

@@ -16,9 +16,13 @@ faulty: exit 1; health "failing"; a reason names the unreadable ranges with
         range's chunks in a class of 150 ms or more, and the block holding
         them has its slowest chunk there.
 clean:  exit 0; health "good"; no unreadable chunks, no chunk of 150 ms or more.
+The surface map (NAME-map.png, .svg and NAME-map.map.dat): a cell over an
+unreadable range is red (class 6), one over the slow range in a class of
+150 ms or more, every other cell under 150 ms.
 Prints the figures; exits 1 with "FAIL:" lines if an assertion fails.
 """
 import argparse
+import glob
 import json
 import os
 import sys
@@ -42,6 +46,41 @@ def ranges_of(text):
 
 def gb(offset):
     return "%.3f GB" % (offset / 1e9)
+
+
+def check_map(directory, eio, slow, chunk):
+    """The map's cells: red over eio, slow over slow (to the chunk), fast elsewhere."""
+    data = glob.glob(os.path.join(directory, "*-map.map.dat"))
+    check(len(data) == 1, "no single *-map.map.dat in %s" % directory)
+    for ext in ("png", "svg"):
+        check(glob.glob(os.path.join(directory, "*-map." + ext)), "no surface map ." + ext)
+    if len(data) != 1:
+        return
+    cells = []
+    with open(data[0], encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            w = line.split()
+            cells.append((int(w[2]), round(float(w[3]) * 1e9), round(float(w[4]) * 1e9)))
+    check(cells, "the map has no cells")
+    red = slowc = 0
+    for cls, lo, hi in cells:
+        # Cell ends are printed to 1000 bytes (GB with 6 decimals).
+        over_eio = any(lo + 1000 < r_hi and r_lo < hi - 1000 for r_lo, r_hi in eio)
+        # A cell holds whole chunks: one that starts or ends within a chunk of the slow range
+        # may hold a slow chunk.
+        near_slow = any(lo < r_hi + chunk and r_lo - chunk < hi for r_lo, r_hi in slow)
+        if over_eio:
+            red += 1
+            check(cls == 6, "cell %d-%d over an unreadable range has class %d, not 6 (red)" % (lo, hi, cls))
+        elif any(lo + 1000 < r_hi and r_lo < hi - 1000 for r_lo, r_hi in slow):
+            slowc += 1
+            check(3 <= cls <= 5, "cell %d-%d over the slow range has class %d, not 3-5" % (lo, hi, cls))
+        elif not near_slow:
+            check(cls <= 2, "cell %d-%d away from the faults has class %d (150 ms or more)" % (lo, hi, cls))
+    print("  map: %d cells, %d red over the unreadable ranges, %d slow over the slow range" %
+          (len(cells), red, slowc))
 
 
 def main():
@@ -96,6 +135,8 @@ def main():
     check(health.get("verdict") == verdict, "health %r, expected %r" % (health.get("verdict"), verdict))
     check("Health:        " + verdict in summary, "summary.txt does not say " + verdict)
     check(verdict in reports, "the reports do not say " + verdict)
+    check_map(a.dir, ranges_of(a.eio) if a.eio else [], ranges_of(a.slow) if a.slow else [],
+              chunk)
     if a.kind == "clean":
         check(a.rc == 0, "exit %d, expected 0" % a.rc)
         return
@@ -113,8 +154,9 @@ def main():
              abs(s["offset_bytes"] + s["length_bytes"] - slow_hi) <= chunk]
     check(found, "no slow region within a chunk of %d-%d: %s" % (slow_lo, slow_hi, doc["slow_regions"]))
     slow_reason = [r for r in reasons if "slow region" in r]
-    check(found and slow_reason and gb(found[0]["offset_bytes"]) in slow_reason[0],
-          "no reason names the slow region at its position: %s" % reasons)
+    check(slow_reason and slow_reason[0].startswith("1 slow region at ") and
+          any(gb(s["offset_bytes"]) in slow_reason[0] for s in found),
+          "no reason names the one slow place at its position: %s" % reasons)
     held = [b for b in blocks if b["offset_bytes"] <= slow_lo < b["offset_bytes"] + b["length_bytes"]]
     check(held and held[0].get("worst_chunk_ms", 0) > 150,
           "the block holding the slow range has no slow chunk: %s" % held)

@@ -823,6 +823,15 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   if (p.worst_chunk_ms.empty()) p.worst_chunk_ms = std::move(curve_.worst_chunk_ms);
   if (p.chunk_bytes == 0) p.chunk_bytes = run_.plan.chunk_bytes;
   if (!p.plan) p.plan = run_.plan;
+  p.health_verdict = HealthVerdictName(health_.health.verdict);
+  p.health_reasons = health_.health.reasons;
+  for (const SmartChange& c : health_.smart_increases) {
+    p.smart_increases.push_back(c.field + " " + std::to_string(c.before) + " -> " +
+                                std::to_string(c.after));
+  }
+  if (health_.smart_requested && !health_.smart_before.available) {
+    p.smart_note = health_.smart_before.note;
+  }
   input.media = media_;
   input.zones = analysis_;
   input.access = p.access_samples;

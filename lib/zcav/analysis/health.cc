@@ -13,16 +13,28 @@ namespace {
 // Positions listed in a reason at most; the rest are counted.
 constexpr std::size_t kListedPositions = 5;
 
-// "12.345 GB" (10^9 B) and, when the device size is known, " (41.2 %)".
-std::string Where(std::uint64_t offset_bytes, std::uint64_t device_bytes) {
+// "12.345 GB" (10^9 B) and in parentheses, when the device size is known,
+// "41.2 %", then `extra` ("12.345 GB (41.2 %, 64 KiB)").
+std::string Where(std::uint64_t offset_bytes, std::uint64_t device_bytes,
+                  const std::string& extra = "") {
   std::string text = FormatFixed(static_cast<double>(offset_bytes) / kGB, 3) + " GB";
+  std::string inside = extra;
   if (device_bytes > 0) {
-    text += " (" +
-            FormatFixed(
-                100.0 * static_cast<double>(offset_bytes) / static_cast<double>(device_bytes), 1) +
-            " %)";
+    inside = FormatFixed(
+                 100.0 * static_cast<double>(offset_bytes) / static_cast<double>(device_bytes), 1) +
+             " %" + (extra.empty() ? "" : ", " + extra);
   }
-  return text;
+  return inside.empty() ? text : text + " (" + inside + ")";
+}
+
+// "512 B", "64 KiB", "1 MiB", "1.50 GiB": a size in a sentence.
+std::string Size(std::uint64_t bytes) {
+  if (bytes % kMiB == 0 && bytes < 1024 * kMiB) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes % kKiB == 0 && bytes < kMiB) return std::to_string(bytes / kKiB) + " KiB";
+  if (bytes < kKiB) return std::to_string(bytes) + " B";
+  if (bytes < kMiB) return FormatFixed(static_cast<double>(bytes) / kKiB, 1) + " KiB";
+  if (bytes < kGiB) return FormatFixed(static_cast<double>(bytes) / kMiB, 2) + " MiB";
+  return FormatFixed(static_cast<double>(bytes) / kGiB, 2) + " GiB";
 }
 
 std::string Plural(std::uint64_t n, const std::string& one, const std::string& many) {
@@ -72,8 +84,7 @@ class Assessor {
     failing_.push_back(Plural(in_.unreadable.size(), "unreadable range", "unreadable ranges") +
                        " (" + std::to_string(bytes) + " bytes) at " +
                        Positions(in_.unreadable, [&](const auto& u) {
-                         return Where(u.offset_bytes, in_.device_bytes) + ", " +
-                                std::to_string(u.length_bytes) + " bytes";
+                         return Where(u.offset_bytes, in_.device_bytes, Size(u.length_bytes));
                        }));
   }
 
@@ -95,13 +106,41 @@ class Assessor {
     }
   }
 
+  // The slow regions, one per place: regions that overlap or touch (the
+  // same place found in several passes, bounded a little differently each
+  // time) are one, with the slowest time and the passes that found it.
   void SlowRegions() {
-    if (in_.slow_regions.empty()) return;
-    suspect_.push_back(Plural(in_.slow_regions.size(), "slow region", "slow regions") + " at " +
-                       Positions(in_.slow_regions, [&](const SlowRegion& r) {
-                         return Where(r.offset_bytes, in_.device_bytes) + ": " +
+    struct Place {
+      std::uint64_t begin = 0, end = 0;
+      SlowRegion slowest;
+      std::vector<std::uint32_t> passes;
+    };
+    std::vector<SlowRegion> sorted = in_.slow_regions;
+    std::sort(sorted.begin(), sorted.end(), [](const SlowRegion& a, const SlowRegion& b) {
+      return a.offset_bytes < b.offset_bytes;
+    });
+    std::vector<Place> places;
+    for (const SlowRegion& r : sorted) {
+      if (places.empty() || r.offset_bytes > places.back().end) {
+        places.push_back({r.offset_bytes, r.offset_bytes + r.length_bytes, r, {}});
+      }
+      Place& p = places.back();
+      p.end = std::max(p.end, r.offset_bytes + r.length_bytes);
+      if (r.ms > p.slowest.ms) p.slowest = r;
+      if (std::find(p.passes.begin(), p.passes.end(), r.pass) == p.passes.end()) {
+        p.passes.push_back(r.pass);
+      }
+    }
+    if (places.empty()) return;
+    suspect_.push_back(Plural(places.size(), "slow region", "slow regions") + " at " +
+                       Positions(places, [&](const Place& p) {
+                         const SlowRegion& r = p.slowest;
+                         return Where(p.begin, in_.device_bytes, Size(p.end - p.begin)) + ": " +
                                 FormatFixed(r.ms, 0) + " ms where " +
-                                FormatFixed(r.expected_ms, 0) + " ms was expected";
+                                FormatFixed(r.expected_ms, 0) + " ms was expected" +
+                                (p.passes.size() > 1
+                                     ? " (in " + std::to_string(p.passes.size()) + " passes)"
+                                     : "");
                        }));
   }
 
@@ -112,7 +151,7 @@ class Assessor {
     suspect_.push_back(Plural(slowest, "chunk", "chunks") + " of " +
                        std::to_string(in_.latency.Total()) + " took " +
                        FormatFixed(kLatencyBoundsMs.back(), 0) + " ms or more (chunk " +
-                       FormatBytes(in_.latency.chunk_bytes) + ")");
+                       Size(in_.latency.chunk_bytes) + ")");
   }
 
   void SmartSuspect() {
@@ -159,7 +198,7 @@ class Assessor {
     if (in_.latency.Total() > 0) {
       h.reasons.push_back(std::string("slowest chunk class: ") +
                           LatencyClassLabel(static_cast<LatencyClass>(worst)) + " (chunk " +
-                          FormatBytes(in_.latency.chunk_bytes) + ")");
+                          Size(in_.latency.chunk_bytes) + ")");
     }
     if (in_.smart_before.available && in_.smart_after.available) {
       h.reasons.push_back("SMART: no error counter grew during the run");

@@ -321,6 +321,21 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
     lines.push_back("slow: " + RegionsText(p.slow_regions) +
                     " over all passes, read far slower than the chunks before them");
   }
+  if (!p.health_verdict.empty()) {
+    std::string health = "health: " + p.health_verdict;
+    for (std::size_t i = 0; i < p.health_reasons.size(); ++i) {
+      health += (i == 0 ? " — " : "; ") + p.health_reasons[i];
+    }
+    lines.push_back(health);
+  }
+  if (!p.smart_increases.empty()) {
+    std::string smart = "SMART counters that grew during the run:";
+    for (const std::string& c : p.smart_increases) smart += " " + c + ";";
+    smart.pop_back();
+    lines.push_back(smart);
+  } else if (!p.smart_note.empty()) {
+    lines.push_back("SMART: " + p.smart_note);
+  }
   for (const std::string& note : p.notes) lines.push_back("note: " + note);
   return lines;
 }
