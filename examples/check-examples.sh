@@ -81,11 +81,12 @@ check_present() {
               two-disks-one-bus/sim-hdd-seed-1-size-20G-bus-ide0.dat
               two-disks-one-bus/sim-hdd-seed-2-size-20G-bus-ide0.alone.dat)
   local scripts=(sim-hdd-seed-1.gp sim-usb2-hdd.gp sim-cd.gp sim-dvd.gp hdd-vs-usb2.gp
-                 report-1.gp report-2.gp report-3.gp two-disks-one-bus/together.gp)
+                 report-1.gp report-2.gp report-3.gp report-4.gp report-5.gp
+                 two-disks-one-bus/together.gp)
   local reports=(report.html report.md)
   local images=(sim-hdd-seed-1.png sim-hdd-seed-1.svg sim-usb2-hdd.png sim-cd.png sim-dvd.png
-                hdd-vs-usb2.png report-1.png report-2.png report-3.png
-                two-disks-one-bus/together.png)
+                hdd-vs-usb2.png report-1.png report-2.png report-3.png report-4.png
+                report-5.png two-disks-one-bus/together.png)
   local want=("${data[@]}" "${scripts[@]}" "${reports[@]}") f pattern
   if [[ $HAVE_GNUPLOT -eq 1 ]]; then
     want+=("${images[@]}")
@@ -106,12 +107,14 @@ check_present() {
       missing=1
     fi
   done
-  if [[ $HAVE_GNUPLOT -eq 1 && $(grep -o '<svg' report.html 2>/dev/null | wc -l) -ne 3 ]]; then
-    echo "report.html: expected 3 inline SVGs (2 falloff + 1 comparison)"
+  if [[ $HAVE_GNUPLOT -eq 1 && $(grep -o '<svg' report.html 2>/dev/null | wc -l) -ne 5 ]]; then
+    echo "report.html: expected 5 inline SVGs (2 falloff + 1 comparison + 2 surface maps)"
     missing=1
   fi
-  if [[ $(grep -c '^|' report.md 2>/dev/null) -ne 4 ]]; then
-    echo "report.md: expected a table of 2 rows (4 lines starting with '|')"
+  # The runs' table (2 rows) and the read-latency table (3 passes of the
+  # first run, 1 of the second, and a total row for the first: 8 rows + 2).
+  if [[ $(grep -c '^|' report.md 2>/dev/null) -ne 14 ]]; then
+    echo "report.md: expected a table of 2 runs and a latency table of 8 rows (14 lines starting with '|')"
     missing=1
   fi
   if ! grep -q 'share a ceiling of about 80' two-disks-one-bus.txt 2>/dev/null; then
