@@ -884,8 +884,11 @@ grep -q '^complete:' "$ERR" || problem "no 'complete: ...' line on stderr"
 expect_grep '^zones of sim:hdd: curve zoned' "$ERR" stderr
 expect_grep '^summary: 16 zones' "$ERR" stderr
 
-check "--no-zones: the last stderr line is the 'complete:' line" 0 "$ZCAV" sweep sim:hdd --no-zones -o nz.dat
-tail -n 1 "$ERR" | grep -q '^complete:' || problem "last stderr line is not 'complete: ...': $(tail -n 1 "$ERR")"
+check "--no-zones: the 'complete:' line is followed by the health line only" 0 "$ZCAV" sweep sim:hdd --no-zones -o nz.dat
+tail -n 2 "$ERR" | head -n 1 | grep -q '^complete:' ||
+  problem "last but one stderr line is not 'complete: ...': $(tail -n 2 "$ERR" | head -n 1)"
+tail -n 1 "$ERR" | grep -q '^zcav: health: good: ' ||
+  problem "last stderr line is not 'zcav: health: good: ...': $(tail -n 1 "$ERR")"
 expect_no_grep "zones of" "$ERR"
 expect_no_grep "# zones of" nz.dat
 
@@ -972,13 +975,13 @@ command -v gnuplot >/dev/null && HAVE_GNUPLOT=1
 # The number of "<svg" in a file.
 svg_count() { grep -o '<svg' "$1" | wc -l; }
 
-begin "zcav report a.dat b.dat -o r.html: one self-contained page, 2 falloff + 1 comparison SVG"
+begin "zcav report a.dat b.dat -o r.html: one self-contained page, 2 falloff + 1 comparison + 2 map SVGs"
 cp "$FIX/rep-a.dat" a.dat && cp "$FIX/rep-b.dat" b.dat
 run "$ZCAV" report a.dat b.dat -o r.html --label 'inner <&> "disk"'
 expect_exit 0
 expect_stdout_empty
 if [[ $HAVE_GNUPLOT -eq 1 ]]; then
-  expect_eq "$(svg_count r.html)" 3 "the number of <svg in r.html"
+  expect_eq "$(svg_count r.html)" 5 "the number of <svg in r.html"
 else
   expect_eq "$(svg_count r.html)" 0 "the number of <svg in r.html (no gnuplot)"
   expect_grep 'gnuplot' "$ERR" stderr
@@ -994,23 +997,25 @@ cp "$FIX/rep-a.dat" a.dat && cp "$FIX/rep-b.dat" b.dat
 run "$ZCAV" report a.dat b.dat -o r.md -q
 expect_exit 0
 expect_stdout_empty
-# Table lines start with '|': the header, the separator, then one row per input.
-expect_eq "$(grep -c '^|' r.md)" 4 "the number of table lines (header + separator + 2 rows)"
+# Table lines start with '|': the header, the separator, then one row per
+# input; the read-latency table the same (one pass each).
+expect_eq "$(grep -c '^|' r.md)" 8 "the number of table lines (2 x (header + separator + 2 rows))"
+expect_grep '^## Read latency' r.md
 expect_grep '^\| [^|]+ \| .*sim:usb2-hdd' r.md
-for n in 1 2 3; do
+for n in 1 2 3 4 5; do
   [[ -s r-$n.gp ]] || problem "r-$n.gp missing or empty"
   expect_grep "\(r-$n\.png\)" r.md
   if [[ $HAVE_GNUPLOT -eq 1 ]]; then
     [[ -s r-$n.png ]] || problem "r-$n.png missing or empty"
   fi
 done
-[[ ! -e r-4.gp ]] || problem "r-4.gp written: 2 inputs have 3 plots"
+[[ ! -e r-6.gp ]] || problem "r-6.gp written: 2 inputs have 5 plots (2 falloff, 1 comparison, 2 maps)"
 expect_no_tmp_files
 
-check "zcav report on one file: one falloff plot, no comparison" 0 \
+check "zcav report on one file: one falloff plot and its map, no comparison" 0 \
   "$ZCAV" report "$FIX/rep-a.dat" -o one.html -q
 if [[ $HAVE_GNUPLOT -eq 1 ]]; then
-  expect_eq "$(svg_count one.html)" 1 "the number of <svg in one.html"
+  expect_eq "$(svg_count one.html)" 2 "the number of <svg in one.html"
 fi
 
 for args in "report $FIX/rep-a.dat -o r.pdf" "report $FIX/rep-a.dat -o r" \

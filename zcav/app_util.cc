@@ -112,6 +112,10 @@ Profile SweepProfile(const std::string& source, const std::string& format, const
   p.points = std::move(points);
   p.device_vendor = run.device.vendor;
   p.device_model = run.device.model;
+  p.device_serial = run.device.serial;
+  p.device_wwn = run.device.wwn;
+  p.device_firmware = run.device.firmware;
+  p.host = run.host;
   p.transport = run.device.transport;
   p.link = run.device.link;
   p.avg_mb_per_s = result.avg_mb_per_s;

@@ -106,7 +106,8 @@ RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
                    const std::string& command_line);
 
 // A sweep's result as the plots and reports take it: the device facts of
-// `run` (path, size, vendor, model, transport, link), its plan's block size
+// `run` (path, size, vendor, model, serial, WWN, firmware, host, transport,
+// link), its plan's block size
 // and passes, the curve `points`, and the average rate and CPU share of
 // `result`; `source` and `format` as a reader would set them. The unreadable
 // and slow regions are the caller's to add (not every command draws them).

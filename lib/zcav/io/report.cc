@@ -306,6 +306,15 @@ std::vector<std::string> RunDetails(const PlotInput& run) {
   if (p.passes > 0) data += ", " + std::to_string(p.passes) + (p.passes == 1 ? " pass" : " passes");
   data += ", " + std::to_string(p.points.size()) + " blocks";
   lines.push_back(data);
+  // Which drive, on which machine (the identity the file recorded).
+  if (!p.device_serial.empty() || !p.device_firmware.empty() || !p.host.empty()) {
+    std::string drive = "drive: " + (p.device_model.empty() ? p.device_path : p.device_model);
+    if (!p.device_serial.empty()) drive += ", serial " + p.device_serial;
+    if (!p.device_firmware.empty()) drive += ", firmware " + p.device_firmware;
+    if (!p.device_wwn.empty()) drive += ", WWN " + p.device_wwn;
+    if (!p.host.empty()) drive += "; measured on " + p.host;
+    lines.push_back(drive);
+  }
   if (!run.zones.description.empty()) lines.push_back("curve: " + run.zones.description);
   if (!p.verdict.empty()) {
     lines.push_back("verdict: " + p.verdict +
