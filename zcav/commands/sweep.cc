@@ -116,7 +116,7 @@ po::options_description SweepFlagsDescription() {
                                              "ignored")(
       ",w", "write test, as --write (destroys data: needs --destroy-data)");
   po::options_description all;
-  all.add(modern).add(write).add(ZoneFlagsDescription()).add(classic);
+  all.add(modern).add(write).add(ZoneFlagsDescription()).add(GateFlagsDescription()).add(classic);
   return all;
 }
 
@@ -133,8 +133,11 @@ aggregate.dat (each device's and the total MB/s over time) and aggregate.json;
 classic 'zcav -l LOG1 -f DEV1 -l LOG2 -f DEV2' writes each result to its log.
 Read errors are mapped (retry, bisection to the sector) and read around: every
 readable block is measured; the ranges go into the output and the summary.
-Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;
-data kept), 2 bad input, 3 the device went away (data so far kept), 130 interrupted.
+Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one,
+or --max-errors gave up; data kept), 2 bad input, 3 the device went away (data so
+far kept), 5 below the --expect expectations (with --expect, unreadable regions
+alone are judged by max-unreadable, not exit 1), 130 interrupted. A --max-time
+stop is exit 0 (data kept, marked partial) unless expectations fail.
 )";
 
 // --write, --destroy-data, --create-size: the write test and its consent.
@@ -332,6 +335,10 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
       throw Error("zcav sweep takes one --label", ErrorKind::kBadInput);
   }
   ParseZoneFlags(vm, out);
+  ParseGateFlags(vm, out, out.sweep);
+  if (!out.expectations.empty() && out.devices.size() > 1) {
+    throw Error("--expect judges one device's sweep: give one device", ErrorKind::kBadInput);
+  }
   if (vm.count("-u") || vm.count("-g")) {
     out.warnings.push_back(
         "-u/-g ignored: zcav does not change user; run it as a user that can read the device");
@@ -476,7 +483,17 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
     PlotSweep(options, run, result, std::move(curve.points), media,
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
   }
-  return SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
+  const int code =
+      SweepExitCode(result, run, file ? file->final_path() : std::string("stdout"), err);
+  // A sweep that ran to its end (or its time limit) is judged by --expect
+  // alone: its unreadable ranges too (max-unreadable).
+  const bool ran_to_end =
+      result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
+  if (options.expectations.empty() || !ran_to_end) return code;
+  ExpectationFigures figures = FiguresOf(result);
+  // figures.health_verdict stays "" (not known: health=... counts as unmet)
+  // until the sweep draws a health verdict (analysis/health.h); set it here.
+  return JudgeExpectations(options, figures, err);
 }
 
 }  // namespace
