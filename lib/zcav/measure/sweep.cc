@@ -619,12 +619,15 @@ class SweepRunner {
   bool TimeUp() const {
     return plan_.max_time.count() > 0 && clock_.Now() - wall_start_ >= plan_.max_time;
   }
-  // Ends the pass (halt_) when the user asked to stop or the time is up.
+  // Ends the pass (halt_) when the user asked to stop, or when the time is
+  // up and the next chunk starts a block (a block begun is read to its end).
   bool StopBeforeNextChunk() {
     if (result_.status != SweepStatus::kComplete) return halt_;
+    const bool block_start =
+        next_block_ < plan_.block_count && next_pos_ == plan_.BlockOffset(next_block_);
     if (Stopping()) {
       result_.status = SweepStatus::kInterrupted;
-    } else if (TimeUp()) {
+    } else if (block_start && TimeUp()) {
       result_.status = SweepStatus::kTimeLimit;
       result_.max_time = plan_.max_time;
     } else {

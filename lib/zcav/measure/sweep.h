@@ -157,8 +157,9 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 // first failing chunk ends the sweep instead (status kReadError, with that
 // offset). With plan.max_errors, the sweep ends once result.unreadable holds
 // that many ranges (status kTooManyErrors, error_offset_bytes the chunk that
-// reached it); with plan.max_time, before the first chunk submitted once that
-// much clock time has passed since it started (status kTimeLimit). ENODEV, ENXIO, ENOMEDIUM,
+// reached it); with plan.max_time, before the first block begun once that
+// much clock time has passed since it started (status kTimeLimit; the blocks
+// begun before are read to their end). ENODEV, ENXIO, ENOMEDIUM,
 // ENOTCONN (a FUSE server gone) and ESTALE (and CheckPresent() saying so) end it with status
 // kDeviceGone: everything measured before is kept.
 //
