@@ -42,7 +42,8 @@ ExpectationFigures Figures() {
 
 }  // namespace
 
-TEST_CASE("--expect reads every key, with white space around keys and values", "[expectations]") {
+TEST_CASE("Expectations read every key, with white space around keys and values",
+          "[expectations]") {
   const Expectations e =
       ParseExpectations("min=20, avg = 36.5 ,max-slow=0,max-unreadable=3,health=suspect");
   REQUIRE(e.min_mb_per_s);
@@ -65,7 +66,7 @@ TEST_CASE("--expect reads every key, with white space around keys and values", "
   CHECK_FALSE(one.health);
 }
 
-TEST_CASE("--expect refuses bad input with one line naming the item", "[expectations]") {
+TEST_CASE("Expectations refuse bad input with one line naming the item", "[expectations]") {
   CHECK_THAT(ParseError(""), Catch::Contains("empty --expect") && Catch::Contains("avg"));
   CHECK_THAT(ParseError("  "), Catch::Contains("empty --expect"));
   CHECK_THAT(ParseError("speed=100"), Catch::Contains("'speed=100'") &&
