@@ -1586,6 +1586,98 @@ expect_eq "$(wc -l <"$SMART_DIR/calls.log")" 2 "smartctl calls after a sweep wit
 expect_grep '^# health: good$' plain.dat
 
 # ---------------------------------------------------------------------------
+# Gates for scripts: --expect (exit 5 below expectations, one line each),
+# --max-errors (give up: exit 1), --max-time (stop: exit 0, marked partial).
+
+check "--expect avg above the device's rate: exit 5, the line says both numbers" 5 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --block-size 8M --quiet -o g.dat --expect avg=1000000
+expect_one_error_line "^zcav: below expectations: average [0-9]+\.[0-9] MB/s is below the expected 1000000 MB/s \(MB = 10\^6 B\)$"
+expect_grep '^# status: complete' g.dat
+check "--expect avg=1 met: exit 0, nothing said" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --block-size 8M --quiet -o g.dat --expect avg=1
+expect_stderr_empty
+[[ -f g.dat ]] || problem "g.dat not written"
+check "--expect: one line per unmet expectation, the health verdict judged" 5 \
+  "$ZCAV" sweep "sim:hdd?size=1G&slow=500M+2M" --block-size 8M --quiet \
+  --expect "min=1000000,avg=1,health=good"
+expect_eq "$(grep -c '^zcav: below expectations: ' "$ERR")" 2 "below-expectations lines"
+expect_grep "slowest block [0-9.]+ MB/s is below the expected minimum 1000000 MB/s" "$ERR" stderr
+expect_grep "^zcav: below expectations: health suspect is worse than the expected good$" "$ERR" stderr
+check "--expect health=suspect on a drive with a slow region: met, exit 0" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G&slow=500M+2M" --block-size 8M --quiet --expect health=suspect
+check "--expect health=good on a clean drive: met, exit 0" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --block-size 8M --quiet --expect health=good
+check "--expect judges unreadable ranges: met max-unreadable is exit 0, not 1" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M+8k" --block-size 1M --quiet -o u.dat --expect max-unreadable=1
+expect_one_error_line "1 unreadable region"
+check "--expect max-unreadable=0 with an unreadable range: exit 5" 5 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=500M+8k" --block-size 1M --quiet -o u.dat --expect avg=1,max-unreadable=0
+expect_grep "^zcav: below expectations: 1 unreadable range \(8192 bytes\) found, more than the expected 0 at most$" "$ERR" stderr
+check "a device gone stays exit 3 with --expect" 3 \
+  "$ZCAV" sweep "sim:hdd?size=1G&gone=300M" --block-size 1M -o gone.dat --quiet --expect avg=1
+expect_no_grep "below expectations" "$ERR"
+
+check "--max-errors 2 gives up at the second unreadable range: exit 1, data kept" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=100M+4k,200M+4k,300M+4k&noise=0" --block-size 1M --quiet \
+  -o m.dat --max-errors 2 --expect avg=1
+expect_grep "^zcav: gave up after 2 unreadable ranges \(--max-errors\) at offset 209715200 bytes" "$ERR" stderr
+expect_no_grep "below expectations" "$ERR"
+expect_grep '^# status: partial: gave up after 2 unreadable ranges \(--max-errors\)' m.dat.partial
+expect_eq "$(grep -c '^# unreadable: ' m.dat.partial)" 2 "unreadable lines"
+expect_eq "$(data_count m.dat.partial)" 199 "data lines (blocks 0-199 but the unreadable one)"
+
+check "--max-time stops the sweep on the (virtual) clock: exit 0, marked partial" 0 \
+  "$ZCAV" sweep sim:hdd --block-size 64M --quiet -o t.dat --max-time 10s
+expect_one_error_line "^zcav: time limit of 10s reached \(--max-time\): [0-9]+ of [0-9]+ blocks measured, written to t.dat.partial \(marked partial\)$"
+expect_grep '^# status: partial: time limit of 10s reached \(--max-time\)' t.dat.partial
+n=$(data_count t.dat.partial)
+[[ $n -ge 8 && $n -le 11 ]] || problem "$n blocks in 10 s at ~60 MB/s of 64 MiB blocks, expected 9 or 10"
+# A time-limited result is a partial one: --resume reads the rest.
+run "$ZCAV" sweep sim:hdd --block-size 64M --quiet -o t.dat --resume t.dat.partial
+expect_exit 0
+expect_grep '^# status: complete' t.dat
+[[ ! -e t.dat.partial ]] || problem "t.dat.partial left after the resumed sweep completed"
+check "--max-time with unmet expectations: exit 5" 5 \
+  "$ZCAV" sweep sim:hdd --block-size 64M --quiet --max-time 2m --expect avg=1000
+expect_grep "time limit of 2m reached" "$ERR" stderr
+expect_grep "^zcav: below expectations: average " "$ERR" stderr
+
+bad_input "--expect with an unknown key" sweep sim:hdd --expect speed=100
+expect_grep "unknown key 'speed'" "$ERR" stderr
+bad_input "--expect with a bad rate" sweep sim:hdd --expect avg=fast
+expect_grep "'fast' is not a rate" "$ERR" stderr
+bad_input "--expect empty" sweep sim:hdd --expect ""
+bad_input "--expect with a key twice" sweep sim:hdd --expect avg=1,avg=2
+bad_input "--expect health=failing" sweep sim:hdd --expect health=failing
+bad_input "--expect with two devices" sweep sim:hdd sim:ssd --expect avg=1
+bad_input "--max-errors 0" sweep sim:hdd --max-errors 0
+bad_input "--max-errors x" sweep sim:hdd --max-errors x
+bad_input "--max-time 0" sweep sim:hdd --max-time 0
+bad_input "--max-time 5x" sweep sim:hdd --max-time 5x
+expect_grep "unknown unit" "$ERR" stderr
+bad_input "--max-time -5m" sweep sim:hdd --max-time -5m
+profile_bad "--expect with a bad count" sim:hdd --expect max-slow=-1
+profile_bad "--max-time garbage" sim:hdd --max-time soon
+
+check "zcav profile --expect below the device: exit 5, says why" 5 \
+  "$ZCAV" profile "sim:hdd?size=1G" --quiet -o pe --expect avg=1000000
+# (grep, not one line: without gnuplot a profile also warns that it drew no images)
+expect_eq "$(grep -c '^zcav: below expectations: ' "$ERR")" 1 "below-expectations lines"
+expect_grep "^zcav: below expectations: average [0-9.]+ MB/s is below the expected 1000000 MB/s" "$ERR" stderr
+[[ -f pe/profile.json ]] || problem "pe/profile.json not written"
+check "zcav profile --expect met: exit 0" 0 \
+  "$ZCAV" profile "sim:hdd?size=1G" --quiet -o pe --expect avg=1,max-slow=0
+expect_no_grep "below expectations" "$ERR"
+check "zcav profile --max-time: the sweep stops, exit 0, marked partial" 0 \
+  "$ZCAV" profile "sim:hdd?size=4G" --full --quiet -o pt --max-time 10s
+expect_grep "^zcav: time limit of 10s reached \(--max-time\); what was measured is in pt/" "$ERR" stderr
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] is True and d["status"]=="partial: time limit of 10s reached (--max-time)" and d["sweep"]["status"]==d["status"], d["status"]' \
+  pt/profile.json 2>"$WORK/py.err" || problem "pt/profile.json: $(tail -n 1 "$WORK/py.err")"
+check "zcav profile --max-errors 1: gives up, exit 1" 1 \
+  "$ZCAV" profile "sim:hdd?size=1G&bad=600M+4k" --full --quiet -o pm --max-errors 1
+expect_grep "gave up after 1 unreadable range \(--max-errors\)" "$ERR" stderr
+
+# ---------------------------------------------------------------------------
 
 finish_case
 cd /

@@ -493,3 +493,70 @@ TEST_CASE("Impossible plans and engines are bad input", "[sweep]") {
   o.engine = zcav::ReadEngineChoice::kIoUring;  // a simulated device has no io_uring
   CHECK_THROWS_MATCHES(zcav::PlanSweep(info, o), zcav::Error, bad_input);
 }
+
+TEST_CASE("With --max-errors N the sweep gives up at the Nth unreadable range, data kept",
+          "[sweep][errors]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 4 * kMiB;
+  o.max_errors = 2;
+  SimRun r("sim:hdd?size=64M&bad=10M+4k,21M+4k,40M+4k&noise=0", o);
+  CHECK(r.result.status == zcav::SweepStatus::kTooManyErrors);
+  CHECK(r.result.partial());
+  CHECK(r.result.StatusText() == "partial: gave up after 2 unreadable ranges (--max-errors)");
+  // The first two ranges are mapped; the third is never reached.
+  REQUIRE(r.result.unreadable.size() == 2);
+  CHECK(r.result.unreadable[0].offset_bytes == 10 * kMiB);
+  CHECK(r.result.unreadable[1].offset_bytes == 21 * kMiB);
+  CHECK(r.sink.unreadable.size() == 2);
+  CHECK(r.result.error_offset_bytes == 21 * kMiB);  // the chunk that reached the limit
+  // 0..20 MiB reported, the block with the first range among them (no clean read).
+  REQUIRE(r.sink.blocks.size() == 5);
+  CHECK(r.sink.blocks.back().offset_bytes == 16 * kMiB);
+  CHECK(r.sink.blocks[2].passes == 0);
+  CHECK(r.sink.blocks[2].unreadable_bytes == 4096);
+  CHECK(r.result.blocks_measured == 4);
+  CHECK(r.sink.finished);
+
+  SECTION("a limit above the ranges found changes nothing") {
+    o.max_errors = 4;
+    SimRun all("sim:hdd?size=64M&bad=10M+4k,21M+4k,40M+4k&noise=0", o);
+    CHECK(all.result.status == zcav::SweepStatus::kComplete);
+    CHECK(all.result.unreadable.size() == 3);
+    CHECK(all.result.blocks_measured == 13);
+  }
+  SECTION("a limit of one gives up at the first") {
+    o.max_errors = 1;
+    SimRun first("sim:hdd?size=64M&bad=10M+4k,21M+4k,40M+4k&noise=0", o);
+    CHECK(first.result.status == zcav::SweepStatus::kTooManyErrors);
+    CHECK(first.result.unreadable.size() == 1);
+    CHECK(first.result.StatusText() == "partial: gave up after 1 unreadable range (--max-errors)");
+  }
+}
+
+TEST_CASE("With --max-time the sweep stops once that much clock time has passed", "[sweep]") {
+  zcav::SweepOptions o;
+  o.block_bytes = 16 * kMiB;
+  o.max_time = std::chrono::seconds(10);
+  SimRun r("sim:hdd?size=4G&noise=0", o);  // 60 MB/s at the start: ~600 MB in 10 s
+  CHECK(r.result.status == zcav::SweepStatus::kTimeLimit);
+  CHECK(r.result.partial());
+  CHECK(r.result.StatusText() == "partial: time limit of 10s reached (--max-time)");
+  REQUIRE(!r.sink.samples.empty());
+  // The virtual clock starts at 0 with the sweep: every block began before the
+  // limit, and the sweep stopped at the first block boundary after it.
+  for (const zcav::Sample& s : r.sink.samples) CHECK(s.started_at < o.max_time);
+  const zcav::Sample& last = r.sink.samples.back();
+  CHECK(last.started_at + last.elapsed >= o.max_time);
+  CHECK(r.result.blocks_measured == r.sink.samples.size());
+  CHECK(r.result.blocks_measured > 30);
+  CHECK(r.result.blocks_measured < 40);
+  CHECK(r.result.wall_seconds == Approx(10).margin(0.5));
+  CHECK(r.sink.finished);
+
+  SECTION("a limit longer than the sweep changes nothing") {
+    o.max_time = std::chrono::hours(1);
+    SimRun all("sim:hdd?size=1G&noise=0", o);
+    CHECK(all.result.status == zcav::SweepStatus::kComplete);
+    CHECK(all.result.blocks_measured == all.run.plan.block_count);
+  }
+}

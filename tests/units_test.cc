@@ -47,6 +47,33 @@ TEST_CASE("Counts are positive whole numbers", "[units]") {
   }
 }
 
+TEST_CASE("Durations are a number and s, m or h; a bare number is seconds", "[units]") {
+  using std::chrono::seconds;
+  CHECK(zcav::ParseDuration("90s", "--max-time") == seconds(90));
+  CHECK(zcav::ParseDuration("10m", "--max-time") == seconds(600));
+  CHECK(zcav::ParseDuration("2h", "--max-time") == seconds(7200));
+  CHECK(zcav::ParseDuration("1.5h", "--max-time") == seconds(5400));
+  CHECK(zcav::ParseDuration("45", "--max-time") == seconds(45));
+  CHECK(zcav::ParseDuration("0.25s", "--max-time") == std::chrono::milliseconds(250));
+  for (const char* bad :
+       {"", "s", "0s", "0", "-5m", "5d", "1e3s", "1.2.3m", "five", " 5m", "5 m"}) {
+    CAPTURE(bad);
+    try {
+      (void)zcav::ParseDuration(bad, "--max-time");
+      FAIL("accepted");
+    } catch (const zcav::Error& e) {
+      CHECK(std::string(e.what()).find("--max-time") != std::string::npos);
+      CHECK(e.kind() == zcav::ErrorKind::kBadInput);
+    }
+  }
+  // Written back in the largest unit that keeps it whole.
+  CHECK(zcav::DurationText(seconds(7200)) == "2h");
+  CHECK(zcav::DurationText(seconds(600)) == "10m");
+  CHECK(zcav::DurationText(seconds(90)) == "90s");
+  CHECK(zcav::DurationText(std::chrono::milliseconds(1500)) == "1.5s");
+  CHECK(zcav::DurationText(zcav::ParseDuration("1.5h", "t")) == "90m");
+}
+
 TEST_CASE("Rates are in 10^6 bytes per second", "[units]") {
   CHECK(zcav::MbPerS(100000000, std::chrono::seconds(2)) == Approx(50.0));
   CHECK(zcav::MbPerS(1, std::chrono::nanoseconds(0)) == 0.0);

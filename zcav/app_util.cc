@@ -196,6 +196,17 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
   switch (result.status) {
     case SweepStatus::kComplete:
       return result.unreadable.empty() ? 0 : 1;
+    case SweepStatus::kTimeLimit:
+      err << "zcav: " << result.StatusText().substr(std::string("partial: ").size()) << ": "
+          << result.blocks_measured << " of " << run.plan.block_count
+          << " blocks measured, written to " << where << " (marked partial)\n";
+      return result.unreadable.empty() ? 0 : 1;
+    case SweepStatus::kTooManyErrors:
+      err << "zcav: " << result.StatusText().substr(std::string("partial: ").size())
+          << " at offset " << result.error_offset_bytes << " bytes of " << device << "; "
+          << result.blocks_measured << " blocks measured before it written to " << where
+          << " (marked partial)\n";
+      return 1;
     case SweepStatus::kInterrupted:
       err << "zcav: interrupted: " << result.blocks_measured << " of " << run.plan.block_count
           << " blocks measured, written to " << where << " (marked partial)\n";

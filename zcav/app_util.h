@@ -47,8 +47,9 @@ Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes);
 // interruption, read error, device gone; results written to `where`) and
 // returns the exit code: 0 complete and every byte read; 1 complete with
 // unreadable regions, or stopped at a read error (--stop-on-error) or a
-// write error (write mode); 3 the
-// device went away; 130 interrupted.
+// write error (write mode), or gave up (--max-errors); 3 the
+// device went away; 130 interrupted. A time limit (--max-time) counts as
+// complete: 0, or 1 with unreadable regions.
 int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::string& where,
                   std::ostream& err);
 

@@ -22,7 +22,8 @@ struct Invocation {
 // A row of the command table. `run` parses inv.args (its --help prints the
 // command's help on inv.out and returns 0), then runs the command and
 // returns the exit code: 0 ok, 1 runtime failure or read error (data kept),
-// 2 bad input (nothing written), 3 device gone, 130 interrupted. It throws
+// 2 bad input (nothing written), 3 device gone, 5 below the --expect
+// expectations (kExitBelowExpectations, options.h), 130 interrupted. It throws
 // Error for what main turns into an exit code.
 struct CommandRow {
   const char* name;

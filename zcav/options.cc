@@ -55,6 +55,39 @@ void ParseZoneFlags(const po::variables_map& vm, ZoneFlags& out) {
   }
 }
 
+po::options_description GateFlagsDescription() {
+  po::options_description gate("Gates for scripts (exit code 5 when a run is below expectations)");
+  gate.add_options()(
+      "expect", po::value<std::string>()->value_name("KEY=VALUE,..."),
+      "after the run, exit 5 with one line on stderr per expectation not met: min=MBPS (the "
+      "slowest block's median rate at least), avg=MBPS (the average at least), max-slow=N (slow "
+      "regions at most), max-unreadable=N (unreadable ranges at most), health=good|suspect "
+      "(the health verdict no worse); MB = 10^6 B. With --expect, unreadable ranges alone "
+      "no longer give exit 1: max-unreadable judges them")(
+      "max-errors", po::value<std::string>()->value_name("N"),
+      "give up on a dying disk after N unreadable ranges (what was read is kept, marked "
+      "partial; exit 1)")(
+      "max-time", po::value<std::string>()->value_name("DURATION"),
+      "stop the sweep once DURATION has passed since it started (e.g. 90s, 10m, 2h): what "
+      "was read is written, marked partial; exit 0 unless expectations fail");
+  return gate;
+}
+
+void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& sweep) {
+  if (vm.count("expect")) out.expectations = ParseExpectations(vm["expect"].as<std::string>());
+  if (vm.count("max-errors")) {
+    sweep.max_errors = ParseCount(vm["max-errors"].as<std::string>(), "--max-errors count");
+  }
+  if (vm.count("max-time"))
+    sweep.max_time = ParseDuration(vm["max-time"].as<std::string>(), "--max-time");
+}
+
+int JudgeExpectations(const GateFlags& gate, const ExpectationFigures& figures, std::ostream& err) {
+  const std::vector<std::string> unmet = UnmetExpectations(gate.expectations, figures);
+  for (const std::string& line : unmet) err << "zcav: below expectations: " << line << "\n";
+  return unmet.empty() ? 0 : kExitBelowExpectations;
+}
+
 std::vector<PlotInput> LoadPlotInputs(const std::vector<std::string>& files,
                                       const std::vector<std::string>& labels,
                                       const ZoneFlags& flags) {

@@ -6,12 +6,14 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "cli.h"
+#include "zcav/analysis/expectations.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/io/plot.h"
 #include "zcav/io/zone_report.h"
@@ -37,6 +39,26 @@ struct ZoneFlags {
 // An options group titled `caption` that starts with -h/--help.
 po::options_description OptionsWithHelp(const char* caption = "Options");
 po::options_description ZoneFlagsDescription();
+// --expect, --max-errors, --max-time (zcav sweep, zcav profile): a pass/fail
+// for scripts, and limits on a sweep of a dying or slow disk. The limits are
+// SweepOptions fields (max_errors, max_time; sweep.h).
+struct GateFlags {
+  // --expect KEY=VALUE[,...] (expectations.h); empty() = no gate. Default: none
+  Expectations expectations;
+};
+// The exit code of a run that ended as it should but is below the
+// expectations --expect gave (one line on stderr per unmet expectation).
+// Code 3 is a device gone and 4 results kept elsewhere.
+inline constexpr int kExitBelowExpectations = 5;
+po::options_description GateFlagsDescription();
+// Reads the group: the expectations into `out`, the limits into `sweep`.
+// Throws Error(kBadInput) for a bad value.
+void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& sweep);
+// The gate: one "zcav: below expectations: ..." line on `err` per
+// expectation `figures` do not meet; returns kExitBelowExpectations when
+// there is one, else 0. REQUIRES: !gate.expectations.empty().
+int JudgeExpectations(const GateFlags& gate, const ExpectationFigures& figures, std::ostream& err);
+
 // LoadPlotInput (plot.h) of each of `files` with its label (none past the
 // end of `labels`): every file read before anything is written. Throws Error
 // as LoadPlotInput does.

@@ -6,13 +6,15 @@
 # reads it with O_DIRECT (3 passes) and must report: the average within 5 % of 36 MB/s,
 # curve_type "flat" with one zone, every block (bar listed outliers) within
 # 10 % of 36 MB/s, the transport from --bus (USB2, ceiling 40 MB/s) and the
-# verdict "bus-limited".
+# verdict "bus-limited". Then the gate: `--expect avg=100` over its first
+# 32 MiB exits 5 and says the average (36 MB/s +-5 %) and the 100 expected;
+# `--expect avg=10` exits 0.
 #
 # Usage: bash fuse_flat_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
 # where /dev/fuse is not open to users). Needs python3 (to read the JSON output).
 # Unmounts, ends the fixture it started and removes its files on every exit
-# path. Takes about 20 s.
+# path. Takes about 25 s.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -121,4 +123,26 @@ if errors:
     print("  per-block rates, MB/s:", " ".join(f"{r:.1f}" for r in rates), file=sys.stderr)
     sys.exit(1)
 EOF
+# Gates for scripts (--expect): on this 36 MB/s device avg=100 is not met
+# (exit 5, one line naming the average and the 100 expected) and avg=10 is
+# (exit 0, nothing said). A short range (32 MiB, about 1 s a run) keeps it quick.
+readonly GATE_ERR=$WORK/gate.err
+GATE_RC=0
+run_and_wait "$ZCAV" sweep "$IMAGE" --block-size 4M --end 32M --quiet --expect avg=100 \
+  -o "$WORK/gate.dat" 2>"$GATE_ERR" || GATE_RC=$?
+echo "--expect avg=100: exit $GATE_RC: $(cat "$GATE_ERR")"
+[[ $GATE_RC -eq 5 ]] || fail "--expect avg=100 on a $MB_PER_S MB/s device exited $GATE_RC, expected 5"
+[[ $(wc -l <"$GATE_ERR") -eq 1 ]] ||
+  fail "--expect avg=100: $(wc -l <"$GATE_ERR") lines on stderr, expected 1"
+GATE_AVG=$(sed -nE 's/^zcav: below expectations: average ([0-9.]+) MB\/s is below the expected 100 MB\/s \(MB = 10\^6 B\)$/\1/p' "$GATE_ERR")
+[[ -n $GATE_AVG ]] || fail "--expect avg=100: stderr does not say the average and 100"
+awk -v a="$GATE_AVG" -v e="$MB_PER_S" -v t="$TOLERANCE" 'BEGIN { exit !(a > e * (1 - t) && a < e * (1 + t)) }' ||
+  fail "--expect avg=100: the average said, $GATE_AVG MB/s, is not $MB_PER_S MB/s +-$TOLERANCE"
+GATE_RC=0
+run_and_wait "$ZCAV" sweep "$IMAGE" --block-size 4M --end 32M --quiet --expect avg=10 \
+  -o "$WORK/gate.dat" 2>"$GATE_ERR" || GATE_RC=$?
+echo "--expect avg=10: exit $GATE_RC"
+[[ $GATE_RC -eq 0 ]] || fail "--expect avg=10 on a $MB_PER_S MB/s device exited $GATE_RC, expected 0"
+[[ ! -s $GATE_ERR ]] || fail "--expect avg=10 (met) said: $(head -n 2 "$GATE_ERR")"
+
 echo "PASS (${SECONDS} s)"

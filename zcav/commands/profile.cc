@@ -22,7 +22,9 @@
 // summary (also DIR/summary.txt) is for a person, on stderr with the notes.
 //
 // A read error in a step is data: the step stops, the others still run, and
-// everything is written, marked partial; exit 1. An interrupt skips what is
+// everything is written, marked partial; exit 1 (also when the sweep gives up
+// at --max-errors unreadable ranges; a --max-time stop is exit 0). With
+// --expect, a run below the expectations exits kExitBelowExpectations. An interrupt skips what is
 // left, writes what was measured, marked partial; exit 130. Bad input (a bad
 // option or device, a DIR that is a file) is refused before DIR is created.
 #include <sys/stat.h>
@@ -67,7 +69,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ProfileCommandOptions : RunFlags, ZoneFlags {
+struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags {
   std::string device = "sim:hdd";  // DEVICE. Default: sim:hdd
   // -o DIR. Default "-": zcav-profile-NAME in the current directory.
   std::string output = "-";
@@ -102,10 +104,13 @@ it) goes to stderr; stdout stays empty. Units: MB = 10^6 B, GB = 10^9 B.
 Before reading, DIR's file system must hold the files (about 1 MB plus the sweep's
 data): else exit 2. If a file cannot be written anyway, profile.json is kept (in
 DIR if it was written there, else in $TMPDIR or /tmp) and stderr says where.
-Exit codes: 0 done, 1 read error (what was measured is written, marked partial),
-2 bad input (nothing written; also: too little space in DIR's file system),
-4 a file could not be written (profile.json kept, stderr says where; wins over 1
-and 130), 130 interrupted (written so far, marked partial).
+Exit codes: 0 done, 1 read error or --max-errors gave up (what was measured is
+written, marked partial), 2 bad input (nothing written; also: too little space in
+DIR's file system), 4 a file could not be written (profile.json kept, stderr says
+where; wins over 1, 5 and 130), 5 below the --expect expectations (one line each
+on stderr), 130 interrupted (written so far, marked partial). --max-errors and
+--max-time limit the sweep step; a --max-time stop is exit 0 (marked partial)
+unless expectations fail.
 
 )";
 const CommandSyntax kSyntax{"profile", "device", kProfileHelp};
@@ -125,6 +130,7 @@ po::options_description DescribeProfile() {
       "label", po::value<std::vector<std::string>>()->value_name("TEXT"),
       "the plot and report title (default: the device model, or the device name)")(
       "quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
+  desc.add(GateFlagsDescription());
   return desc;
 }
 
@@ -160,6 +166,7 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
     if (out.labels.size() > 1) throw Error("zcav profile takes one --label", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
+  ParseGateFlags(vm, out, out.sweep);
   return out;
 }
 
@@ -407,7 +414,16 @@ class ProfileRun {
                    burst_.interrupted || access_.interrupted ||
                    (estimate_ && estimate_->interrupted);
     if (!read_error_ && interrupted_) status_ = "partial: interrupted";
-    partial_ = read_error_ || interrupted_;
+    // --max-errors gave up: a failure like a read error; --max-time: partial
+    // but not a failure.
+    if (!read_error_ && !interrupted_ && sweep_.status == SweepStatus::kTooManyErrors) {
+      gave_up_ = true;
+      status_ = sweep_.StatusText();
+    }
+    if (!read_error_ && !interrupted_ && !gave_up_ && sweep_.status == SweepStatus::kTimeLimit) {
+      status_ = sweep_.StatusText();
+    }
+    partial_ = read_error_ || interrupted_ || sweep_.partial();
   }
 
   // --- profile.json: the sweep's own document plus the other measurements.
@@ -441,7 +457,15 @@ class ProfileRun {
       err_ << "zcav: interrupted: what was measured is in " << dir_ << "/ (marked partial)\n";
       return 130;
     }
-    return 0;
+    if (gave_up_ || sweep_.status == SweepStatus::kTimeLimit) {
+      err_ << "zcav: " << status_.substr(std::string("partial: ").size())
+           << "; what was measured is in " << dir_ << "/ (marked partial)\n";
+      if (gave_up_) return 1;
+    }
+    if (options_.expectations.empty()) return 0;
+    ExpectationFigures figures = FiguresOf(sweep_);
+    figures.health_verdict = HealthVerdictName(health_.health.verdict);
+    return JudgeExpectations(options_, figures, err_);
   }
 
  private:
@@ -512,6 +536,7 @@ class ProfileRun {
   std::string status_ = "complete";
   bool read_error_ = false;
   bool interrupted_ = false;
+  bool gave_up_ = false;  // the sweep gave up (--max-errors)
   bool partial_ = false;
   bool json_written_ = false;  // profile.json is in DIR
   std::string failure_;        // the first write failure (NoteWriteFailure)

@@ -382,14 +382,19 @@ class SeveralSweeps {
     }
   }
 
-  // Says how the sweeps ended; returns 0, 1 after a read error, 130 when
-  // interrupted.
+  // Says how the sweeps ended; returns 0, 1 after a read error or
+  // --max-errors giving up, 130 when interrupted.
   int ExitCode() {
     int code = 0;
     for (std::size_t i = 0; i < n_; ++i) {
       const SweepResult& r = together_[i]->result;
       if (stopped_ || r.status == SweepStatus::kInterrupted) {
         code = 130;
+      } else if (r.status == SweepStatus::kTooManyErrors) {
+        err_ << "zcav: " << options_.devices[i] << ": "
+             << r.StatusText().substr(std::string("partial: ").size())
+             << ", data before it kept (marked partial)\n";
+        if (code == 0) code = 1;
       } else if (r.status == SweepStatus::kReadError) {
         err_ << "zcav: read error at offset " << r.error_offset_bytes << " bytes ("
              << FormatBytes(r.error_offset_bytes) << ") of " << options_.devices[i] << ": "
@@ -398,7 +403,10 @@ class SeveralSweeps {
       }
     }
     for (const auto& lane : alone_) {
-      if (lane->result.status == SweepStatus::kReadError && code == 0) code = 1;
+      const SweepStatus st = lane->result.status;
+      if ((st == SweepStatus::kReadError || st == SweepStatus::kTooManyErrors) && code == 0) {
+        code = 1;
+      }
     }
     if (code == 130) err_ << "zcav: interrupted: partial results written (marked partial)\n";
     return code;

@@ -122,7 +122,7 @@ po::options_description SweepFlagsDescription() {
                                              "ignored")(
       ",w", "write test, as --write (destroys data: needs --destroy-data)");
   po::options_description all;
-  all.add(modern).add(write).add(ZoneFlagsDescription()).add(classic);
+  all.add(modern).add(write).add(ZoneFlagsDescription()).add(GateFlagsDescription()).add(classic);
   return all;
 }
 
@@ -142,10 +142,13 @@ readable block is measured; the ranges go into the output and the summary.
 Before reading, the output's file system must hold the results (an estimate from
 the plan; not for stdout or a device): else exit 2. If writing fails anyway, the
 data is written whole to a new file in $TMPDIR (else /tmp) and stderr says where.
-Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one;
-data kept), 2 bad input (also: too little space for the results), 3 the device
-went away (data so far kept), 4 the results could not be written where asked
-(data kept elsewhere, stderr says where; wins over 1, 3, 130), 130 interrupted.
+Exit codes: 0 done, 1 unreadable regions found (or --stop-on-error stopped at one,
+or --max-errors gave up; data kept), 2 bad input (also: too little space for the
+results), 3 the device went away (data so far kept), 4 the results could not be
+written where asked (data kept elsewhere, stderr says where; wins over 1, 3, 5,
+130), 5 below the --expect expectations (with --expect, unreadable regions alone
+are judged by max-unreadable, not exit 1), 130 interrupted. A --max-time stop is
+exit 0 (data kept, marked partial) unless expectations fail.
 )";
 
 // --write, --destroy-data, --create-size: the write test and its consent.
@@ -344,6 +347,10 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
       throw Error("zcav sweep takes one --label", ErrorKind::kBadInput);
   }
   ParseZoneFlags(vm, out);
+  ParseGateFlags(vm, out, out.sweep);
+  if (!out.expectations.empty() && out.devices.size() > 1) {
+    throw Error("--expect judges one device's sweep: give one device", ErrorKind::kBadInput);
+  }
   if (vm.count("-u") || vm.count("-g")) {
     out.warnings.push_back(
         "-u/-g ignored: zcav does not change user; run it as a user that can read the device");
@@ -538,8 +545,18 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
   }
   const int code = SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
-  if (!place.failed) return code;
-  return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where, err);
+  if (place.failed) {
+    return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where,
+                   err);
+  }
+  // A sweep that ran to its end (or its time limit) is judged by --expect
+  // alone: its unreadable ranges too (max-unreadable).
+  const bool ran_to_end =
+      result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
+  if (options.expectations.empty() || !ran_to_end) return code;
+  ExpectationFigures figures = FiguresOf(result);
+  figures.health_verdict = HealthVerdictName(health.report().health.verdict);
+  return JudgeExpectations(options, figures, err);
 }
 
 }  // namespace

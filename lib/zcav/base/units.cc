@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 
 namespace zcav {
 namespace {
@@ -100,6 +101,59 @@ std::uint64_t ParseCount(std::string_view text, std::string_view what) {
         ErrorKind::kBadInput);
   }
   return value;
+}
+
+std::chrono::nanoseconds ParseDuration(std::string_view text, std::string_view what) {
+  const auto bad = [&](const char* why) {
+    return Error("invalid " + std::string(what) + " '" + std::string(text) + "': " + why +
+                     " (use e.g. 90s, 10m, 2h)",
+                 ErrorKind::kBadInput);
+  };
+  std::string_view number = text;
+  double unit_seconds = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 's':
+        unit_seconds = 1;
+        number.remove_suffix(1);
+        break;
+      case 'm':
+        unit_seconds = 60;
+        number.remove_suffix(1);
+        break;
+      case 'h':
+        unit_seconds = 3600;
+        number.remove_suffix(1);
+        break;
+      default:
+        if (std::isalpha(static_cast<unsigned char>(text.back()))) throw bad("unknown unit");
+    }
+  }
+  // Digits and one point only: no sign, exponent or white space.
+  const bool digits = !number.empty() && number != "." &&
+                      number.find_first_not_of("0123456789.") == std::string_view::npos &&
+                      number.find('.') == number.rfind('.');
+  if (!digits) {
+    if (!text.empty() && text[0] == '-') throw bad("must not be negative");
+    throw bad("not a duration");
+  }
+  const double seconds = std::stod(std::string(number)) * unit_seconds;
+  if (seconds > 3.6e9) throw bad("too long");
+  const auto ns = static_cast<std::int64_t>(std::llround(seconds * 1e9));
+  if (ns <= 0) throw bad("must be greater than zero");
+  return std::chrono::nanoseconds{ns};
+}
+
+std::string DurationText(std::chrono::nanoseconds d) {
+  constexpr std::int64_t kSecond = 1'000'000'000;
+  const std::int64_t ns = d.count();
+  if (ns > 0 && ns % (3600 * kSecond) == 0) return std::to_string(ns / (3600 * kSecond)) + "h";
+  if (ns > 0 && ns % (60 * kSecond) == 0) return std::to_string(ns / (60 * kSecond)) + "m";
+  if (ns % kSecond == 0) return std::to_string(ns / kSecond) + "s";
+  std::string text = FormatFixed(static_cast<double>(ns) * 1e-9, 3);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text + "s";
 }
 
 std::string FormatBytes(std::uint64_t bytes) {

@@ -31,6 +31,15 @@ std::uint64_t ParseSize(std::string_view text, std::string_view what, bool allow
 // naming `what`.
 std::uint64_t ParseCount(std::string_view text, std::string_view what);
 
+// Parses a duration: a number and a unit, "90s", "10m", "2h", "1.5h" (s, m,
+// h; a bare number is seconds). Throws Error(kBadInput) naming `what` on
+// garbage, an unknown unit, zero, negative values, or more than 10^6 hours.
+std::chrono::nanoseconds ParseDuration(std::string_view text, std::string_view what);
+
+// A duration as ParseDuration reads it, in the largest unit that keeps it
+// whole: "2h", "10m", "90s", "1.5s" (below a second: up to 3 decimals).
+std::string DurationText(std::chrono::nanoseconds d);
+
 // "1.50 GiB (1610612736 bytes)"-style human size in binary units.
 std::string FormatBytes(std::uint64_t bytes);
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "zcav/base/units.h"
+
 namespace zcav {
 
 std::string SweepResult::StatusText() const {
@@ -21,6 +23,11 @@ std::string SweepResult::StatusText() const {
       return stopped_at("write error");
     case SweepStatus::kDeviceGone:
       return stopped_at("device gone");
+    case SweepStatus::kTooManyErrors:
+      return "partial: gave up after " + std::to_string(max_errors) + " unreadable range" +
+             (max_errors == 1 ? "" : "s") + " (--max-errors)";
+    case SweepStatus::kTimeLimit:
+      return "partial: time limit of " + DurationText(max_time) + " reached (--max-time)";
   }
   return "unknown";
 }

@@ -34,6 +34,11 @@ struct SweepPlan {
   std::uint64_t block_count = 0;   // measured blocks
   std::vector<std::string> notes;  // rounding and defaults the user should know
 
+  // Give up once this many unreadable ranges are found (--max-errors); 0 = never.
+  std::uint64_t max_errors = 0;
+  // Stop once this much clock time has passed (--max-time); 0 = never.
+  std::chrono::nanoseconds max_time{0};
+
   std::uint64_t BlockOffset(std::uint64_t index) const {
     return start_bytes + index * skip * block_bytes;
   }
@@ -163,13 +168,29 @@ struct PassSummary {
 // kDeviceGone: the device went away or shrank (ENODEV, ENXIO, ENOMEDIUM, a
 // truncated file): nothing more can be read.
 // kWriteError: a write sweep stopped at its first failing write.
-enum class SweepStatus { kComplete, kInterrupted, kReadError, kDeviceGone, kWriteError };
+// kTooManyErrors: gave up once plan.max_errors unreadable ranges were found
+// (a dying disk; --max-errors).
+// kTimeLimit: stopped once plan.max_time had passed (--max-time): what was
+// read is a complete measurement of less of the range.
+enum class SweepStatus {
+  kComplete,
+  kInterrupted,
+  kReadError,
+  kDeviceGone,
+  kWriteError,
+  kTooManyErrors,
+  kTimeLimit,
+};
 
 struct SweepResult {
   SweepStatus status = SweepStatus::kComplete;
   // For kReadError, kWriteError and kDeviceGone: where and what.
   std::uint64_t error_offset_bytes = 0;
   std::error_code error;
+  // For kTooManyErrors and kTimeLimit: the limit reached (the plan's
+  // max_errors, max_time), for StatusText.
+  std::uint64_t max_errors = 0;
+  std::chrono::nanoseconds max_time{0};
   // Unreadable ranges (sorted, merged across passes) and slow regions (in
   // the order found).
   std::vector<UnreadableRange> unreadable;
@@ -190,7 +211,9 @@ struct SweepResult {
   LatencyClasses LatencyTotals() const;
 
   bool partial() const { return status != SweepStatus::kComplete; }
-  std::string StatusText() const;  // "complete", "partial: interrupted", ...
+  // "complete", "partial: interrupted", "partial: gave up after 2 unreadable
+  // ranges (--max-errors)", "partial: time limit of 10m reached (--max-time)", ...
+  std::string StatusText() const;
 };
 
 }  // namespace zcav

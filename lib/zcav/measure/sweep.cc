@@ -523,6 +523,11 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
     throw Error("invalid expected rate: must be 0 (not known) or above", ErrorKind::kBadInput);
   }
   plan.stop_on_error = options.stop_on_error;
+  if (options.max_time.count() < 0) {
+    throw Error("invalid time limit: must be above 0 (or 0 for none)", ErrorKind::kBadInput);
+  }
+  plan.max_errors = options.max_errors;
+  plan.max_time = options.max_time;
   plan.write = options.write;
   plan.slow_factor = options.slow_factor;
   ChooseEngine(device, options, plan);
@@ -609,6 +614,27 @@ class SweepRunner {
 
   bool Stopping() const {
     return stop_requested_ != nullptr && stop_requested_->load(std::memory_order_relaxed);
+  }
+  // plan.max_time has passed since the sweep started.
+  bool TimeUp() const {
+    return plan_.max_time.count() > 0 && clock_.Now() - wall_start_ >= plan_.max_time;
+  }
+  // Ends the pass (halt_) when the user asked to stop, or when the time is
+  // up and the next chunk starts a block (a block begun is read to its end).
+  bool StopBeforeNextChunk() {
+    if (result_.status != SweepStatus::kComplete) return halt_;
+    const bool block_start =
+        next_block_ < plan_.block_count && next_pos_ == plan_.BlockOffset(next_block_);
+    if (Stopping()) {
+      result_.status = SweepStatus::kInterrupted;
+    } else if (block_start && TimeUp()) {
+      result_.status = SweepStatus::kTimeLimit;
+      result_.max_time = plan_.max_time;
+    } else {
+      return false;
+    }
+    halt_ = true;
+    return true;
   }
   void Fail(SweepStatus status, std::uint64_t offset, std::error_code ec) {
     result_.status = status;
@@ -882,6 +908,11 @@ bool SweepRunner::RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_co
   for (const UnreadableRange& range : bisect.found) {
     if (AddUnreadable(result_.unreadable, range)) sink_.OnUnreadable(range);
   }
+  if (plan_.max_errors > 0 && result_.unreadable.size() >= plan_.max_errors) {
+    Fail(SweepStatus::kTooManyErrors, pos, {});  // a dying disk: give up (--max-errors)
+    result_.max_errors = plan_.max_errors;
+    return false;
+  }
   return true;
 }
 
@@ -925,11 +956,7 @@ void SweepRunner::StartPass() {
 void SweepRunner::SubmitChunks() {
   while (!halt_ && failures_.empty() && in_flight_ < depth_ && next_block_ < plan_.block_count &&
          next_block_ < block_ + window_ - 1 && (!drain_ || next_block_ == block_)) {
-    if (Stopping()) {
-      result_.status = SweepStatus::kInterrupted;
-      halt_ = true;
-      break;
-    }
+    if (StopBeforeNextChunk()) break;
     const std::uint64_t offset = plan_.BlockOffset(next_block_);
     const std::uint64_t end = offset + plan_.BlockLength(next_block_);
     const Nanos now = clock_.Now();
@@ -1020,10 +1047,7 @@ bool SweepRunner::RecoverFailures() {
   failures_.clear();
   if (halt_) return false;
   FinishBlocks();
-  if (Stopping() && result_.status == SweepStatus::kComplete) {
-    result_.status = SweepStatus::kInterrupted;
-    halt_ = true;
-  }
+  (void)StopBeforeNextChunk();
   return true;
 }
 

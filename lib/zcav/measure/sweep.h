@@ -74,6 +74,13 @@ struct SweepOptions {
   // End the sweep at the first read error (classic zcav behaviour) instead
   // of mapping the unreadable range and going on. Default: false.
   bool stop_on_error = false;
+  // Give up on a dying disk once this many unreadable ranges are found
+  // (status kTooManyErrors, --max-errors). 0 = never. Default: 0.
+  std::uint64_t max_errors = 0;
+  // Stop once this much clock time (the Clock RunSweep is given: virtual for
+  // simulated devices) has passed since the sweep started (status kTimeLimit,
+  // --max-time); what was measured is kept. 0 = no limit. Default: 0.
+  std::chrono::nanoseconds max_time{0};
   // A chunk is slow when it takes more than slow_factor times what the
   // median rate of the preceding chunks predicts (and at least 250 ms).
   // 0 = no slow-region detection. Default: 10.
@@ -148,9 +155,13 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 // goes on with the next chunk. A block with an error in a pass has no sample
 // in that pass (its time is not the media's). With plan.stop_on_error the
 // first failing chunk ends the sweep instead (status kReadError, with that
-// offset). ENODEV, ENXIO, ENOMEDIUM, ENOTCONN (a FUSE server gone) and
-// ESTALE (and CheckPresent() saying so) end it
-// with status kDeviceGone: everything measured before is kept.
+// offset). With plan.max_errors, the sweep ends once result.unreadable holds
+// that many ranges (status kTooManyErrors, error_offset_bytes the chunk that
+// reached it); with plan.max_time, before the first block begun once that
+// much clock time has passed since it started (status kTimeLimit; the blocks
+// begun before are read to their end). ENODEV, ENXIO, ENOMEDIUM,
+// ENOTCONN (a FUSE server gone) and ESTALE (and CheckPresent() saying so) end it with status
+// kDeviceGone: everything measured before is kept.
 //
 // Write mode (plan.write): chunks are written instead of read. A failing
 // write is not retried or bisected: it ends the sweep (status kWriteError
