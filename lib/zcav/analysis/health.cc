@@ -27,16 +27,6 @@ std::string Where(std::uint64_t offset_bytes, std::uint64_t device_bytes,
   return inside.empty() ? text : text + " (" + inside + ")";
 }
 
-// "512 B", "64 KiB", "1 MiB", "1.50 GiB": a size in a sentence.
-std::string Size(std::uint64_t bytes) {
-  if (bytes % kMiB == 0 && bytes < 1024 * kMiB) return std::to_string(bytes / kMiB) + " MiB";
-  if (bytes % kKiB == 0 && bytes < kMiB) return std::to_string(bytes / kKiB) + " KiB";
-  if (bytes < kKiB) return std::to_string(bytes) + " B";
-  if (bytes < kMiB) return FormatFixed(static_cast<double>(bytes) / kKiB, 1) + " KiB";
-  if (bytes < kGiB) return FormatFixed(static_cast<double>(bytes) / kMiB, 2) + " MiB";
-  return FormatFixed(static_cast<double>(bytes) / kGiB, 2) + " GiB";
-}
-
 std::string Plural(std::uint64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -81,11 +71,11 @@ class Assessor {
     if (in_.unreadable.empty()) return;
     std::uint64_t bytes = 0;
     for (const UnreadableRange& u : in_.unreadable) bytes += u.length_bytes;
-    failing_.push_back(Plural(in_.unreadable.size(), "unreadable range", "unreadable ranges") +
-                       " (" + std::to_string(bytes) + " bytes) at " +
-                       Positions(in_.unreadable, [&](const auto& u) {
-                         return Where(u.offset_bytes, in_.device_bytes, Size(u.length_bytes));
-                       }));
+    failing_.push_back(
+        Plural(in_.unreadable.size(), "unreadable range", "unreadable ranges") + " (" +
+        std::to_string(bytes) + " bytes) at " + Positions(in_.unreadable, [&](const auto& u) {
+          return Where(u.offset_bytes, in_.device_bytes, ExactBinarySize(u.length_bytes));
+        }));
   }
 
   void SmartFailing() {
@@ -135,8 +125,8 @@ class Assessor {
     suspect_.push_back(Plural(places.size(), "slow region", "slow regions") + " at " +
                        Positions(places, [&](const Place& p) {
                          const SlowRegion& r = p.slowest;
-                         return Where(p.begin, in_.device_bytes, Size(p.end - p.begin)) + ": " +
-                                FormatFixed(r.ms, 0) + " ms where " +
+                         return Where(p.begin, in_.device_bytes, ExactBinarySize(p.end - p.begin)) +
+                                ": " + FormatFixed(r.ms, 0) + " ms where " +
                                 FormatFixed(r.expected_ms, 0) + " ms was expected" +
                                 (p.passes.size() > 1
                                      ? " (in " + std::to_string(p.passes.size()) + " passes)"
@@ -151,7 +141,7 @@ class Assessor {
     suspect_.push_back(Plural(slowest, "chunk", "chunks") + " of " +
                        std::to_string(in_.latency.Total()) + " took " +
                        FormatFixed(kLatencyBoundsMs.back(), 0) + " ms or more (chunk " +
-                       Size(in_.latency.chunk_bytes) + ")");
+                       ExactBinarySize(in_.latency.chunk_bytes) + ")");
   }
 
   void SmartSuspect() {
@@ -198,7 +188,7 @@ class Assessor {
     if (in_.latency.Total() > 0) {
       h.reasons.push_back(std::string("slowest chunk class: ") +
                           LatencyClassLabel(static_cast<LatencyClass>(worst)) + " (chunk " +
-                          Size(in_.latency.chunk_bytes) + ")");
+                          ExactBinarySize(in_.latency.chunk_bytes) + ")");
     }
     if (in_.smart_before.available && in_.smart_after.available) {
       h.reasons.push_back("SMART: no error counter grew during the run");

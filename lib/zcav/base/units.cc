@@ -179,4 +179,10 @@ double MbPerS(std::uint64_t bytes, std::chrono::nanoseconds elapsed) {
   return static_cast<double>(bytes) / kMB / (static_cast<double>(elapsed.count()) * 1e-9);
 }
 
+std::string ExactBinarySize(std::uint64_t bytes) {
+  if (bytes != 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes != 0 && bytes % kKiB == 0) return std::to_string(bytes / kKiB) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 }  // namespace zcav

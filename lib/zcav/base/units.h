@@ -43,6 +43,10 @@ std::string DurationText(std::chrono::nanoseconds d);
 // "1.50 GiB (1610612736 bytes)"-style human size in binary units.
 std::string FormatBytes(std::uint64_t bytes);
 
+// "64 MiB", "512 KiB" or "1000 bytes": the shortest exact binary spelling of
+// `bytes`, for sizes in a sentence.
+std::string ExactBinarySize(std::uint64_t bytes);
+
 // Rate in MB/s (10^6 B/s) of `bytes` read in `elapsed`; 0 when elapsed is 0.
 double MbPerS(std::uint64_t bytes, std::chrono::nanoseconds elapsed);
 

@@ -29,12 +29,6 @@ constexpr std::uint32_t kQuickSkip = 10;
 constexpr std::uint64_t kDefaultChunkBytes = kMiB;
 
 std::string Bytes(std::uint64_t v) { return std::to_string(v) + " bytes"; }
-// "64 MiB", "512 KiB" or "1000 bytes": the shortest exact binary spelling.
-std::string Binary(std::uint64_t v) {
-  if (v != 0 && v % kMiB == 0) return std::to_string(v / kMiB) + " MiB";
-  if (v != 0 && v % 1024 == 0) return std::to_string(v / 1024) + " KiB";
-  return Bytes(v);
-}
 
 // Bisection budget per failing chunk: a failing read can take a real drive
 // seconds (its own retries), so a chunk that is unreadable throughout must
@@ -435,7 +429,7 @@ void NoteDefaultBlock(const SweepOptions& options, std::uint64_t range, SweepPla
                                               (options.expected_mb_per_s * 1e3))) +
                   " ms each at the start's " + FormatFixed(options.expected_mb_per_s, 1) + " MB/s"
             : "";
-    plan.notes.push_back("default block size " + Binary(plan.block_bytes) + " (" +
+    plan.notes.push_back("default block size " + ExactBinarySize(plan.block_bytes) + " (" +
                          std::to_string(blocks) + " blocks" + each +
                          "): each block is timed on its own, the reads in flight drained at "
                          "its end; --block-size for more, shorter blocks");
@@ -469,12 +463,13 @@ void NoteBlur(SweepPlan& plan) {
   if (!plan.write && !timing.drained_per_block) {
     const std::uint64_t in_flight = timing.bytes_in_flight;
     plan.notes.push_back(std::to_string(plan.queue_depth) + " reads of " +
-                         Binary(plan.chunk_bytes) + " in flight (" + Binary(in_flight) + ") span " +
+                         ExactBinarySize(plan.chunk_bytes) + " in flight (" +
+                         ExactBinarySize(in_flight) + ") span " +
                          std::to_string((in_flight + plan.block_bytes - 1) / plan.block_bytes) +
-                         " blocks of " + Binary(plan.block_bytes) +
+                         " blocks of " + ExactBinarySize(plan.block_bytes) +
                          ": a device that completes reads in bursts blurs the per-block rates "
                          "over up to " +
-                         Binary(in_flight) + " (the average is exact); --block-size " +
+                         ExactBinarySize(in_flight) + " (the average is exact); --block-size " +
                          std::to_string((in_flight + kMiB - 1) / kMiB) +
                          "M or more, or --queue-depth 1, for a sharp curve");
   }
