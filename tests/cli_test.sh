@@ -708,6 +708,27 @@ expect_one_error_line "^zcav: writing stdout failed: No space left on device; th
 KEPT=$(kept_path)
 expect_eq "$(data_count "$KEPT")" 32 "data lines in the kept file"
 rm -f "$KEPT"
+check "exit 4 when one of several devices' logs is full: that one kept, the other written" 4 \
+  env TMPDIR="$WORK/kept" "$ZCAV" sweep -l /dev/full -f "sim:hdd?size=256M" \
+  -l "$WORK/several-b.dat" -f "sim:hdd?size=256M&seed=2" --block-size 8M --quiet
+expect_grep "^zcav: writing /dev/full failed: No space left on device; the measured data is kept in .*/kept/zcav-kept-[A-Za-z0-9]{6}-full$" "$ERR"
+expect_eq "$(grep -c 'failed' "$ERR")" 1 "failed writes reported"
+KEPT=$(kept_path)
+expect_eq "$(data_count "$KEPT")" 32 "data lines in the kept file"
+expect_grep '^# status: complete' "$KEPT" "the kept file"
+expect_eq "$(data_count "$WORK/several-b.dat")" 32 "data lines of the other device's log"
+rm -f "$KEPT" "$WORK/several-b.dat"
+mkdir "$WORK/several-out"
+ln -s /dev/full "$WORK/several-out/aggregate.json"
+check "exit 4 when several devices' aggregate cannot be written: kept, the results written" 4 \
+  env TMPDIR="$WORK/kept" "$ZCAV" sweep "sim:hdd?size=256M" "sim:hdd?size=256M&seed=2" \
+  -o "$WORK/several-out" --block-size 8M --quiet
+expect_grep "^zcav: writing .*/several-out/aggregate.json failed: No space left on device; the measured data is kept in .*/kept/zcav-kept-[A-Za-z0-9]{6}-aggregate.json$" "$ERR"
+KEPT=$(kept_path)
+python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["devices"]) == 2' "$KEPT" ||
+  problem "the kept aggregate.json is not the whole aggregate"
+expect_eq "$(ls "$WORK/several-out" | grep -c '\.dat$')" 3 "results and aggregate.dat written"
+rm -rf "$KEPT" "$WORK/several-out"
 check "exit 4 and a partial kept file when interrupted as well (4 wins over 130)" 4 \
   env TMPDIR="$WORK/kept" "$ZCAV" sweep "sim:hdd?size=1G&gone=300M" --block-size 1M --quiet \
   -o /dev/full

@@ -122,4 +122,29 @@ std::string FailureReason(int error_number, const std::string& fallback) {
   return error_number != 0 ? std::strerror(error_number) : fallback;
 }
 
+ResultPlace FinishResult(const std::string& output, OutputFormat format,
+                         std::unique_ptr<AtomicFile>& file, const WriteGuard& guard,
+                         const ResultRecorder& recorder, bool partial, std::ostream& out) {
+  if (!guard.failed() && !file) return {"stdout", false, ""};
+  ResultPlace place{"", true, ""};
+  if (guard.failed()) {
+    place.reason = FailureReason(guard.error_number(), guard.message());
+  } else {
+    try {
+      file->Commit(partial);
+      return {file->final_path(), false, ""};
+    } catch (const Error& e) {
+      place.reason = FailureReason(file->error_number(), e.what());
+    }
+  }
+  const bool stdout_failed = file == nullptr;
+  file.reset();  // its temporary's space is free again
+  const ResultWrite write = [&](std::ostream& stream, bool seekable) {
+    const std::unique_ptr<ResultSink> writer = MakeWriter(format, stream, seekable);
+    recorder.Replay(*writer);
+  };
+  place.where = KeepElsewhere(output, partial ? ".partial" : "", write, out, stdout_failed);
+  return place;
+}
+
 }  // namespace zcav

@@ -8,8 +8,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
+
+#include "zcav/base/atomic_file.h"
+#include "zcav/io/result_recorder.h"
+#include "zcav/io/writers.h"
 
 namespace zcav {
 
@@ -52,5 +57,21 @@ int SayKept(const std::string& output, const std::string& reason, const std::str
 
 // The text of `error_number` (strerror), or `fallback` when it is 0.
 std::string FailureReason(int error_number, const std::string& fallback);
+
+// Where a result went: the file asked for (or OUT.partial), "stdout", or,
+// when writing it failed, where KeepElsewhere kept it ("" for nowhere).
+struct ResultPlace {
+  std::string where;
+  bool failed = false;  // not written where asked
+  std::string reason;   // why, e.g. "No space left on device"
+};
+
+// Commits `file` (null: the result went to stdout) as partial or not; when
+// writing it failed (`guard`, or the commit), drops the file and writes the
+// result again, in `format`, from `recorder` with KeepElsewhere (`output`
+// names it; `out` is stdout, the last resort unless it is what failed).
+ResultPlace FinishResult(const std::string& output, OutputFormat format,
+                         std::unique_ptr<AtomicFile>& file, const WriteGuard& guard,
+                         const ResultRecorder& recorder, bool partial, std::ostream& out);
 
 }  // namespace zcav

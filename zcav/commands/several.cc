@@ -6,7 +6,9 @@
 // DIR/aggregate.dat (the rate of each device and of all together over time)
 // and DIR/aggregate.json (the figures and the shared-ceiling judgement).
 // With classic `-l LOG -f DEV` pairs each device's result goes to its LOG
-// and the aggregate figures to stderr only.
+// and the aggregate figures to stderr only. A result or aggregate that cannot
+// be written (no space, an I/O error) is kept elsewhere (output_space.h) and
+// the run ends with kExitKeptElsewhere.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,6 +143,11 @@ struct Lane {
   RunInfo run;
   std::unique_ptr<AtomicFile> file;
   std::unique_ptr<ResultSink> writer;
+  // A failed write does not end the sweeps: the result is kept in memory and
+  // written elsewhere at the end (FinishResult).
+  std::unique_ptr<WriteGuard> guard;
+  ResultRecorder recorder;
+  std::string output;  // where the result goes
   TimelineSink timeline;
   CurveSink curve;
   std::unique_ptr<LaneProgressSink> progress;  // together only, unless quiet
@@ -158,9 +165,11 @@ void Open(const SweepCommandOptions& options, Lane& lane, SimBusSet& buses) {
 
 // Creates the output file and the sinks. Throws Error.
 void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::string& output) {
+  lane.output = output;
   lane.file = std::make_unique<AtomicFile>(output, options.devices);
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
-  std::vector<SampleSink*> sinks{lane.writer.get(), &lane.timeline, &lane.curve};
+  lane.guard = std::make_unique<WriteGuard>(*lane.writer);
+  std::vector<SampleSink*> sinks{lane.guard.get(), &lane.recorder, &lane.timeline, &lane.curve};
   if (lane.progress) sinks.push_back(lane.progress.get());
   lane.tee = std::make_unique<ResultTee>(sinks);
   const Transport transport =
@@ -218,9 +227,10 @@ void CheckSeveral(const SweepCommandOptions& options, bool classic_logs) {
 class SeveralSweeps {
  public:
   // REQUIRES: CheckSeveral(options, ...) passed.
-  SeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+  SeveralSweeps(const SweepCommandOptions& options, std::ostream& out, std::ostream& err,
                 const std::atomic<bool>& stop)
       : options_(options),
+        out_(out),
         err_(err),
         stop_(stop),
         classic_logs_(!options.outputs.empty()),
@@ -283,7 +293,7 @@ class SeveralSweeps {
       lane->result = RunSweep(lane->opened.device(), lane->run, lane->opened.clock(),
                               SinkOf(options_, *lane), &stop_);
       lane->opened.Close();
-      lane->file->Commit(lane->result.partial());
+      Finish(*lane);
       alone_mb_per_s_.push_back(lane->result.avg_mb_per_s);
       if (!options_.quiet) {
         err_ << "zcav: alone: " << lane->file_name << " " << Mb(lane->result.avg_mb_per_s) << "\n";
@@ -309,7 +319,7 @@ class SeveralSweeps {
     for (std::size_t i = 0; i < n_; ++i) {
       together_[i]->result = results[i];
       // Not read at all (interrupted while reading alone): no file.
-      if (!stopped_) together_[i]->file->Commit(results[i].partial());
+      if (!stopped_) Finish(*together_[i]);
     }
     if (!options_.alone_and_together || alone_.size() != n_ || stopped_) alone_mb_per_s_.clear();
   }
@@ -376,14 +386,15 @@ class SeveralSweeps {
          << Mb(aggregate_.peak_mb_per_s) << ") over " << Num(aggregate_.overlap_seconds, 1)
          << " s of " << Num(aggregate_.wall_seconds, 1) << " s; MB = 10^6 B\n";
     err_ << "zcav: " << ceiling_.reason << "\n";
-    if (!classic_logs_ && !options_.quiet) {
+    if (!classic_logs_ && !options_.quiet && kept_.empty()) {
       err_ << "zcav: wrote " << n_ << " results, aggregate.dat and aggregate.json to "
            << dir_.string() << "\n";
     }
   }
 
   // Says how the sweeps ended; returns 0, 1 after a read error or
-  // --max-errors giving up, 130 when interrupted.
+  // --max-errors giving up, 130 when interrupted, kExitKeptElsewhere (over
+  // all of them) when a result or aggregate had to be kept elsewhere.
   int ExitCode() {
     int code = 0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -409,10 +420,48 @@ class SeveralSweeps {
       }
     }
     if (code == 130) err_ << "zcav: interrupted: partial results written (marked partial)\n";
-    return code;
+    for (const Kept& k : kept_) SayKept(k.output, k.place.reason, k.place.where, err_);
+    return kept_.empty() ? code : kExitKeptElsewhere;
   }
 
  private:
+  // A result or aggregate written elsewhere than `output`.
+  struct Kept {
+    std::string output;
+    ResultPlace place;
+  };
+
+  // Commits the lane's result; when writing it failed, keeps it elsewhere.
+  void Finish(Lane& lane) {
+    ResultPlace place = FinishResult(lane.output, options_.format, lane.file, *lane.guard,
+                                     lane.recorder, lane.result.partial(), out_);
+    if (place.failed) kept_.push_back({lane.output, std::move(place)});
+  }
+
+  // Writes `text` into `path`; when that fails (no space, an I/O error),
+  // keeps it elsewhere.
+  void WriteOrKeep(const std::filesystem::path& path, const std::string& text) {
+    std::unique_ptr<AtomicFile> file;
+    ResultPlace place{"", true, ""};
+    try {
+      file = std::make_unique<AtomicFile>(path.string(), options_.devices);
+      file->Put(text);
+      file->Commit();
+      return;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kRuntime) throw;
+      place.reason = FailureReason(file ? file->error_number() : 0, e.what());
+    }
+    file.reset();
+    const ResultWrite write = [&](std::ostream& stream, bool) {
+      stream << text;
+      stream.flush();
+      if (!stream) throw Error("cannot write", ErrorKind::kRuntime);
+    };
+    place.where = KeepElsewhere(path.string(), "", write, out_, false);
+    kept_.push_back({path.string(), std::move(place)});
+  }
+
   // Where device i's result goes (read alone or together).
   std::string OutputFor(std::size_t i, bool alone) const {
     if (classic_logs_) {
@@ -422,8 +471,7 @@ class SeveralSweeps {
   }
 
   void WriteAggregateDat() {
-    AtomicFile dat((dir_ / "aggregate.dat").string(), options_.devices);
-    std::ostream& o = dat.stream();
+    std::ostringstream o;
     o << "# zcav " << ZCAV_VERSION << ": " << n_ << " devices read together, one thread each\n";
     for (std::size_t i = 0; i < n_; ++i) {
       o << "# device " << i + 1 << ": " << options_.devices[i] << " (" << names_[i] << ")\n";
@@ -437,7 +485,7 @@ class SeveralSweeps {
       for (double v : p.device_mb_per_s) o << " " << Num(v, 3);
       o << "\n";
     }
-    dat.Commit();
+    WriteOrKeep(dir_ / "aggregate.dat", o.str());
   }
 
   void WriteAggregateJson() {
@@ -482,12 +530,11 @@ class SeveralSweeps {
       for (double v : ceiling_.slowed_share) slowed.push_back(Finite(v));
       doc["ceiling"]["slowed_share"] = slowed;
     }
-    AtomicFile json((dir_ / "aggregate.json").string(), options_.devices);
-    json.stream() << Dump(doc);
-    json.Commit();
+    WriteOrKeep(dir_ / "aggregate.json", Dump(doc));
   }
 
   const SweepCommandOptions& options_;
+  std::ostream& out_;  // stdout: the last place a result is kept
   std::ostream& err_;
   const std::atomic<bool>& stop_;
   const bool classic_logs_;
@@ -501,17 +548,18 @@ class SeveralSweeps {
   // Each device's rate alone; after SweepTogether empty unless all were read alone.
   std::vector<double> alone_mb_per_s_;
   bool stopped_ = false;  // a sweep alone was cut short
+  std::vector<Kept> kept_;
   Aggregate aggregate_;
   SharedCeiling ceiling_;
 };
 
 }  // namespace
 
-int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& out, std::ostream& err,
                      const std::atomic<bool>& stop_requested) {
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   CheckSeveral(options, !options.outputs.empty());
-  SeveralSweeps run(options, err, stop_requested);
+  SeveralSweeps run(options, out, err, stop_requested);
   run.OpenAll();
   run.SweepAlone();
   run.SweepTogether();

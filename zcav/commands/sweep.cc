@@ -412,42 +412,6 @@ std::unique_ptr<AtomicFile> OpenResultFile(const SweepCommandOptions& options) {
   return std::make_unique<AtomicFile>(options.output, inputs);
 }
 
-// Where the result went: options.output (or OUT.partial), "stdout", or,
-// when writing it failed, where KeepElsewhere kept it ("" for nowhere).
-struct ResultPlace {
-  std::string where;
-  bool failed = false;  // not written where asked
-  std::string reason;   // why, e.g. "No space left on device"
-};
-
-// Commits `file` (none for stdout); when writing it failed (`guard`, or the
-// commit), drops it and writes the result again from `recorder` elsewhere
-// (output_space.h).
-ResultPlace FinishResult(const SweepCommandOptions& options, std::unique_ptr<AtomicFile>& file,
-                         const WriteGuard& guard, const ResultRecorder& recorder, bool partial,
-                         std::ostream& out) {
-  if (!guard.failed() && !file) return {"stdout", false, ""};
-  ResultPlace place{"", true, ""};
-  if (guard.failed()) {
-    place.reason = FailureReason(guard.error_number(), guard.message());
-  } else {
-    try {
-      file->Commit(partial);
-      return {file->final_path(), false, ""};
-    } catch (const Error& e) {
-      place.reason = FailureReason(file->error_number(), e.what());
-    }
-  }
-  const bool stdout_failed = file == nullptr;
-  file.reset();  // its temporary's space is free again
-  const ResultWrite write = [&](std::ostream& stream, bool seekable) {
-    const std::unique_ptr<ResultSink> writer = MakeWriter(options.format, stream, seekable);
-    recorder.Replay(*writer);
-  };
-  place.where = KeepElsewhere(options.output, partial ? ".partial" : "", write, out, stdout_failed);
-  return place;
-}
-
 // Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
 void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const SweepResult& result,
                Curve points, Media media, ZoneAnalysis zones, std::ostream& err) {
@@ -470,7 +434,7 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
 int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   std::ostream& err = inv.err;
   const std::atomic<bool>& stop_requested = inv.stop;
-  if (options.devices.size() > 1) return RunSeveralSweeps(options, err, stop_requested);
+  if (options.devices.size() > 1) return RunSeveralSweeps(options, inv.out, err, stop_requested);
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   OpenedDevice d;
   if (options.sweep.write) {
@@ -530,7 +494,8 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
                     HealthSourcesFor(run.device, options.smart));
   const SweepResult result =
       RunSweep(d.device(), run, d.clock(), health, &stop_requested, resume ? &*resume : nullptr);
-  const ResultPlace place = FinishResult(options, file, guard, recorder, result.partial(), inv.out);
+  const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
+                                         result.partial(), inv.out);
   // The partial result this run completed is not needed any more.
   if (file && !place.failed && !result.partial() &&
       options.resume_file == options.output + ".partial") {

@@ -47,10 +47,12 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags {
 // The sweep of options.devices at the same time, one thread each, optionally
 // each alone first (several.cc): one result per device and the aggregate
 // into the directory options.output, or each result into its classic -l log.
-// Returns 0, 1 after a read error, 130 interrupted. Throws Error for bad
-// input (mixed sim and real devices, a device twice, an output directory that
-// is a file) before anything is read.
-int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& err,
+// Returns 0, 1 after a read error, 130 interrupted, 4 (kExitKeptElsewhere)
+// when a result could not be written where asked and was kept elsewhere
+// (stdout, `out`, as the last resort). Throws Error for bad input (mixed
+// sim and real devices, a device twice, an output directory that is a file)
+// before anything is read.
+int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& out, std::ostream& err,
                      const std::atomic<bool>& stop_requested);
 
 }  // namespace zcav
