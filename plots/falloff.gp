@@ -30,6 +30,9 @@
 {{?slow}}#   retrying), merged across passes, marked on the top edge:
 {{?slow}}#   1 start (GB)  2 end (GB)  3 start (%)  4 end (%)  5 times found (one
 {{?slow}}#   per pass that found it)  6 longest (ms)
+{{?temperature}}# {{temperature_data}}: the drive's temperature while it was read,
+{{?temperature}}#   drawn on the right axis; one line per reading, a blank line between passes:
+{{?temperature}}#   1 position (GB)  2 position (% of device)  3 degrees C  4 pass  5 seconds into the run
 
 data = '{{data}}'
 {{?zones}}zones_data = '{{zones_data}}'
@@ -39,6 +42,7 @@ data = '{{data}}'
 {{?offscale}}offscale_data = '{{offscale_data}}'
 {{?unreadable}}unreadable_data = '{{unreadable_data}}'
 {{?slow}}slow_data = '{{slow_data}}'
+{{?temperature}}temperature_data = '{{temperature_data}}'
 {{?marks}}band_top = {{band_top}}  # MB/s: the top of the y axis (shaded bands, marks on the edge)
 device_gb = {{device_gb}}  # device size in GB: the top axis is % of it
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
@@ -56,6 +60,10 @@ set yrange [0:{{y_max}}]
 {{?optical}}set link y2 via y / one_x inverse y * one_x
 {{?optical}}set ytics nomirror
 {{?optical}}set y2tics {{x_step}}  # X-speed steps
+{{?temperature}}set y2label 'drive temperature (degrees C)' noenhanced
+{{?temperature}}set y2range [{{t_min}}:{{t_max}}]
+{{?temperature}}set ytics nomirror
+{{?temperature}}set y2tics
 set grid xtics ytics
 set key bottom left box opaque
 set style fill transparent solid 0.5 noborder
@@ -72,5 +80,6 @@ plot \
 {{?dips}}  dips_data using 1:3 with points pt 10 ps 0.9 lc rgb '#1b9e77' title '{{dips_title}}', \
 {{?offscale}}  offscale_data using 1:(band_top) with points pt 9 ps 1.4 lc rgb '#cb181d' title '{{offscale_title}}', \
 {{?slow}}  slow_data using (($1 + $2) / 2):(band_top * 0.97) with points pt 11 ps 1.4 lc rgb '#6a3d9a' title '{{slow_title}}', \
+{{?temperature}}  temperature_data using 1:3 axes x1y2 with linespoints dt 2 lw 1.5 pt 7 ps 0.4 lc rgb '#e31a1c' title '{{temperature_title}}', \
 
 {{more_outputs}}

@@ -1607,6 +1607,44 @@ expect_eq "$(wc -l <"$SMART_DIR/calls.log")" 2 "smartctl calls after a sweep wit
 expect_grep '^# health: good$' plain.dat
 
 # ---------------------------------------------------------------------------
+# Temperature: a drive that warms and throttles (sim:nvme-throttle models its
+# temperature, 40 C rising to 80 C where it throttles after 10 s, 30 GB).
+TH="sim:nvme-throttle?size=64G&throttle_after=10"
+check "a throughput drop while the drive warms: thermal throttling when a second pass tells" 0 \
+  "$ZCAV" sweep "$TH" --passes 2 --format json -o th.json --plot th-plot
+expect_grep "^zcav: health: suspect: .*throughput fell 60 % \(3000\.[0-9] -> 1199\.[0-9] MB/s\) at 29\.[0-9]{3} GB \(43\.7 %\) in pass 1, 10 s into the run, while the drive warmed from 40 C to 80 C; the other passes read there without the drop: thermal throttling, not a zone" "$ERR" stderr
+python3 - th.json <<'PY' || problem "th.json: thermal_drops or temperatures wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+drops = d["thermal_drops"]
+assert len(drops) == 1, drops
+t = drops[0]
+block = d["options"]["block_bytes"]
+assert t["pass"] == 1 and t["time_effect"] is True, t
+assert abs(t["offset_bytes"] - 30e9) <= block, t  # 10 s at 3000 MB/s
+assert round(t["from_celsius"]) == 40 and t["to_celsius"] == 80, t
+temps = d["temperatures"]
+assert d["temperature_source"] == "simulated" and {x["pass"] for x in temps} == {1, 2}, temps[:3]
+assert all(temps[i]["seconds"] <= temps[i + 1]["seconds"] for i in range(len(temps) - 1))
+PY
+TDAT=$(ls th-plot/*.temperature.dat 2>/dev/null | head -n 1)
+[[ -n $TDAT ]] || problem "--plot wrote no temperature data"
+expect_eq "$(grep -vc '^#' "$TDAT")" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["temperatures"]) + 1)' th.json)" \
+  "temperature lines (one per reading and a blank line between the passes)"
+expect_grep "axes x1y2 .* title 'drive temperature \(40-80 C, right axis\)'" th-plot/*.gp
+check "one pass: the same drop is listed, but cannot be told from a zone edge" 0 \
+  "$ZCAV" sweep "$TH" -o "$WORK/th1.dat"
+expect_grep "^zcav: health: suspect: temperature reached 80 C .*; throughput fell 60 % .* no other pass read there, so it cannot be told from a zone edge \(read 2 passes to tell\)$" "$ERR" stderr
+expect_grep "^# temperature: seconds=[0-9.]+ offset_bytes=[0-9]+ celsius=[0-9.]+ pass=1 source=simulated$" "$WORK/th1.dat"
+check "zcav plot reads the temperatures back from the raw file and draws them" 0 \
+  "$ZCAV" plot "$WORK/th1.dat" -o th1.png
+expect_eq "$(grep -vc '^#' th1.temperature.dat)" "$(grep -c '^# temperature:' "$WORK/th1.dat")" "temperature lines plotted from th1.dat"
+check "a drive without a temperature: no trace, no right axis" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --block-size 8M --quiet -o hdd.dat --plot hdd-plot
+[[ -z $(ls hdd-plot/*.temperature.dat 2>/dev/null) ]] || problem "temperature data plotted for a drive without temperatures"
+expect_no_grep "y2label" hdd-plot/*.gp
+
+# ---------------------------------------------------------------------------
 # Gates for scripts: --expect (exit 5 below expectations, one line each),
 # --max-errors (give up: exit 1), --max-time (stop: exit 0, marked partial).
 

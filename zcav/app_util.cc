@@ -42,7 +42,8 @@ void OpenedDevice::OpenForWrite(const std::string& name,
   simulated_ = IsSimulatedName(name);
 }
 
-HealthSources HealthSourcesFor(const DeviceInfo& info, bool smart) {
+HealthSources HealthSourcesFor(Device& device, bool smart) {
+  const DeviceInfo& info = device.info();
   HealthSources sources;
   const std::string path = info.path;
   if (smart) {
@@ -55,6 +56,11 @@ HealthSources HealthSourcesFor(const DeviceInfo& info, bool smart) {
     } else {
       sources.smart = [path] { return ReadSmart(path); };
     }
+  }
+  if (info.kind == "sim" && device.TemperatureC()) {
+    sources.temperature = [&device] { return device.TemperatureC(); };
+    sources.temperature_source = "simulated";
+    sources.temperature_every = std::chrono::seconds(5);
   }
   if (info.kind != "block") return sources;
   std::error_code ec;

@@ -90,12 +90,14 @@ class OpenedDevice {
   bool simulated_ = false;
 };
 
-// Where a sweep of `info` gets the drive's own figures (health_sink.h):
+// Where a sweep of `device` gets the drive's own figures (health_sink.h):
 // SMART (when `smart`) through smartctl; for a simulated device a snapshot
 // whose note says it has none. The temperature from hwmon when the kernel
 // has it for the block device (every 60 s of clock time), else, with
-// `smart`, from smartctl every 5 minutes.
-HealthSources HealthSourcesFor(const DeviceInfo& info, bool smart);
+// `smart`, from smartctl every 5 minutes; a simulated drive that models
+// its temperature (Device::TemperatureC) every 5 s. `device` must outlive
+// the sources.
+HealthSources HealthSourcesFor(Device& device, bool smart);
 
 // "zcav: health: VERDICT: reason; reason" and, when SMART was asked for but
 // could not be read, "zcav: note: SMART: why", on `err`.

@@ -646,7 +646,7 @@ void ProfileRun::Sweep() {
   ZoneOptions zone_options = options_.zones;
   zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
-  HealthSink health(zones, HealthSourcesFor(info_, /*smart=*/true));
+  HealthSink health(zones, HealthSourcesFor(device_.device(), /*smart=*/true));
   sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
   health_ = health.report();
   if (raw_guard.failed()) {
@@ -857,6 +857,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   if (health_.smart_requested && !health_.smart_before.available) {
     p.smart_note = health_.smart_before.note;
   }
+  p.temperatures = health_.temperatures;
   input.media = media_;
   input.zones = analysis_;
   input.access = p.access_samples;

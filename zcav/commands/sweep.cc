@@ -412,14 +412,17 @@ std::unique_ptr<AtomicFile> OpenResultFile(const SweepCommandOptions& options) {
   return std::make_unique<AtomicFile>(options.output, inputs);
 }
 
-// Draws the sweep's curve (`points`, with `zones`) into options.plot_dir.
+// Draws the sweep's curve (`points`, with `zones` and the drive temperatures
+// of `health`) into options.plot_dir.
 void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const SweepResult& result,
-               Curve points, Media media, ZoneAnalysis zones, std::ostream& err) {
+               Curve points, Media media, ZoneAnalysis zones, const HealthReport& health,
+               std::ostream& err) {
   PlotInput input;
   Profile& p = input.profile;
   p = SweepProfile(options.device, "sweep", run, result, std::move(points));
   p.unreadable = result.unreadable;
   p.slow_regions = result.slow_regions;
+  p.temperatures = health.temperatures;
   input.media = media;
   input.zones = std::move(zones);
   input.label = !options.labels.empty()   ? options.labels.front()
@@ -491,7 +494,7 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media, transport);
   HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
-                    HealthSourcesFor(run.device, options.smart));
+                    HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
       RunSweep(d.device(), run, d.clock(), health, &stop_requested, resume ? &*resume : nullptr);
   const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
@@ -507,7 +510,7 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   if (!options.quiet) SayHealth(health.report(), err);
   if (!options.plot_dir.empty() && !curve.points.empty()) {
     PlotSweep(options, run, result, std::move(curve.points), media,
-              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, err);
+              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(), err);
   }
   const int code = SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
   if (place.failed) {

@@ -18,7 +18,11 @@
 //              present before the run (SMART), or CRC errors that grew (the
 //              cable or the bus, not the media);
 //            - temperature at or above 60 C (rotating) or 70 C (solid state):
-//              the usual top of the operating range.
+//              the usual top of the operating range;
+//            - a throughput drop that came with a temperature rise while the
+//              other passes read the same positions without it: thermal
+//              throttling (thermal.h). With no other pass to tell it from a
+//              zone edge, the drop is listed but changes no verdict.
 //   good     - none of the above; the reasons then list what was checked.
 #pragma once
 
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/analysis/thermal.h"
 #include "zcav/measure/sample.h"
 #include "zcav/measure/smart.h"
 
@@ -54,6 +59,8 @@ struct HealthInputs {
   SmartSnapshot smart_after;
   // The highest drive temperature seen during the run, C (hwmon or SMART).
   std::optional<double> max_temperature_c;
+  // Throughput drops that came with a temperature rise (FindThermalDrops).
+  std::vector<ThermalDrop> thermal_drops;
 };
 
 struct Health {
@@ -65,13 +72,6 @@ struct Health {
 
 // The conclusion for `in` (see the thresholds above).
 Health AssessHealth(const HealthInputs& in, const HealthThresholds& thresholds = {});
-
-// One drive temperature reading during a run.
-struct TemperatureReading {
-  double seconds = 0;              // since the sweep's first read
-  std::uint64_t offset_bytes = 0;  // where the sweep was reading
-  double celsius = 0;
-};
 
 // A run's health conclusion with what it rests on: what the writers record
 // (ResultSink::OnHealth) and the summary says.
@@ -87,6 +87,8 @@ struct HealthReport {
   // ("hwmon", "smartctl"); empty when the drive reports no temperature.
   std::vector<TemperatureReading> temperatures;
   std::string temperature_source;
+  // Throughput drops that came with a temperature rise (thermal.h).
+  std::vector<ThermalDrop> thermal_drops;
 };
 
 }  // namespace zcav

@@ -108,6 +108,11 @@ class Device {
   // is still there (the failure was the media's).
   virtual std::error_code CheckPresent() noexcept { return {}; }
 
+  // The drive's temperature, C, when the device object itself knows it (a
+  // simulated drive); nullopt otherwise. Real drives' temperatures come from
+  // hwmon or smartctl, outside the device (zcav/app_util.h).
+  virtual std::optional<double> TemperatureC() noexcept { return std::nullopt; }
+
   // A queue of up to `depth` reads of up to chunk_bytes each, for the sweep.
   // This default reads one at a time through ReadAt (MakeSyncQueue: depth 1
   // whatever is asked); PosixDevice gives an io_uring queue when

@@ -501,6 +501,17 @@ class SimulatedDevice final : public Device {
     return unplugged_ ? std::error_code(ENODEV, std::system_category()) : std::error_code();
   }
 
+  // A throttling model's temperature (see the file comment); none for the
+  // others.
+  std::optional<double> TemperatureC() noexcept override {
+    if (model_.throttle_after_s <= 0 || model_.throttled_mb_per_s <= 0) return std::nullopt;
+    const auto rest = clock_.Now() - last_end_;
+    const bool cooled =
+        rest.count() > 0 && rest >= std::chrono::duration<double>(model_.cool_after_s);
+    const double heat = cooled ? 0 : std::min(heat_s_ / model_.throttle_after_s, 1.0);
+    return kCoolC + (kThrottleC - kCoolC) * heat;
+  }
+
   std::error_code ReadAt(std::uint64_t offset_bytes,
                          std::span<std::byte> buffer) noexcept override {
     return Access(offset_bytes, buffer.size(), false);

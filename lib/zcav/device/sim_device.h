@@ -63,6 +63,9 @@
 //     throttled to throttled=MB/s (default 1200, 40 %) until it has been idle
 //     for cool_after=SECONDS (default 60). A default sweep's first pass drops
 //     at about 90 GB (35 %), the next passes read throttled throughout.
+//     Its temperature (Device::TemperatureC) rises with the heat clock from
+//     kCoolC (40 C) to kThrottleC (80 C), where it throttles, and is back
+//     at 40 C once the drive has cooled.
 //   ssd-dips: a 256 GB SSD reading 530 MB/s, its first cached=FRACTION (or
 //     PCT%, default 10 %) at cached_rate=MB/s (default 1060, 2x: an SLC
 //     cache, a position effect), with garbage collection taking
@@ -93,6 +96,10 @@
 namespace zcav {
 
 class VirtualClock;
+
+// The simulated throttling drive's temperature, cool and where it throttles.
+inline constexpr double kCoolC = 40;
+inline constexpr double kThrottleC = 80;
 
 struct SimZone {
   double start_frac = 0;  // of size_bytes

@@ -105,6 +105,16 @@ std::vector<std::string_view> Words(std::string_view s) {
   return words;
 }
 
+// The KEY=VALUE words of `s`, in order; other words are skipped.
+std::vector<std::pair<std::string_view, std::string_view>> KeyValues(std::string_view s) {
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  for (std::string_view word : Words(s)) {
+    const std::size_t eq = word.find('=');
+    if (eq != std::string_view::npos) pairs.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+  }
+  return pairs;
+}
+
 std::optional<double> ToDouble(std::string_view s) {
   double value = 0;
   const char* end = s.data() + s.size();
@@ -888,10 +898,7 @@ UnreadableRange RawUnreadable(const Input& in, std::size_t n, std::string_view t
 SlowRegion RawSlow(const Input& in, std::size_t n, std::string_view text) {
   SlowRegion r;
   bool offset = false, length = false;
-  for (std::string_view word : Words(text)) {
-    const std::size_t eq = word.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+  for (const auto& [key, value] : KeyValues(text)) {
     if (key == "offset_bytes") r.offset_bytes = HeaderNumber(in, n, key, value), offset = true;
     if (key == "length_bytes") r.length_bytes = HeaderNumber(in, n, key, value), length = true;
     if (key == "ms") r.ms = NonNegative(in, n, "ms", value);
@@ -943,6 +950,8 @@ class RawParser {
       SampleLine(line.substr(10), n);
     } else if (StartsWith(line, "# latency: pass=")) {
       LatencyLine(line.substr(11), n);
+    } else if (StartsWith(line, "# temperature: ")) {
+      TemperatureLine(line.substr(15), n);
     }
   }
 
@@ -1006,11 +1015,7 @@ class RawParser {
 
   // "# options: key=value ...": the sweep's plan.
   void OptionsLine(std::string_view text, std::size_t n) {
-    for (std::string_view word : Words(text)) {
-      const std::size_t eq = word.find('=');
-      if (eq == std::string_view::npos) continue;
-      const std::string_view key = word.substr(0, eq);
-      const std::string_view value = word.substr(eq + 1);
+    for (const auto& [key, value] : KeyValues(text)) {
       if (key == "block_bytes") block_ = HeaderNumber(in_, n, key, value);
       if (key == "start_bytes") start_ = HeaderNumber(in_, n, key, value);
       if (key == "end_bytes") end_ = HeaderNumber(in_, n, key, value);
@@ -1044,6 +1049,27 @@ class RawParser {
     has_options_ = true;
   }
 
+  // "# temperature: seconds=S offset_bytes=N celsius=C pass=P source=..."
+  // (pass: 1-based; absent in files before it was recorded).
+  void TemperatureLine(std::string_view text, std::size_t n) {
+    TemperatureReading t;
+    for (const auto& [key, value] : KeyValues(text)) {
+      if (key == "seconds" || key == "celsius") {
+        const std::optional<double> v = ToDouble(value);
+        if (!v || !std::isfinite(*v) || (key == "seconds" && *v < 0)) {
+          in_.Fail(n, std::string(key) + " " + Quote(value) + " is not a number");
+        }
+        (key == "seconds" ? t.seconds : t.celsius) = *v;
+      } else if (key == "offset_bytes") {
+        t.offset_bytes = HeaderNumber(in_, n, key, value);
+      } else if (key == "pass") {
+        const std::uint64_t pass = HeaderNumber(in_, n, key, value);
+        t.pass = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(pass, 1, 1u << 20) - 1);
+      }
+    }
+    profile_.temperatures.push_back(t);
+  }
+
   // "# timing: blur_blocks=B".
   void TimingLine(std::string_view text, std::size_t n) {
     for (std::string_view word : Words(text)) {
@@ -1061,10 +1087,7 @@ class RawParser {
   // "# sample: pass=P block=B offset_bytes=X length_bytes=Y elapsed_ns=T".
   void SampleLine(std::string_view text, std::size_t n) {
     Sample x;
-    for (std::string_view word : Words(text)) {
-      const std::size_t eq = word.find('=');
-      if (eq == std::string_view::npos) continue;
-      const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    for (const auto& [key, value] : KeyValues(text)) {
       const std::uint64_t v = HeaderNumber(in_, n, key, value);
       if (key == "pass") {
         x.pass = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 20) - (v > 0 ? 1 : 0));
@@ -1084,10 +1107,7 @@ class RawParser {
   // pass's chunks by latency class (the "total" line is their sum).
   void LatencyLine(std::string_view text, std::size_t n) {
     LatencyClasses c;
-    for (std::string_view word : Words(text)) {
-      const std::size_t eq = word.find('=');
-      if (eq == std::string_view::npos) continue;
-      const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    for (const auto& [key, value] : KeyValues(text)) {
       if (key == "pass") continue;
       const std::uint64_t v = HeaderNumber(in_, n, key, value);
       if (key == "chunk_bytes") c.chunk_bytes = v;
@@ -1771,6 +1791,27 @@ void ReadJsonHealth(const Json& root, Profile& profile) {
   }
 }
 
+// "temperatures" [{seconds, offset_bytes, celsius, pass}] (json_writer.cc),
+// when present; readings without a number for the time or the temperature
+// are skipped.
+void ReadJsonTemperatures(const Json& root, Profile& profile) {
+  const auto temps = root.find("temperatures");
+  if (temps == root.end() || !temps->is_array()) return;
+  for (const Json& t : *temps) {
+    if (!t.is_object()) continue;
+    const std::optional<double> seconds = JsonNonNegative(t, "seconds");
+    const auto c = t.find("celsius");
+    if (!seconds || c == t.end() || !c->is_number() || !std::isfinite(c->get<double>())) continue;
+    TemperatureReading r;
+    r.seconds = *seconds;
+    r.celsius = c->get<double>();
+    r.offset_bytes = JsonCount(t, "offset_bytes");
+    r.pass = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(JsonCount(t, "pass"), 1, 1u << 20) - 1);
+    profile.temperatures.push_back(r);
+  }
+}
+
 void ParseZcavJson(Input& in, Profile& profile) {
   std::istream& stream = in.Restart();
   RowReducer rows(profile);
@@ -1802,6 +1843,7 @@ void ParseZcavJson(Input& in, Profile& profile) {
     ReadJsonLatency(*passes, profile);
   }
   ReadJsonHealth(root, profile);
+  ReadJsonTemperatures(root, profile);
 
   if (rows.empty()) in.FailFile("no data rows (the run measured no blocks?)");
   rows.Finish();

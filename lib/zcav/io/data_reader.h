@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/analysis/thermal.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/device/device.h"
 #include "zcav/measure/sample.h"
@@ -77,6 +78,10 @@ struct Profile {
   std::vector<std::string> smart_increases;
   std::string smart_note;
   std::vector<LatencyClasses> latency_classes;
+  // zcav's raw and JSON outputs with a temperature source: the drive's
+  // temperature readings during the run (HealthReport::temperatures), in
+  // time order; empty when none were recorded.
+  std::vector<TemperatureReading> temperatures;
   std::vector<float> worst_chunk_ms;
   std::uint64_t chunk_bytes = 0;
   // zcav's own raw and JSON outputs: the sweep's plan as recorded

@@ -1,7 +1,9 @@
 // HealthSink: sits in front of the result sinks, reads the drive's SMART at
 // the start and the end of the sweep and its temperature while it runs, and
 // hands the health conclusion (analysis/health.h) to the sinks behind it
-// just before the sweep's OnFinish.
+// just before the sweep's OnFinish. With a temperature source it also keeps
+// the rates read (RateTimeline) and looks for throughput drops that came
+// with a temperature rise (analysis/thermal.h).
 #pragma once
 
 #include <chrono>
@@ -43,7 +45,7 @@ class HealthSink final : public ForwardingSink {
   const HealthReport& report() const { return report_; }
 
  private:
-  void ReadTemperature(std::chrono::nanoseconds at, std::uint64_t offset_bytes);
+  void ReadTemperature(std::chrono::nanoseconds at, std::uint64_t offset_bytes, std::uint32_t pass);
 
   HealthSources sources_;
   HealthReport report_;
@@ -52,6 +54,10 @@ class HealthSink final : public ForwardingSink {
   std::optional<std::chrono::nanoseconds> first_read_;
   std::optional<std::chrono::nanoseconds> last_reading_;
   std::uint64_t last_offset_ = 0;
+  std::uint32_t last_pass_ = 0;
+  // The rates read, for the drops that come with a temperature rise (kept
+  // only when there is a temperature to read).
+  RateTimeline timeline_;
 };
 
 }  // namespace zcav

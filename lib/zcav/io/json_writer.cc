@@ -16,7 +16,11 @@
 //   "smart":{"before":{..},"after":{..},"increases":[{"field","before","after"}]},
 //                              <- when SMART was asked for; a snapshot that could
 //                                 not be read is {"available":false,"note":..}
-//   "temperatures":[{"seconds","offset_bytes","celsius"}],"temperature_source":..
+//   "temperatures":[{"seconds","offset_bytes","celsius","pass"}],"temperature_source":..
+//   "thermal_drops":[{"pass","offset_bytes","seconds","before_mb_per_s",
+//                     "after_mb_per_s","from_celsius","to_celsius","time_effect"}],
+//                              <- drops that came with a temperature rise
+//                                 (analysis/thermal.h); time_effect null: unknown
 //   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
 //              "bounded_by_budget"}],     <- unreadable ranges, merged
 //   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
@@ -244,11 +248,25 @@ std::string HealthMembers(const HealthReport& h) {
   }
   Json temps = Json::array();
   for (const TemperatureReading& t : h.temperatures) {
-    temps.push_back(
-        {{"seconds", Finite(t.seconds)}, {"offset_bytes", t.offset_bytes}, {"celsius", t.celsius}});
+    temps.push_back({{"seconds", Finite(t.seconds)},
+                     {"offset_bytes", t.offset_bytes},
+                     {"celsius", t.celsius},
+                     {"pass", t.pass + 1}});
+  }
+  Json drops = Json::array();
+  for (const ThermalDrop& d : h.thermal_drops) {
+    drops.push_back({{"pass", d.pass + 1},
+                     {"offset_bytes", d.offset_bytes},
+                     {"seconds", Finite(d.seconds)},
+                     {"before_mb_per_s", Finite(d.before_mb_per_s)},
+                     {"after_mb_per_s", Finite(d.after_mb_per_s)},
+                     {"from_celsius", d.from_c},
+                     {"to_celsius", d.to_c},
+                     {"time_effect", d.time_effect ? Json(*d.time_effect) : Json(nullptr)}});
   }
   s += Member("temperatures", temps) + ",\n" +
-       Member("temperature_source", StringOrNull(h.temperature_source)) + ",\n";
+       Member("temperature_source", StringOrNull(h.temperature_source)) + ",\n" +
+       Member("thermal_drops", drops) + ",\n";
   return s;
 }
 

@@ -860,6 +860,42 @@ void FillFalloffErrors(const std::vector<PlotInput>& inputs, const fs::path& dir
   }
 }
 
+// The falloff plot's temperature trace: NAME.temperature.dat, drawn on the
+// right axis (not for optical media, whose right axis is the X speed).
+void FillFalloffTemperature(const std::vector<PlotInput>& inputs, const fs::path& dir,
+                            const std::string& name, std::uint64_t device,
+                            std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                            PlotFiles& files) {
+  const PlotInput& in = inputs.front();
+  const std::vector<TemperatureReading>& temps = in.profile.temperatures;
+  if (temps.empty() || in.media != Media::kNone) return;
+  flags.insert("temperature");
+  v["temperature_data"] = name + ".temperature.dat";
+  double lo = temps.front().celsius, hi = lo;
+  std::string s = "# zcav plot data: drive temperature while " + in.label + " was read\n";
+  s += "# Units: GB = 10^9 B, % of the device's size, degrees C, seconds since the first read.\n";
+  s += "# position_gb position_pct celsius pass seconds\n";
+  for (std::size_t i = 0; i < temps.size(); ++i) {
+    const TemperatureReading& t = temps[i];
+    if (i > 0 && t.pass != temps[i - 1].pass) s += '\n';  // a new line for each pass
+    s += FormatFixed(Gb(t.offset_bytes), 9) + ' ' +
+         FormatFixed(Percent(static_cast<double>(t.offset_bytes), device), 6) + ' ' +
+         FormatFixed(t.celsius, 1) + ' ' + std::to_string(t.pass + 1) + ' ' +
+         FormatFixed(t.seconds, 1) + '\n';
+    lo = std::min(lo, t.celsius);
+    hi = std::max(hi, t.celsius);
+  }
+  // Whole 5 C steps around the readings, at least 10 C apart.
+  const double t_min = std::floor(lo / 5) * 5 - 5;
+  const double t_max = std::max(std::ceil(hi / 5) * 5 + 5, t_min + 10);
+  v["t_min"] = FormatFixed(t_min, 0);
+  v["t_max"] = FormatFixed(t_max, 0);
+  v["temperature_title"] =
+      "drive temperature (" + FormatFixed(lo, 0) + "-" + FormatFixed(hi, 0) + " C, right axis)";
+  WriteText(dir / v["temperature_data"], s, inputs);
+  files.data_paths.push_back((dir / v["temperature_data"]).string());
+}
+
 // The falloff plot's values and data files.
 void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
                  std::map<std::string, std::string>& v, std::set<std::string>& flags,
@@ -919,6 +955,7 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   FillFalloffZones(inputs, dir, name, device, axis_top, v, flags, files);
   FillFalloffMarks(inputs, dir, name, device, axis_top, v, flags, files);
   FillFalloffErrors(inputs, dir, name, device, v, flags, files);
+  FillFalloffTemperature(inputs, dir, name, device, v, flags, files);
 }
 
 // The comparison's blocks above its y axis (`axis_top`), every input's in

@@ -205,7 +205,8 @@ class RawWriter final : public ResultSink {
     for (const TemperatureReading& t : h.temperatures) {
       health_ += "# temperature: seconds=" + FormatFixed(t.seconds, 1) +
                  " offset_bytes=" + std::to_string(t.offset_bytes) +
-                 " celsius=" + FormatFixed(t.celsius, 1) + " source=" + h.temperature_source + "\n";
+                 " celsius=" + FormatFixed(t.celsius, 1) + " pass=" + std::to_string(t.pass + 1) +
+                 " source=" + h.temperature_source + "\n";
     }
   }
 
