@@ -3,7 +3,8 @@
 # Non-interactive; needs root (or sudo) only when something is missing.
 # clang, its sanitizer/libFuzzer runtimes (libclang-rt-dev) and llvm (for
 # llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON);
-# clang-format checks the layout (scripts/check-format.sh).
+# clang-format checks the layout (scripts/check-format.sh); gnuplot-x11,
+# xvfb, x11-apps (xwd) and tmux run the live view for real (tests/live/).
 set -euo pipefail
 
 packages=(
@@ -11,6 +12,7 @@ packages=(
   libboost-program-options-dev libboost-dev libboost-iostreams-dev
   libboost-filesystem-dev libboost-system-dev
   libgnuplot-iostream-dev gnuplot-nox
+  gnuplot-x11 xvfb x11-apps tmux
   catch2 nlohmann-json3-dev liburing-dev
   fuse3 libfuse3-dev
   util-linux python3

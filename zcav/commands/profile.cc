@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "../app_util.h"
+#include "../live.h"
 #include "../options.h"
 #include "../output_space.h"
 #include "commands.h"
@@ -83,6 +84,7 @@ struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags {
   std::vector<std::string>
       labels;          // --label: the plot and report title. Default: device model or name
   bool quiet = false;  // -q: no progress, notes or summary on stderr. Default: false
+  bool live = false;   // --live: the sweep's curve drawn while measured (live.h)
 };
 using ProfileMode = ProfileCommandOptions::ProfileMode;
 
@@ -129,7 +131,10 @@ po::options_description DescribeProfile() {
                        "passes of the sweep (default 1; 3 when a full pass takes under 20 s)")(
       "label", po::value<std::vector<std::string>>()->value_name("TEXT"),
       "the plot and report title (default: the device model, or the device name)")(
-      "quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
+      "quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)")(
+      "live",
+      "draw the sweep's curve while it is measured: in a gnuplot window when there is a "
+      "display, else in the terminal (ignored, with a note, when stderr is not a terminal)");
   desc.add(GateFlagsDescription());
   return desc;
 }
@@ -166,6 +171,7 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
     if (out.labels.size() > 1) throw Error("zcav profile takes one --label", ErrorKind::kBadInput);
   }
   out.quiet = vm.count("quiet") > 0;
+  out.live = vm.count("live") > 0;
   ParseGateFlags(vm, out, out.sweep);
   return out;
 }
@@ -633,8 +639,14 @@ void ProfileRun::Sweep() {
   WriteGuard raw_guard(*raw_writer);
   WriteGuard json_guard(json_sink);
   std::vector<SampleSink*> sinks{&raw_guard, &json_guard, &recorder_, &curve_};
+  std::unique_ptr<LiveView> live;
+  if (options_.live) {
+    live = MakeLiveView(options_.labels.empty() ? options_.device : options_.labels.front(),
+                        device_.steady_clock(), options_.zones, media_ != Media::kNone, err_);
+    if (live) sinks.push_back(live.get());
+  }
   std::unique_ptr<ProgressSink> progress;
-  if (!options_.quiet) {
+  if (!options_.quiet && !DrawsInTerminal(live.get())) {
     progress =
         std::make_unique<ProgressSink>(err_, device_.steady_clock(), isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
@@ -648,6 +660,7 @@ void ProfileRun::Sweep() {
   ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
   HealthSink health(zones, HealthSourcesFor(device_.device(), /*smart=*/true));
   sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
+  if (DrawsInTerminal(live.get())) err_ << "\n";  // below the chart
   health_ = health.report();
   if (raw_guard.failed()) {
     NoteWriteFailure(InDir(data_name_), raw_guard.error_number(), raw_guard.message());

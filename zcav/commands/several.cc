@@ -558,6 +558,7 @@ class SeveralSweeps {
 int RunSeveralSweeps(const SweepCommandOptions& options, std::ostream& out, std::ostream& err,
                      const std::atomic<bool>& stop_requested) {
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  if (options.live) err << "zcav: note: --live ignored: it draws one device at a time\n";
   CheckSeveral(options, !options.outputs.empty());
   SeveralSweeps run(options, out, err, stop_requested);
   run.OpenAll();

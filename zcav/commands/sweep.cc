@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "../app_util.h"
+#include "../live.h"
 #include "../output_space.h"
 #include "../write_confirm.h"
 #include "commands.h"
@@ -76,6 +77,9 @@ po::options_description SweepFlagsDescription() {
       "quick", "read an evenly spaced tenth of the surface (about 1000 points)")(
       "no-warmup", "do not read one untimed chunk before the first timed block")(
       "no-zones", "do not detect zones at the end of the sweep")(
+      "live",
+      "draw the curve while it is measured: in a gnuplot window when there is a display, "
+      "else in the terminal (ignored, with a note, when stderr is not a terminal)")(
       "smart",
       "read the drive's SMART data (smartctl --json, from smartmontools) before and after the "
       "sweep: the counters that grew go into the health conclusion and the results")(
@@ -337,6 +341,7 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   out.quiet = vm.count("quiet") > 0;
   out.detect_zones = vm.count("no-zones") == 0;
   out.smart = vm.count("smart") > 0;
+  out.live = vm.count("live") > 0;
   if (vm.count("plot")) {
     out.plot_dir = vm["plot"].as<std::string>();
     if (out.plot_dir.empty()) throw Error("empty --plot directory", ErrorKind::kBadInput);
@@ -475,8 +480,15 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   WriteGuard guard(*writer);
   ResultRecorder recorder;
   std::vector<SampleSink*> sinks{&guard, &recorder};
+  const Media media = options.media_given ? options.media : GuessMedia(options.device);
+  std::unique_ptr<LiveView> live;
+  if (options.live) {
+    live = MakeLiveView(options.labels.empty() ? options.device : options.labels.front(),
+                        d.steady_clock(), options.zones, media != Media::kNone, err);
+    if (live) sinks.push_back(live.get());
+  }
   std::unique_ptr<ProgressSink> progress;
-  if (!options.quiet) {
+  if (!options.quiet && !DrawsInTerminal(live.get())) {
     // Progress is paced in real time, also for a simulated device.
     progress = std::make_unique<ProgressSink>(err, d.steady_clock(), isatty(STDERR_FILENO) == 1);
     sinks.push_back(progress.get());
@@ -484,7 +496,6 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
   CurveSink curve;
   if (!options.plot_dir.empty()) sinks.push_back(&curve);
   ResultTee tee(sinks);
-  const Media media = options.media_given ? options.media : GuessMedia(options.device);
   const Transport transport =
       options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
   // With 2+ passes, steps that follow the time, not the position, are merged
@@ -497,6 +508,7 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
                     HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
       RunSweep(d.device(), run, d.clock(), health, &stop_requested, resume ? &*resume : nullptr);
+  if (DrawsInTerminal(live.get())) err << "\n";  // below the chart
   const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
                                          result.partial(), inv.out);
   // The partial result this run completed is not needed any more.

@@ -40,6 +40,7 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags {
   bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
   bool detect_zones = true;         // --no-zones turns it off. Default: true
   bool smart = false;               // --smart: SMART before and after. Default: false
+  bool live = false;                // --live: the curve drawn while measured (live.h)
   std::string plot_dir;             // --plot DIR: data, .gp, PNG and SVG there. Default: none
   std::vector<std::string> labels;  // --label, one per device. Default: device model or name
 };

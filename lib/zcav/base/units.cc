@@ -156,6 +156,19 @@ std::string DurationText(std::chrono::nanoseconds d) {
   return text + "s";
 }
 
+std::string FormatDuration(double seconds) {
+  char buf[32];
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, s / 60 % 60);
+  } else if (s >= 60) {
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llds", s);
+  }
+  return buf;
+}
+
 std::string FormatBytes(std::uint64_t bytes) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -40,6 +40,10 @@ std::chrono::nanoseconds ParseDuration(std::string_view text, std::string_view w
 // whole: "2h", "10m", "90s", "1.5s" (below a second: up to 3 decimals).
 std::string DurationText(std::chrono::nanoseconds d);
 
+// A time left or taken, rounded to whole seconds, for a person: "45s",
+// "3m07s", "1h02m".
+std::string FormatDuration(double seconds);
+
 // "1.50 GiB (1610612736 bytes)"-style human size in binary units.
 std::string FormatBytes(std::uint64_t bytes);
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "zcav/base/clock.h"
@@ -329,6 +330,12 @@ class SimSpecParser {
       m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
     } else if (key == "noise") {
       m_.noise = ParseFraction(key, value);
+    } else if (key == "pace") {
+      m_.pace = ParseNumber(key, value);
+      if (!(m_.pace > 0)) {
+        throw Error("invalid sim: pace '" + value + "': not a speed-up above 0",
+                    ErrorKind::kBadInput);
+      }
     } else if (key == "bad") {
       m_.bad = ParseRanges(value);
     } else if (key == "slow") {
@@ -432,7 +439,8 @@ class SimSpecParser {
 
   [[noreturn]] void FailUnknown(const std::string& key) const {
     std::string known =
-        "size, seed, noise, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, busrate";
+        "size, seed, noise, pace, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, "
+        "busrate";
     if (zoned_keys_) known += ", inner, zones";
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
@@ -584,7 +592,20 @@ class SimulatedDevice final : public Device {
     if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
     clock_.Advance(took, write ? 0 : length);  // counts bytes read from storage
     last_end_ = clock_.Now();
+    Pace(took);
     return {};
+  }
+
+  // pace=N: waits in real time until the real time since the first access
+  // is the virtual time spent in accesses since then over N.
+  void Pace(std::chrono::nanoseconds took) {
+    if (model_.pace <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!pace_start_) pace_start_ = now;
+    paced_virtual_ += took;
+    const auto due = *pace_start_ + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        paced_virtual_ / model_.pace);
+    if (due > now) std::this_thread::sleep_until(due);
   }
 
   // The time effects (see the file comment): the seconds a transfer that
@@ -651,7 +672,10 @@ class SimulatedDevice final : public Device {
   double busy_s_ = 0;                     // virtual seconds of transfer so far
   double heat_s_ = 0;                     // of them, since the drive last rested
   std::chrono::nanoseconds last_end_{0};  // when the previous access ended
-  std::shared_ptr<SimBus> bus_;           // shared with devices read at the same time
+  // pace=N: the real time of the first access, the virtual time since.
+  std::optional<std::chrono::steady_clock::time_point> pace_start_;
+  std::chrono::duration<double, std::nano> paced_virtual_{0};
+  std::shared_ptr<SimBus> bus_;  // shared with devices read at the same time
   int bus_member_ = 0;
 };
 

@@ -9,7 +9,9 @@
 // nvme-throttle, ssd-dips and banded-hdd (below: models whose curves are not
 // clean staircases, some of it following the elapsed time, not the position).
 // Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
-// read's time), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s
+// read's time), pace=N (reads also take 1/N of their virtual time in real
+// time: a demo or a live view that can be watched; the results are the
+// same), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s
 // (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
 // with EIO), seek=MS (full-stroke seek time; 0 = no positioning time,
 // rotation included), cache=SIZE (drive cache; 0 = none), interface=MB/s
@@ -117,6 +119,9 @@ struct SimModel {
   double ceiling_mb_per_s = 0;  // bus cap; 0 = none
   double noise = 0.005;         // relative stddev of each read's time
   std::uint64_t seed = 1;
+  // Real-time pacing (pace=N): reads take 1/N of their virtual time in real
+  // time too; 0 = no waiting (the default).
+  double pace = 0;
   std::chrono::nanoseconds per_read_overhead{0};
   // Positioning time of a non-sequential read (see the file comment).
   double track_to_track_ms = 0;  // seek over a distance near 0

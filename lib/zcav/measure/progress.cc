@@ -12,19 +12,6 @@ namespace {
 constexpr std::chrono::milliseconds kTtyInterval{200};
 constexpr std::chrono::seconds kPlainInterval{10};
 
-std::string FormatDuration(double seconds) {
-  char buf[32];
-  const auto s = static_cast<long long>(seconds + 0.5);
-  if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, s / 60 % 60);
-  } else if (s >= 60) {
-    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%llds", s);
-  }
-  return buf;
-}
-
 std::string SystemText(const SweepResult& result) {
   if (!result.system_busy_percent) return "";
   char buf[64];

@@ -1,0 +1,90 @@
+#include "live.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace zcav {
+
+namespace {
+
+bool HasDisplay() {
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY"}) {
+    const char* v = std::getenv(name);
+    if (v != nullptr && *v != '\0') return true;
+  }
+  return false;
+}
+
+// The terminals the gnuplot on the PATH has (GPVAL_TERMINALS), "" when
+// there is no gnuplot.
+std::string GnuplotTerminals() {
+  FILE* p = ::popen("gnuplot -e 'print GPVAL_TERMINALS' 2>&1", "r");
+  if (p == nullptr) return "";
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) text += buf;
+  const int status = ::pclose(p);
+  return status == 0 ? " " + text + " " : "";
+}
+
+bool Has(const std::string& terminals, const char* name) {
+  return terminals.find(std::string(" ") + name + " ") != std::string::npos ||
+         terminals.find(std::string(" ") + name + "\n") != std::string::npos;
+}
+
+}  // namespace
+
+std::unique_ptr<LiveView> MakeLiveView(const std::string& label, Clock& clock,
+                                       const ZoneOptions& zones, bool optical, std::ostream& err) {
+  const std::string terminals = GnuplotTerminals();
+  if (terminals.empty()) {
+    err << "zcav: note: --live ignored: gnuplot is not installed (Debian: gnuplot-x11 or "
+           "gnuplot-nox)\n";
+    return nullptr;
+  }
+  LiveViewOptions o;
+  o.label = label;
+  o.zones = zones;
+  o.optical = optical;
+  std::string window;
+  for (const char* t : {"x11", "qt", "wxt"}) {
+    if (Has(terminals, t)) {
+      window = t;
+      break;
+    }
+  }
+  if (HasDisplay() && !window.empty()) {
+    o.mode = LiveViewOptions::Mode::kWindow;
+    o.terminal = window;
+  } else if (::isatty(STDERR_FILENO) == 1) {
+    o.mode = LiveViewOptions::Mode::kTerminal;
+    struct winsize size {};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 && size.ws_row > 0) {
+      o.columns = size.ws_col;
+      o.rows = size.ws_row;
+    }
+    o.out = &err;
+    const char* tmp = std::getenv("TMPDIR");
+    o.scratch_dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/zcav-live-" +
+                    std::to_string(::getpid());
+  } else {
+    err << "zcav: note: --live ignored: there is no display (DISPLAY) and stderr is not a "
+           "terminal\n";
+    return nullptr;
+  }
+  // gnuplot going away (a closed window's gnuplot, a killed one) must not
+  // end the sweep: a write to its pipe then fails instead.
+  ::signal(SIGPIPE, SIG_IGN);
+  return std::make_unique<LiveView>(std::move(o), clock);
+}
+
+bool DrawsInTerminal(const LiveView* view) {
+  return view != nullptr && view->mode() == LiveViewOptions::Mode::kTerminal;
+}
+
+}  // namespace zcav
