@@ -3,7 +3,10 @@
 # Non-interactive; needs root (or sudo) only when something is missing.
 # clang, its sanitizer/libFuzzer runtimes (libclang-rt-dev) and llvm (for
 # llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON);
-# clang-format checks the layout (scripts/check-format.sh).
+# clang-format checks the layout (scripts/check-format.sh). chromium renders
+# the HTML reports headless (tests/report_browser_test.sh; about 90 MB to
+# download, 350 MB installed); zsh checks the zsh completion's syntax; man-db
+# and groff render the man page (tests/deb_package_test.sh).
 set -euo pipefail
 
 packages=(
@@ -16,6 +19,7 @@ packages=(
   util-linux python3
   clang libclang-rt-dev llvm
   clang-format
+  chromium zsh man-db groff-base
 )
 missing=()
 for p in "${packages[@]}"; do
