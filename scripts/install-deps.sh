@@ -5,6 +5,9 @@
 # llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON);
 # clang-format checks the layout (scripts/check-format.sh); gnuplot-x11,
 # xvfb, x11-apps (xwd) and tmux run the live view for real (tests/live/).
+# chromium renders the HTML reports headless (tests/report_browser_test.sh;
+# about 90 MB to download, 350 MB installed); zsh checks the zsh completion's
+# syntax; man-db and groff render the man page (tests/deb_package_test.sh).
 set -euo pipefail
 
 packages=(
@@ -18,6 +21,7 @@ packages=(
   util-linux python3
   clang libclang-rt-dev llvm
   clang-format
+  chromium zsh man-db groff-base
 )
 missing=()
 for p in "${packages[@]}"; do

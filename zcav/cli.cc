@@ -15,10 +15,12 @@ constexpr const char* kTail = R"(  zcav --help | --version
   zcav [classic zcav flags] DEVICE   the classic zcav command line (same as zcav sweep)
 
 DEVICE is a block device (/dev/sdb, /dev/nvme0n1, /dev/sr0, /dev/loop0), a regular
-file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd
-(optionally sim:hdd?size=2T&seed=7&noise=0.5%).
+file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd,
+sim:nvme-throttle, sim:ssd-dips, sim:banded-hdd (optionally
+sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav COMMAND --help' (profile, sweep, zones, plot, report) for its options.
+Run 'zcav COMMAND --help' (profile, sweep, access, burst, zones, plot, report) for its
+options. The manual: man zcav.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
 
@@ -85,9 +87,10 @@ CommandChoice ChooseCommand(const std::vector<std::string>& args) {
   }
   if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error("unknown option '" + args[0] +
-                    "' (commands: profile, sweep, zones, plot, report; see 'zcav --help')",
-                ErrorKind::kBadInput);
+    throw Error(
+        "unknown option '" + args[0] +
+            "' (commands: profile, sweep, access, burst, zones, plot, report; see 'zcav --help')",
+        ErrorKind::kBadInput);
   }
   // Anything else is the classic zcav command line: flags and a file name.
   for (const CommandRow& row : Commands()) {
