@@ -69,7 +69,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags {
+struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   std::string device = "sim:hdd";  // DEVICE. Default: sim:hdd
   // -o DIR. Default "-": zcav-profile-NAME in the current directory.
   std::string output = "-";
@@ -131,6 +131,7 @@ po::options_description DescribeProfile() {
       "the plot and report title (default: the device model, or the device name)")(
       "quiet,q", "no progress, notes or summary on stderr (the summary is in DIR/summary.txt)");
   desc.add(GateFlagsDescription());
+  desc.add(EventsFlagsDescription());
   return desc;
 }
 
@@ -167,6 +168,7 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
   }
   out.quiet = vm.count("quiet") > 0;
   ParseGateFlags(vm, out, out.sweep);
+  ParseEventsFlags(vm, out);
   return out;
 }
 
@@ -445,6 +447,8 @@ class ProfileRun {
   // elsewhere (KeepElsewhere; stdout as the last resort). Says so in one
   // line; returns kExitKeptElsewhere.
   int KeepProfileJson(std::ostream& out);
+  // The sweep's events also go to `sink` (not owned; --events), when not null.
+  void set_events(ResultSink* sink) { events_ = sink; }
 
   // Says how the run ended; returns the exit code (app.h).
   int ExitCode() {
@@ -501,6 +505,7 @@ class ProfileRun {
 
   const ProfileCommandOptions& options_;
   std::ostream& err_;
+  ResultSink* events_ = nullptr;  // --events: the sweep's events, or null
   const std::atomic<bool>& stop_;
   // What CheckInput settles.
   OpenedDevice device_;
@@ -633,6 +638,7 @@ void ProfileRun::Sweep() {
   WriteGuard raw_guard(*raw_writer);
   WriteGuard json_guard(json_sink);
   std::vector<SampleSink*> sinks{&raw_guard, &json_guard, &recorder_, &curve_};
+  if (events_ != nullptr) sinks.push_back(events_);
   std::unique_ptr<ProgressSink> progress;
   if (!options_.quiet) {
     progress =
@@ -971,6 +977,9 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   ProfileRun run(options, err, stop);
   run.CheckInput();
+  // stdout is otherwise empty: --events - may use it.
+  EventsOutput events(options.events, inv.out);
+  run.set_events(events.sink());
   run.CreateDir();
   run.ChooseSweep();
   run.MeasureBurstAndAccess();
@@ -988,8 +997,9 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   }
   // Kept elsewhere (4) wins over a read error (1) and an interrupt (130):
   // what was measured is not where the user looks for it.
-  if (run.write_failed()) return run.KeepProfileJson(inv.out);
-  return run.ExitCode();
+  const int code = run.write_failed() ? run.KeepProfileJson(inv.out) : run.ExitCode();
+  events.Exit(code, err);
+  return code;
 }
 
 }  // namespace
