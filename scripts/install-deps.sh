@@ -13,7 +13,7 @@ packages=(
   libgnuplot-iostream-dev gnuplot-nox
   catch2 nlohmann-json3-dev liburing-dev
   fuse3 libfuse3-dev
-  util-linux python3
+  util-linux python3 python3-jsonschema
   clang libclang-rt-dev llvm
   clang-format
 )
