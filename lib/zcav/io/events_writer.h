@@ -17,7 +17,8 @@
 //                "length_bytes", "mb_per_s" (median over passes), "mean_",
 //                "min_", "max_", "stddev_mb_per_s", "passes", "seconds",
 //                "unreadable_bytes" and "worst_chunk_ms" when not 0; rates
-//                null for a block with no clean read (passes 0)
+//                null for a block with no clean read (passes 0); with
+//                several passes they come during the last one
 //   pass_end     the pass summary: "pass", "bytes", "seconds", "mb_per_s",
 //                "complete", "chunk_bytes", "latency_classes",
 //                "unreadable_chunks"
