@@ -18,7 +18,7 @@ packages=(
   gnuplot-x11 xvfb x11-apps tmux
   catch2 nlohmann-json3-dev liburing-dev
   fuse3 libfuse3-dev
-  util-linux python3
+  util-linux python3 python3-jsonschema
   clang libclang-rt-dev llvm
   clang-format
   chromium zsh man-db groff-base

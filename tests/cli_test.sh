@@ -1737,6 +1737,74 @@ check "zcav profile --max-errors 1: gives up, exit 1" 1 \
 expect_grep "gave up after 1 unreadable range \(--max-errors\)" "$ERR" stderr
 
 # ---------------------------------------------------------------------------
+# --events: newline-delimited JSON events while the run goes on.
+
+check "bad input: --events - with the result on stdout" 2 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --events -
+expect_one_error_line
+expect_stdout_empty
+expect_no_new_files
+expect_grep "cannot share stdout" "$ERR" stderr
+bad_input "--events with several devices" sweep sim:hdd sim:ssd --events ev.jsonl
+bad_input "--events naming the result file" sweep sim:hdd --events OUT
+
+check "--events - writes one parseable event per line on stdout, result in -o FILE" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G" --events - -o r.json --format json --quiet
+python3 - "$OUT" r.json <<'PY' 2>"$WORK/py.err" || problem "events: $(tail -n 1 "$WORK/py.err")"
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+names = [e["event"] for e in events]
+assert names[0] == "start" and names[-1] == "done", names
+assert all(e["schema_version"] == "1.0" for e in events)
+doc = json.load(open(sys.argv[2]))
+blocks = [e for e in events if e["event"] == "block"]
+assert [b["offset_bytes"] for b in blocks] == [b["offset_bytes"] for b in doc["blocks"]]
+assert events[0]["device"]["size_bytes"] == doc["device"]["size_bytes"]
+assert "zones" in names and "pass_start" in names and "pass_end" in names, names
+assert events[-1]["exit_code"] == 0 and events[-1]["status"] == "complete", events[-1]
+PY
+
+check "--events FILE: unreadable ranges as events, done carries exit code 1" 1 \
+  "$ZCAV" sweep "sim:hdd?size=1G&bad=600M+4k" --events ev.jsonl -o r.dat --quiet
+python3 - ev.jsonl <<'PY' 2>"$WORK/py.err" || problem "ev.jsonl: $(tail -n 1 "$WORK/py.err")"
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+bad = [e for e in events if e["event"] == "unreadable"]
+assert bad and bad[0]["offset_bytes"] <= 600 * 2**20 < bad[0]["offset_bytes"] + bad[0]["length_bytes"] + 4096, bad
+assert events[-1]["event"] == "done" and events[-1]["exit_code"] == 1, events[-1]
+PY
+# A run killed mid-way: the lines up to the middle and half of the next one.
+if [[ -f ev.jsonl ]]; then
+  half=$(($(wc -l <ev.jsonl) / 2))
+  { head -n "$half" ev.jsonl; sed -n "$((half + 1))p" ev.jsonl | head -c 40; } >"$WORK/cut.jsonl"
+fi
+check "zcav zones reads an events file cut off mid-run (a cut last line too)" 0 \
+  "$ZCAV" zones "$WORK/cut.jsonl" --format json
+python3 - "$OUT" "$WORK/cut.jsonl" <<'PY' 2>"$WORK/py.err" || problem "zones of cut events: $(tail -n 1 "$WORK/py.err")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["zones"], doc
+ends = [json.loads(line) for line in open(sys.argv[2]) if line.startswith('{"event":"block"') and line.endswith("}\n")]
+ends = [e["offset_bytes"] + e["length_bytes"] for e in ends]
+assert ends and doc["zones"][-1]["end_bytes"] == ends[-1], (doc["zones"][-1], ends[-1])
+assert ends[-1] < 2**30, "not cut off"
+PY
+check "zcav report reads an events file cut off mid-run" 0 \
+  "$ZCAV" report "$WORK/cut.jsonl" -o cut.md -q
+[[ -s cut.md ]] || problem "cut.md not written"
+
+check "zcav profile --events -: events on stdout, done with the exit code" 0 \
+  "$ZCAV" profile "sim:hdd?size=1G" --quiet -o pev --events -
+python3 - "$OUT" <<'PY' 2>"$WORK/py.err" || problem "profile events: $(tail -n 1 "$WORK/py.err")"
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+assert events[0]["event"] == "start" and events[-1]["event"] == "done", events[-1]
+assert events[-1]["exit_code"] == 0
+assert any(e["event"] == "block" for e in events)
+PY
+[[ -f pev/profile.json ]] || problem "pev/profile.json not written"
+
+# ---------------------------------------------------------------------------
 
 finish_case
 cd /

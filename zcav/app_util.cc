@@ -3,10 +3,12 @@
 #include <sys/utsname.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <system_error>
 
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -281,6 +283,44 @@ void WriteWholeResult(const std::string& output, const std::vector<std::string>&
     return;
   }
   WriteFileAtomically(output, text, inputs);
+}
+
+EventsOutput::EventsOutput(const std::string& path, std::ostream& out) : path_(path) {
+  if (path.empty()) return;
+  std::ostream* stream = &out;
+  if (path != "-") {
+    errno = 0;
+    file_ = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+    if (!*file_) {
+      const int e = errno;
+      throw Error("--events " + path + ": cannot open" +
+                      (e != 0 ? ": " + std::generic_category().message(e) : std::string()),
+                  ErrorKind::kBadInput);
+    }
+    stream = file_.get();
+  }
+  writer_ = MakeEventsWriter(*stream);
+  guard_ = std::make_unique<WriteGuard>(*writer_);
+}
+
+EventsOutput::~EventsOutput() = default;
+
+ResultSink* EventsOutput::sink() { return guard_.get(); }
+
+void EventsOutput::Exit(int exit_code, std::ostream& err) {
+  if (!writer_) return;
+  if (!guard_->failed()) {
+    try {
+      writer_->OnExit(exit_code);
+    } catch (const Error&) {
+      err << "zcav: warning: writing the events to " << (path_ == "-" ? "stdout" : path_)
+          << " failed: the done event is missing\n";
+      return;
+    }
+    return;
+  }
+  err << "zcav: warning: writing the events to " << (path_ == "-" ? "stdout" : path_) << " failed ("
+      << guard_->message() << "): the events stop there\n";
 }
 
 }  // namespace zcav

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,8 +19,10 @@
 #include "zcav/base/error.h"
 #include "zcav/device/device.h"
 #include "zcav/io/data_reader.h"
+#include "zcav/io/events_writer.h"
 #include "zcav/io/health_sink.h"
 #include "zcav/io/plot.h"
+#include "zcav/io/result_recorder.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
 #include "zcav/measure/sample_sink.h"
@@ -130,6 +133,31 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 // `out` for "-". Throws Error as AtomicFile does (`inputs`: the files read).
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
                       const std::string& text, std::ostream& out);
+
+// The --events stream of one run (io/events_writer.h): none for an empty
+// `path`, `out` (stdout) for "-", else the file `path`, created or emptied
+// now and written directly (not renamed at the end: a run killed mid-way
+// leaves every line written so far). A failed write does not stop the run:
+// the events stop and Exit says so on `err`. Throws Error(kBadInput) when
+// the file cannot be opened.
+class EventsOutput {
+ public:
+  EventsOutput(const std::string& path, std::ostream& out);
+  ~EventsOutput();
+  EventsOutput(const EventsOutput&) = delete;
+  EventsOutput& operator=(const EventsOutput&) = delete;
+  // The sink to add to the run's sinks; null when there are no events.
+  ResultSink* sink();
+  // The "done" event with the command's exit code (nothing without events);
+  // says on `err` when the events could not be written.
+  void Exit(int exit_code, std::ostream& err);
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::ofstream> file_;
+  std::unique_ptr<EventsWriter> writer_;
+  std::unique_ptr<WriteGuard> guard_;
+};
 
 // Keeps each block's figures for the plot drawn after the sweep, compactly
 // (zone_detector.h: 8 bytes per block for one pass, 24 for several).

@@ -73,6 +73,24 @@ po::options_description GateFlagsDescription() {
   return gate;
 }
 
+po::options_description EventsFlagsDescription() {
+  po::options_description events("Events for pipelines");
+  events.add_options()(
+      "events", po::value<std::string>()->value_name("FILE|-"),
+      "write newline-delimited JSON events to FILE ('-' = stdout) while the run goes on: "
+      "start, pass_start, block, pass_end, unreadable, slow_region, health, zones, done (with "
+      "the exit code); one whole line per event, flushed. 'zcav zones|plot|report FILE' read "
+      "it, also cut off mid-run");
+  return events;
+}
+
+void ParseEventsFlags(const po::variables_map& vm, EventsFlags& out) {
+  if (!vm.count("events")) return;
+  out.events = vm["events"].as<std::string>();
+  if (out.events.empty())
+    throw Error("empty --events file name (use - for stdout)", ErrorKind::kBadInput);
+}
+
 void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& sweep) {
   if (vm.count("expect")) out.expectations = ParseExpectations(vm["expect"].as<std::string>());
   if (vm.count("max-errors")) {

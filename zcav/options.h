@@ -59,6 +59,18 @@ void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& s
 // there is one, else 0. REQUIRES: !gate.expectations.empty().
 int JudgeExpectations(const GateFlags& gate, const ExpectationFigures& figures, std::ostream& err);
 
+// --events FILE|- (zcav sweep, zcav profile): newline-delimited JSON events
+// while the run goes on (io/events_writer.h).
+struct EventsFlags {
+  // --events: the events file ("-" = stdout); empty = none. Written directly
+  // (not under a temporary name), so a run killed mid-way leaves what it
+  // wrote. Default: none
+  std::string events;
+};
+po::options_description EventsFlagsDescription();
+// Reads the group. Throws Error(kBadInput) for an empty name.
+void ParseEventsFlags(const po::variables_map& vm, EventsFlags& out);
+
 // LoadPlotInput (plot.h) of each of `files` with its label (none past the
 // end of `labels`): every file read before anything is written. Throws Error
 // as LoadPlotInput does.

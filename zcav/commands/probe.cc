@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
+#include "zcav/io/writers.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
 
@@ -133,7 +134,8 @@ int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;
   if (options.format == "json") {
-    const Json doc = {{"device", DeviceJson(d.device().info())},
+    const Json doc = {{"schema_version", kSchemaVersion},
+                      {"device", DeviceJson(d.device().info())},
                       {"access", AccessFiguresJson(r, RoundUp(options.access.read_bytes,
                                                               d.device().info().sector_bytes))},
                       {"partial", r.error || r.interrupted}};
@@ -161,7 +163,8 @@ int RunBurst(const BurstCommandOptions& options, const Invocation& inv) {
   const BurstResult r = MeasureBurst(d.device(), d.clock(), options.burst, &inv.stop);
   std::string text;
   if (options.format == "json") {
-    const Json doc = {{"device", DeviceJson(d.device().info())},
+    const Json doc = {{"schema_version", kSchemaVersion},
+                      {"device", DeviceJson(d.device().info())},
                       {"burst", BurstFiguresJson(r, options.burst.region_bytes)},
                       {"partial", r.error || r.interrupted}};
     text = Dump(doc);

@@ -70,7 +70,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags {
+struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   std::string device = "sim:hdd";  // DEVICE. Default: sim:hdd
   // -o DIR. Default "-": zcav-profile-NAME in the current directory.
   std::string output = "-";
@@ -136,6 +136,7 @@ po::options_description DescribeProfile() {
       "draw the sweep's curve while it is measured: in a gnuplot window when there is a "
       "display, else in the terminal (ignored, with a note, when stderr is not a terminal)");
   desc.add(GateFlagsDescription());
+  desc.add(EventsFlagsDescription());
   return desc;
 }
 
@@ -173,6 +174,7 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
   out.quiet = vm.count("quiet") > 0;
   out.live = vm.count("live") > 0;
   ParseGateFlags(vm, out, out.sweep);
+  ParseEventsFlags(vm, out);
   return out;
 }
 
@@ -451,6 +453,8 @@ class ProfileRun {
   // elsewhere (KeepElsewhere; stdout as the last resort). Says so in one
   // line; returns kExitKeptElsewhere.
   int KeepProfileJson(std::ostream& out);
+  // The sweep's events also go to `sink` (not owned; --events), when not null.
+  void set_events(ResultSink* sink) { events_ = sink; }
 
   // Says how the run ended; returns the exit code (app.h).
   int ExitCode() {
@@ -507,6 +511,7 @@ class ProfileRun {
 
   const ProfileCommandOptions& options_;
   std::ostream& err_;
+  ResultSink* events_ = nullptr;  // --events: the sweep's events, or null
   const std::atomic<bool>& stop_;
   // What CheckInput settles.
   OpenedDevice device_;
@@ -645,6 +650,7 @@ void ProfileRun::Sweep() {
                         device_.steady_clock(), options_.zones, media_ != Media::kNone, err_);
     if (live) sinks.push_back(live.get());
   }
+  if (events_ != nullptr) sinks.push_back(events_);
   std::unique_ptr<ProgressSink> progress;
   if (!options_.quiet && !DrawsInTerminal(live.get())) {
     progress =
@@ -984,6 +990,9 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
   ProfileRun run(options, err, stop);
   run.CheckInput();
+  // stdout is otherwise empty: --events - may use it.
+  EventsOutput events(options.events, inv.out);
+  run.set_events(events.sink());
   run.CreateDir();
   run.ChooseSweep();
   run.MeasureBurstAndAccess();
@@ -1001,8 +1010,9 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   }
   // Kept elsewhere (4) wins over a read error (1) and an interrupt (130):
   // what was measured is not where the user looks for it.
-  if (run.write_failed()) return run.KeepProfileJson(inv.out);
-  return run.ExitCode();
+  const int code = run.write_failed() ? run.KeepProfileJson(inv.out) : run.ExitCode();
+  events.Exit(code, err);
+  return code;
 }
 
 }  // namespace

@@ -508,7 +508,8 @@ class SeveralSweeps {
                           {"total_mb_per_s", Finite(p.total_mb_per_s)},
                           {"device_mb_per_s", rates}});
     }
-    Json doc = {{"zcav_version", ZCAV_VERSION},
+    Json doc = {{"schema_version", kSchemaVersion},
+                {"zcav_version", ZCAV_VERSION},
                 {"units", "MB = 10^6 bytes"},
                 {"devices", devices},
                 {"together",

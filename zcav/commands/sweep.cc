@@ -126,7 +126,12 @@ po::options_description SweepFlagsDescription() {
                                              "ignored")(
       ",w", "write test, as --write (destroys data: needs --destroy-data)");
   po::options_description all;
-  all.add(modern).add(write).add(ZoneFlagsDescription()).add(GateFlagsDescription()).add(classic);
+  all.add(modern)
+      .add(write)
+      .add(ZoneFlagsDescription())
+      .add(GateFlagsDescription())
+      .add(EventsFlagsDescription())
+      .add(classic);
   return all;
 }
 
@@ -353,6 +358,17 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   }
   ParseZoneFlags(vm, out);
   ParseGateFlags(vm, out, out.sweep);
+  ParseEventsFlags(vm, out);
+  if (!out.events.empty() && out.devices.size() > 1) {
+    throw Error("--events follows one device's sweep: give one device", ErrorKind::kBadInput);
+  }
+  if (out.events == "-" && out.output == "-") {
+    throw Error("--events - and the result cannot share stdout: give -o FILE for the result",
+                ErrorKind::kBadInput);
+  }
+  if (!out.events.empty() && out.events != "-" && out.events == out.output) {
+    throw Error("--events and -o name the same file: give each its own", ErrorKind::kBadInput);
+  }
   if (!out.expectations.empty() && out.devices.size() > 1) {
     throw Error("--expect judges one device's sweep: give one device", ErrorKind::kBadInput);
   }
@@ -487,6 +503,8 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
                         d.steady_clock(), options.zones, media != Media::kNone, err);
     if (live) sinks.push_back(live.get());
   }
+  EventsOutput events(options.events, inv.out);
+  if (events.sink() != nullptr) sinks.push_back(events.sink());
   std::unique_ptr<ProgressSink> progress;
   if (!options.quiet && !DrawsInTerminal(live.get())) {
     // Progress is paced in real time, also for a simulated device.
@@ -524,19 +542,24 @@ int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
     PlotSweep(options, run, result, std::move(curve.points), media,
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(), err);
   }
-  const int code = SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
-  if (place.failed) {
-    return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where,
-                   err);
-  }
-  // A sweep that ran to its end (or its time limit) is judged by --expect
-  // alone: its unreadable ranges too (max-unreadable).
-  const bool ran_to_end =
-      result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
-  if (options.expectations.empty() || !ran_to_end) return code;
-  ExpectationFigures figures = FiguresOf(result);
-  figures.health_verdict = HealthVerdictName(health.report().health.verdict);
-  return JudgeExpectations(options, figures, err);
+  const int code = [&] {
+    const int sweep_code =
+        SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
+    if (place.failed) {
+      return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where,
+                     err);
+    }
+    // A sweep that ran to its end (or its time limit) is judged by --expect
+    // alone: its unreadable ranges too (max-unreadable).
+    const bool ran_to_end =
+        result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
+    if (options.expectations.empty() || !ran_to_end) return sweep_code;
+    ExpectationFigures figures = FiguresOf(result);
+    figures.health_verdict = HealthVerdictName(health.report().health.verdict);
+    return JudgeExpectations(options, figures, err);
+  }();
+  events.Exit(code, err);
+  return code;
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 
 namespace zcav {
 
-struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags {
+struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   // Every device given, in order (DEVICE..., classic -f); device == devices[0].
   // Several are read at the same time, one thread each; output is then a directory.
   std::string device;

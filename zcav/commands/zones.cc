@@ -14,6 +14,7 @@
 #include "zcav/base/error.h"
 #include "zcav/io/data_reader.h"
 #include "zcav/io/pass_curves.h"
+#include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 
 namespace zcav {
@@ -105,6 +106,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
       // Name the source first: {"source":"...", ...the analysis...}
       Json doc = Json::object();
       doc["source"] = results[i].second.source;
+      doc["schema_version"] = kSchemaVersion;
       doc.update(Json::parse(obj));
       text += doc.dump(-1, ' ', false, Json::error_handler_t::replace);
       text += i + 1 < results.size() ? ",\n" : "\n";

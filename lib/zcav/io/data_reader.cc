@@ -412,7 +412,10 @@ class RowReducer {
 // ---------------------------------------------------------------------------
 // Format detection.
 
-enum class Format { kZcavRaw, kZcavCsv, kZcavJson, kBonnie103, kBonnie19x };
+enum class Format { kZcavRaw, kZcavCsv, kZcavJson, kZcavEvents, kBonnie103, kBonnie19x };
+
+// The start of every line of a zcav events file (events_writer.h).
+constexpr std::string_view kEventsLineStart = "{\"event\":";
 
 constexpr std::string_view kCsvHeaderStart = "offset_bytes,length_bytes,mb_per_s";
 // The first of a zcav CSV file's comment lines (csv_writer.cc).
@@ -436,7 +439,9 @@ Format Detect(Input& in) {
   if (!found) in.FailFile("empty file (no data)");
   const std::string head(line);
   std::optional<Format> format;
-  if (head.front() == '{')
+  if (StartsWith(head, kEventsLineStart))
+    format = Format::kZcavEvents;
+  else if (head.front() == '{')
     format = Format::kZcavJson;
   else if (StartsWith(head, "# zcav "))
     format = Format::kZcavRaw;
@@ -1860,6 +1865,96 @@ void ParseZcavJson(Input& in, Profile& profile) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// zcav events (events_writer.h): one JSON object per line. The events are
+// gathered into the members a zcav JSON document has, and read as those are.
+
+void ParseZcavEvents(Input& in, Profile& profile) {
+  in.Restart();
+  RowReducer rows(profile);
+  PassOrder order(/*equal_allowed=*/false);
+  Json root = Json::object();
+  Json errors = Json::array();
+  Json slow = Json::array();
+  Json passes = Json::array();
+  const Json* done = nullptr;
+  Json done_event;
+  std::size_t blocks = 0;
+  // A line that did not parse: fine only as the last line (a run killed
+  // while writing it).
+  std::size_t cut_line = 0;
+  std::string_view line;
+  std::size_t n = 0;
+  while (in.Next(line, n)) {
+    if (line.empty()) continue;
+    if (cut_line != 0) in.Fail(cut_line, "invalid JSON in the middle of an events file");
+    Json e = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    if (e.is_discarded()) {
+      cut_line = n;
+      continue;
+    }
+    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) {
+      in.Fail(n, "not a zcav event (no \"event\" name)");
+    }
+    const std::string name = e["event"].get<std::string>();
+    if (name == "start") {
+      if (const auto dev = e.find("device"); dev != e.end() && dev->is_object()) {
+        ReadJsonDevice(*dev, profile);
+      }
+      if (const auto opt = e.find("options"); opt != e.end() && opt->is_object()) {
+        ReadJsonOptions(*opt, profile);
+      }
+    } else if (name == "block") {
+      const std::optional<Row> row = JsonBlockRow(in, e, blocks++, n);
+      if (!row) continue;
+      order.Add(in, n, row->offset_bytes, std::to_string(row->offset_bytes));
+      rows.Add(*row);
+    } else if (name == "unreadable") {
+      errors.push_back(std::move(e));
+    } else if (name == "slow_region") {
+      slow.push_back(std::move(e));
+    } else if (name == "pass_end") {
+      passes.push_back(std::move(e));
+    } else if (name == "health") {
+      root["health"] = std::move(e);
+    } else if (name == "done") {
+      done_event = std::move(e);
+      done = &done_event;
+    }
+    // Other events (pass_start, zones, and those of later versions) add
+    // nothing the profile keeps: the zones are found again from the blocks.
+  }
+  root["errors"] = std::move(errors);
+  root["slow_regions"] = std::move(slow);
+  ReadJsonRanges(in, root, profile);
+  ReadJsonLatency(passes, profile);
+  ReadJsonHealth(root, profile);
+  if (rows.empty()) in.FailFile("no block events (the run measured no blocks?)");
+  rows.Finish();
+  if (profile.block_bytes == 0) {
+    for (const CurvePoint& p : profile.points) {
+      profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
+    }
+  }
+  if (cut_line != 0) {
+    profile.notes.push_back("line " + std::to_string(cut_line) +
+                            " is cut off (the run was killed while writing it): skipped");
+  }
+  if (done == nullptr) {
+    profile.status = "partial: cut off";
+    profile.notes.push_back("the events end before the run's done event (was the run killed?): " +
+                            std::to_string(profile.points.size()) + " blocks so far");
+    return;
+  }
+  profile.avg_mb_per_s = JsonNonNegative(*done, "avg_mb_per_s");
+  if (const auto st = done->find("status"); st != done->end() && st->is_string()) {
+    profile.status = st->get<std::string>();
+  }
+  if (const auto partial = done->find("partial"); partial != done->end() && *partial == true) {
+    profile.notes.push_back("the run's status: " + profile.status);
+  }
+}
+
 void ParseBonnie103(Input& in, Profile& profile) {
   FinishClassic103(in, ReadClassicRows(in, Format::kBonnie103), profile);
 }
@@ -1879,6 +1974,7 @@ constexpr FormatParser kFormatParsers[] = {
     {Format::kZcavRaw, "zcav-raw", ParseZcavRaw},
     {Format::kZcavCsv, "zcav-csv", ParseZcavCsv},
     {Format::kZcavJson, "zcav-json", ParseZcavJson},
+    {Format::kZcavEvents, "zcav-events", ParseZcavEvents},
     {Format::kBonnie103, "bonnie-1.03", ParseBonnie103},
     {Format::kBonnie19x, "bonnie-1.9x", ParseBonnie19x},
 };

@@ -24,7 +24,8 @@ struct AccessSample {
 
 struct Profile {
   std::string source;  // file name, as given
-  // "zcav-raw", "zcav-csv", "zcav-json", "bonnie-1.03", "bonnie-1.9x".
+  // "zcav-raw", "zcav-csv", "zcav-json", "zcav-events", "bonnie-1.03",
+  // "bonnie-1.9x".
   std::string format;
   std::string device_path;         // when the file says; else empty
   std::uint64_t device_bytes = 0;  // when known; else 0
@@ -106,7 +107,11 @@ struct Profile {
 // in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
 // with `++++` rates recomputed from the time column); several passes (the
 // same offset more than once) are reduced to the per-block median.
-// Detection: first non-blank character '{' = zcav JSON (needs "blocks"; the
+// Detection: a first line starting {"event": = zcav events (events_writer.h:
+// one JSON object per line; the blocks come from the "block" events, a cut
+// last line is skipped with a note, and a file without its "done" event is
+// read as a partial run); else first non-blank character '{' = zcav JSON
+// (needs "blocks"; the
 // optional "access", "burst" and "verdict" members fill the fields above);
 // first line `# zcav ` = zcav raw; first line `offset_bytes,length_bytes,
 // mb_per_s...` = zcav CSV; otherwise a `#block` header after leading '#'

@@ -1,6 +1,6 @@
 // The JSON writer: one JSON document, streamed.
 //
-//   {"format":"zcav","version":..,"units":..,"command":..,"started":..,
+//   {"format":"zcav","schema_version":"1.0","version":..,"units":..,"command":..,"started":..,
 //   "device":{..},
 //   "options":{..},           <- with "timing":{"bytes_in_flight","blocks_spanned",
 //                                "drained_per_block","blur_blocks"} (sweep.h BlockTiming)
@@ -41,6 +41,7 @@
 
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
+#include "zcav/io/events_writer.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/sweep.h"
@@ -206,6 +207,23 @@ Json SummaryJson(const SweepResult& r) {
   return j;
 }
 
+Json UnreadableJson(const UnreadableRange& u) {
+  return {{"offset_bytes", u.offset_bytes},
+          {"length_bytes", u.length_bytes},
+          {"errno", u.errno_value},
+          {"error", std::error_code(u.errno_value, std::system_category()).message()},
+          {"pass", u.pass + 1},
+          {"bounded_by_budget", u.bounded_by_budget}};
+}
+
+Json SlowJson(const SlowRegion& x) {
+  return {{"offset_bytes", x.offset_bytes},
+          {"length_bytes", x.length_bytes},
+          {"ms", Finite(x.ms)},
+          {"expected_ms", Finite(x.expected_ms)},
+          {"pass", x.pass + 1}};
+}
+
 template <typename T>
 Json OrNull(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
@@ -275,7 +293,9 @@ class JsonWriter final : public ResultSink {
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
   void OnStart(const RunInfo& run) override {
-    std::string s = "{" + Member("format", "zcav") + "," + Member("version", run.version) + "," +
+    std::string s = "{" + Member("format", "zcav") + "," +
+                    Member("schema_version", kSchemaVersion) + "," +
+                    Member("version", run.version) + "," +
                     Member("units",
                            "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; "
                            "times in seconds") +
@@ -321,22 +341,9 @@ class JsonWriter final : public ResultSink {
     // "zones", "outliers", "zone_summary" at the top level.
     for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
     Json errors = Json::array();
-    for (const UnreadableRange& u : r.unreadable) {
-      errors.push_back({{"offset_bytes", u.offset_bytes},
-                        {"length_bytes", u.length_bytes},
-                        {"errno", u.errno_value},
-                        {"error", std::error_code(u.errno_value, std::system_category()).message()},
-                        {"pass", u.pass + 1},
-                        {"bounded_by_budget", u.bounded_by_budget}});
-    }
+    for (const UnreadableRange& u : r.unreadable) errors.push_back(UnreadableJson(u));
     Json slow = Json::array();
-    for (const SlowRegion& x : r.slow_regions) {
-      slow.push_back({{"offset_bytes", x.offset_bytes},
-                      {"length_bytes", x.length_bytes},
-                      {"ms", Finite(x.ms)},
-                      {"expected_ms", Finite(x.expected_ms)},
-                      {"pass", x.pass + 1}});
-    }
+    for (const SlowRegion& x : r.slow_regions) slow.push_back(SlowJson(x));
     if (passes_planned_ > 1) {
       // Every timed sample: [pass (from 1), block index, elapsed ns]; what
       // --resume needs to continue a multi-pass sweep exactly. Written as
@@ -395,10 +402,121 @@ class JsonWriter final : public ResultSink {
   std::vector<TimedSample> samples_;  // multi-pass sweeps only: 16 bytes each
 };
 
+// Events for pipelines (events_writer.h): one line per event, whole.
+class EventsWriterImpl final : public EventsWriter {
+ public:
+  explicit EventsWriterImpl(std::ostream& out) : out_(out) {}
+  ~EventsWriterImpl() override {
+    if (!finished_ || done_written_) return;
+    try {
+      WriteDone(Json(nullptr));
+    } catch (const Error&) {
+      // Nothing to tell from a destructor: the lines so far are whole.
+    }
+  }
+
+  void OnStart(const RunInfo& run) override {
+    Json e = Event("start");
+    e["zcav_version"] = run.version;
+    e["command"] = run.command_line;
+    e["started"] = StringOrNull(run.start_time_utc);
+    e["units"] = "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; times in seconds";
+    Json device = DeviceJson(run.device);
+    device["identity"] = IdentityJson(run);
+    e["device"] = device;
+    e["options"] = OptionsJson(run.plan);
+    Write(e);
+  }
+  void OnSample(const Sample& x) override {
+    if (x.pass + 1 <= passes_started_) return;
+    passes_started_ = x.pass + 1;
+    Json e = Event("pass_start");
+    e["pass"] = passes_started_;
+    Write(e);
+  }
+  void OnBlock(const BlockResult& block) override { Write(With(Event("block"), BlockJson(block))); }
+  void OnPassDone(const PassSummary& pass) override {
+    Write(With(Event("pass_end"), PassJson(pass)));
+  }
+  void OnUnreadable(const UnreadableRange& range) override {
+    Write(With(Event("unreadable"), UnreadableJson(range)));
+  }
+  void OnSlowRegion(const SlowRegion& region) override {
+    Write(With(Event("slow_region"), SlowJson(region)));
+  }
+  void OnHealth(const HealthReport& report) override {
+    Json e = Event("health");
+    e["verdict"] = HealthVerdictName(report.health.verdict);
+    e["reasons"] = report.health.reasons;
+    Write(e);
+  }
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    Write(With(Event("zones"), Json::parse(ZoneAnalysisJson(analysis, context))));
+  }
+  void OnFinish(const SweepResult& r) override {
+    done_ = Json::object();
+    done_["status"] = r.StatusText();
+    done_["partial"] = r.partial();
+    done_["min_mb_per_s"] = Finite(r.min_mb_per_s);
+    done_["max_mb_per_s"] = Finite(r.max_mb_per_s);
+    done_["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
+    done_["bytes_read"] = r.bytes_read;
+    done_["blocks"] = r.blocks_measured;
+    done_["seconds"] = Seconds(r.read_time);
+    done_["wall_seconds"] = Finite(r.wall_seconds);
+    done_["unreadable_ranges"] = r.unreadable.size();
+    done_["slow_regions"] = r.slow_regions.size();
+    finished_ = true;
+  }
+  void OnExit(int exit_code) override {
+    if (!finished_ || done_written_) return;
+    WriteDone(Json(exit_code));
+  }
+
+ private:
+  static Json Event(const char* name) {
+    Json e;
+    e["event"] = name;
+    e["schema_version"] = kSchemaVersion;
+    return e;
+  }
+  // `e` with the members of `object` after its own.
+  static Json With(Json e, const Json& object) {
+    for (const auto& [key, value] : object.items()) e[key] = value;
+    return e;
+  }
+  void WriteDone(const Json& exit_code) {
+    done_written_ = true;
+    Json e = With(Event("done"), done_);
+    e["exit_code"] = exit_code;
+    Write(e);
+  }
+  // The line goes out in one piece after a flush of everything before it:
+  // a process killed between events leaves whole lines only.
+  void Write(const Json& event) {
+    const std::string line = Dump(event) + "\n";
+    out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+    out_.flush();
+    if (!out_) {
+      throw Error("writing the events failed (disk full or output closed?)", ErrorKind::kRuntime);
+    }
+  }
+
+  std::ostream& out_;
+  std::uint32_t passes_started_ = 0;
+  Json done_;
+  bool finished_ = false;
+  bool done_written_ = false;
+};
+
 }  // namespace
 
 std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out) {
   return std::make_unique<JsonWriter>(out);
+}
+
+std::unique_ptr<EventsWriter> MakeEventsWriter(std::ostream& out) {
+  return std::make_unique<EventsWriterImpl>(out);
 }
 
 }  // namespace zcav

@@ -6,7 +6,8 @@
 //          min, max, stddev MB/s, passes n. Footer lines: per-pass and whole-run
 //          summaries and the final status.
 //   csv  — one header row, one row per block, all rates in MB/s.
-//   json — {"device":{...},"options":{...},"blocks":[...],"passes":[...],
+//   json — {"format":"zcav","schema_version":"1.0",..,"device":{...},
+//          "options":{...},"blocks":[...],"passes":[...],
 //          "summary":{...},"status":...}; blocks are written as they arrive.
 //
 // Every writer flushes after each block. A writer given a seekable stream
@@ -21,6 +22,12 @@
 #include "zcav/io/result_sink.h"
 
 namespace zcav {
+
+// The "schema_version" of every JSON document and event zcav writes (the
+// schemas: schema/*.schema.json). The major number changes only when a member
+// is renamed or removed or its meaning or unit changes; new members may
+// appear within a major version (README "Compatibility promise").
+inline constexpr const char* kSchemaVersion = "1.0";
 
 enum class OutputFormat { kRaw, kCsv, kJson };
 
