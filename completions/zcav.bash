@@ -11,10 +11,11 @@ _zcav_buses="usb1 usb2 usb3 usb3.1 usb3.2 fw400 fw800 udma33 udma66 udma100 udma
   sata1 sata2 sata3 sas3 sas6 sas12"
 _zcav_zone_opts="--sensitivity --min-zone --media --bus"
 _zcav_gate_opts="--expect --max-errors --max-time"
-_zcav_opts_profile="--help --output --full --quick -b -c --label --quiet --live $_zcav_gate_opts
+_zcav_opts_profile="--help --output --full --quick -b -c --label --quiet --live --events
+  $_zcav_gate_opts
   $_zcav_zone_opts"
 _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --queue-depth
-  --engine --start --end --skip --quick --no-warmup --no-zones --smart --live --resume
+  --engine --start --end --skip --quick --no-warmup --no-zones --smart --live --events --resume
   --stop-on-error --slow-factor --plot --label --alone-and-together --quiet --write
   --destroy-data --create-size $_zcav_zone_opts $_zcav_gate_opts"
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
@@ -64,7 +65,7 @@ _zcav_values() {
     -o | --output)
       if [[ $cmd == profile ]]; then compgen -d -- "$cur"; else compgen -f -- "$cur"; fi ;;
     --plot) compgen -d -- "$cur" ;;
-    --resume | -l) compgen -f -- "$cur" ;;
+    --resume | --events | -l) compgen -f -- "$cur" ;;
     -f) _zcav_devices "$cur" ;;
     *) return 1 ;;
   esac
@@ -75,7 +76,7 @@ _zcav_values() {
 _zcav_takes_value() {
   case $1 in
     -o | --output | --format | --block-size | --chunk-size | --passes | --queue-depth | \
-      --engine | --start | --end | --skip | --resume | --slow-factor | --plot | --label | \
+      --engine | --start | --end | --skip | --resume | --slow-factor | --plot | --label | --events | \
       --create-size | --sensitivity | --min-zone | --media | --bus | --expect | --max-errors | \
       --max-time | --samples | --read-size | --seed | --region | --repetitions | --kind | \
       -b | -c | -r | -s | -l | -f | -u | -g) return 0 ;;
