@@ -61,13 +61,17 @@ run() {
   local way=$1 n=$2 out="$WORK/$1-$2.json" tv="$WORK/$1-$2.time"
   local cmd=("$ZCAV" sweep "$TARGET" --passes 1 --format json -o "$out")
   case $way in
-    plain) env -u DISPLAY /usr/bin/time -v "${cmd[@]}" --quiet 2>"$tv" ;;
-    window) DISPLAY=:$DISPLAY_NO /usr/bin/time -v "${cmd[@]}" --live 2>"$tv" ;;
+    plain) env -u DISPLAY /usr/bin/time -v -o "$tv" "${cmd[@]}" --quiet 2>/dev/null ;;
+    window) DISPLAY=:$DISPLAY_NO /usr/bin/time -v -o "$tv" "${cmd[@]}" --live 2>/dev/null ;;
     terminal)
       rm -f "$WORK/done"
       tmux -L "$SOCKET" new-session -d -x 120 -y 40 \
-        "env -u DISPLAY /usr/bin/time -v ${cmd[*]} --live 2>'$tv'; touch '$WORK/done'"
+        "env -u DISPLAY /usr/bin/time -v -o '$tv' ${cmd[*]} --live; touch '$WORK/done'; sleep 60"
       while [[ ! -e $WORK/done ]]; do sleep 0.2; done
+      # The chart must be on the screen (else --live was ignored).
+      tmux -L "$SOCKET" capture-pane -p | grep -Eq -- '\+-{20,}\+' ||
+        fail "the terminal run drew no chart"
+      tmux -L "$SOCKET" kill-server
       ;;
   esac
   python3 - "$out" "$tv" "$way" >>"$WORK/results" <<'PY'
