@@ -3,8 +3,10 @@
 # Non-interactive; needs root (or sudo) only when something is missing.
 # clang, its sanitizer/libFuzzer runtimes (libclang-rt-dev) and llvm (for
 # llvm-symbolizer) build and run the fuzz targets (-DZCAV_FUZZ=ON);
-# clang-format checks the layout (scripts/check-format.sh); gnuplot-x11,
-# xvfb, x11-apps (xwd) and tmux run the live view for real (tests/live/).
+# clang-format checks the layout (scripts/check-format.sh). gnuplot-x11 is
+# the gnuplot (it also renders PNG and SVG; it conflicts with gnuplot-nox,
+# which it replaces) whose window --live draws in; xvfb, x11-apps (xwd) and
+# tmux run the live view for real (tests/live/).
 # chromium renders the HTML reports headless (tests/report_browser_test.sh;
 # about 90 MB to download, 350 MB installed); zsh checks the zsh completion's
 # syntax; man-db and groff render the man page (tests/deb_package_test.sh).
@@ -14,8 +16,8 @@ packages=(
   cmake g++ make pkg-config
   libboost-program-options-dev libboost-dev libboost-iostreams-dev
   libboost-filesystem-dev libboost-system-dev
-  libgnuplot-iostream-dev gnuplot-nox
-  gnuplot-x11 xvfb x11-apps tmux
+  libgnuplot-iostream-dev gnuplot-x11
+  xvfb x11-apps tmux
   catch2 nlohmann-json3-dev liburing-dev
   fuse3 libfuse3-dev
   util-linux python3 python3-jsonschema
