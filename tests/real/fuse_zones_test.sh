@@ -40,7 +40,7 @@ readonly SIZE_MIB=192                  # 48 blocks
 readonly ZONE_START_MIB=(0 68 116 164)
 readonly ZONE_MB_PER_S=(120 95 70 50)
 readonly PASSES=5                      # per-block medians over 5 passes: robust to host hiccups
-readonly DD_RUNS=3                     # dd's median over 3 runs per zone
+readonly DD_RUNS=5                     # dd's best of 5 runs per zone (see the checker)
 readonly TOLERANCE=0.03                # zone rate vs table and vs dd
 readonly BLOCK_TOLERANCE=0.10          # per-block median vs table (scheduling noise)
 readonly BURST_ABOVE=0.10              # profile's burst avg vs the first zone's rate: the
@@ -103,7 +103,7 @@ check() {
   rates=$(IFS=,; echo "${ZONE_MB_PER_S[*]}")
   python3 - "$1" "$2" "$3" "$4" "$((SIZE_MIB << 20))" "$((BLOCK_MIB << 20))" "$PASSES" \
     "$starts" "$rates" "$TOLERANCE" "$BLOCK_TOLERANCE" <<'EOF'
-import json, re, statistics, sys
+import json, re, sys
 
 (path, dd_path, kind, label, size, block, passes, starts, rates, tol,
  block_tol) = sys.argv[1:]
@@ -146,7 +146,10 @@ for b in doc["blocks"]:
 if pos != size:
     errors.append(f"blocks end at {pos}, expected {size}")
 
-# dd's rate in each zone: the median of its runs.
+# dd's rate in each zone: the fastest of its runs. The fixture paces every
+# read, so nothing makes a run faster than the table; a busy host only makes
+# some slower (a CI run once had two of three dd runs of a 95 MB/s zone at
+# 92 MB/s while zcav's 5-pass block medians read 95.0).
 dd_rates = {}
 for line in open(dd_path):
     zone, rest = line.split(" ", 1)
@@ -155,7 +158,7 @@ for line in open(dd_path):
         errors.append(f"cannot parse dd's output: {rest.strip()!r}")
         continue
     dd_rates.setdefault(int(zone), []).append(int(m.group(1)) / float(m.group(2)) / 1e6)
-dd = [statistics.median(dd_rates[i]) if i in dd_rates else None for i in range(len(rates))]
+dd = [max(dd_rates[i]) if i in dd_rates else None for i in range(len(rates))]
 for i, (r, d) in enumerate(zip(rates, dd)):
     if d is not None and abs(d - r) > tol * r:
         errors.append(f"zone {i + 1}: dd measures {d:.1f} MB/s, outside the table's {r:g} MB/s "
