@@ -20,6 +20,8 @@ readonly ZCAV
 readonly MIB=$((1024 * 1024))
 DATA=$(cd "$(dirname "$0")/data" && pwd) || exit 1
 readonly DATA
+TESTS=$(dirname "$DATA")
+readonly TESTS
 
 # Under /var/tmp rather than /tmp: /tmp is often tmpfs, which refuses O_DIRECT.
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/zcav-cli-test.XXXXXX") || exit 1
@@ -85,12 +87,47 @@ begin() {
 
 problem() { PROBLEMS+=("$*"); }
 
+# Every JSON a command writes (stdout, files in $DIR) is copied here as it
+# comes out, to be validated against schema/ at the end (the test's own later
+# changes to a file do not reach the copy). KEPT_JSON lists "COPY<TAB>what".
+readonly KEPT_JSON_DIR="$WORK/kept-json"
+mkdir -p "$KEPT_JSON_DIR"
+RUN_NO=0
+
+# files_in_dir: "PATH MTIME SIZE" of every file under $DIR, sorted.
+files_in_dir() { (cd "$DIR" && find . -type f -printf '%p %T@ %s\n' | sort); }
+
+# keep_json_outputs BEFORE_LISTING: copies stdout and the files in $DIR that
+# are new or changed since BEFORE_LISTING when they hold JSON (first byte {
+# or [); temporary *.tmp.* files excepted.
+keep_json_outputs() {
+  local f first
+  RUN_NO=$((RUN_NO + 1))
+  first=$(head -c 1 "$OUT")
+  if [[ $first == "{" || $first == "[" ]]; then
+    cp "$OUT" "$KEPT_JSON_DIR/$RUN_NO.stdout"
+    printf '%s\t%s\n' "$KEPT_JSON_DIR/$RUN_NO.stdout" "$CASE: stdout" >>"$KEPT_JSON_DIR/list"
+  fi
+  while IFS= read -r f; do
+    [[ $f == *.tmp.* ]] && continue
+    first=$(head -c 1 "$DIR/$f")
+    [[ $first == "{" || $first == "[" ]] || continue
+    # The copy keeps the file's name: aggregate.json is told by its name.
+    mkdir -p "$KEPT_JSON_DIR/$RUN_NO"
+    cp "$DIR/$f" "$KEPT_JSON_DIR/$RUN_NO/$(basename "$f")" 2>/dev/null || continue
+    printf '%s\t%s\n' "$KEPT_JSON_DIR/$RUN_NO/$(basename "$f")" "$CASE: ${f#./}" >>"$KEPT_JSON_DIR/list"
+  done < <(comm -13 <(echo "$1") <(files_in_dir) | sed -E 's/ [^ ]+ [^ ]+$//' | sort -u)
+}
+
 # run CMD...: runs CMD in $DIR, stdout to $OUT, stderr to $ERR, exit code in
 # $RC. A command that hangs is killed after 300 s (exit 124).
 run() {
+  local listing
   BEFORE=$(ls -A "$DIR")
+  listing=$(files_in_dir)
   timeout -k 5 300 "$@" >"$OUT" 2>"$ERR"
   RC=$?
+  keep_json_outputs "$listing"
 }
 
 # check NAME WANT_EXIT CMD...: begin NAME, run CMD, expect exit WANT_EXIT.
@@ -1793,6 +1830,32 @@ check "zcav report reads an events file cut off mid-run" 0 \
   "$ZCAV" report "$WORK/cut.jsonl" -o cut.md -q
 [[ -s cut.md ]] || problem "cut.md not written"
 
+# SIGKILL (a scheduler's timeout) in the first of three passes: no block
+# events yet, and the samples so far still read as a curve.
+begin "zcav zones reads the events of a 3-pass run killed (SIGKILL) in its first pass"
+"$ZCAV" sweep "sim:hdd?size=1G&pace=2" --passes 3 --block-size 16M -o killed.dat --quiet \
+  --events killed.jsonl >"$OUT" 2>"$ERR" &
+BG_PID=$!
+for ((i = 0; i < 300; i++)); do
+  [[ $(grep -c '^{"event":"sample"' killed.jsonl 2>/dev/null) -ge 10 ]] && break
+  sleep 0.1
+done
+kill -0 "$BG_PID" 2>/dev/null || problem "zcav finished before it could be killed"
+kill -KILL "$BG_PID" 2>/dev/null
+{ wait "$BG_PID"; } 2>/dev/null  # no "Killed" note from bash
+BG_PID=""
+! grep -q '^{"event":"block"' killed.jsonl || problem "block events before the last pass"
+"$ZCAV" zones killed.jsonl --format json >"$OUT" 2>"$ERR" || problem "zcav zones failed: $(head -n 1 "$ERR")"
+python3 - "$OUT" killed.jsonl <<'PY' 2>"$WORK/py.err" || problem "zones of killed events: $(tail -n 1 "$WORK/py.err")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+samples = [json.loads(line) for line in open(sys.argv[2]) if line.startswith('{"event":"sample"') and line.endswith("}\n")]
+assert len(samples) >= 10 and all(s["pass"] == 1 for s in samples), len(samples)
+end = max(s["offset_bytes"] + s["length_bytes"] for s in samples)
+assert doc["zones"] and doc["zones"][-1]["end_bytes"] == end, (doc["zones"][-1], end)
+assert end < 2**30, "not cut off"
+PY
+
 check "zcav profile --events -: events on stdout, done with the exit code" 0 \
   "$ZCAV" profile "sim:hdd?size=1G" --quiet -o pev --events -
 python3 - "$OUT" <<'PY' 2>"$WORK/py.err" || problem "profile events: $(tail -n 1 "$WORK/py.err")"
@@ -1805,6 +1868,25 @@ PY
 [[ -f pev/profile.json ]] || problem "pev/profile.json not written"
 
 # ---------------------------------------------------------------------------
+# Every JSON the commands above wrote validates against schema/.
+
+begin "every JSON the commands above wrote validates against schema/"
+if [[ ! -s $KEPT_JSON_DIR/list ]]; then
+  problem "no JSON output was kept (the collection in run() is broken)"
+else
+  python3 "$TESTS/zcav_schema.py" "$TESTS/../schema" --list "$KEPT_JSON_DIR/list" >"$OUT" 2>"$ERR"
+  RC=$?
+  if [[ $RC -eq 77 ]]; then
+    SKIPPED=$((SKIPPED + 1))
+    echo "skip - python3-jsonschema is not installed"
+    CASE=""
+  elif [[ $RC -ne 0 ]]; then
+    problem "$(tail -n 1 "$OUT")"
+    while IFS= read -r line; do problem "$line"; done < <(grep '^FAIL:' "$OUT" | head -n 20)
+  else
+    echo "    $(tail -n 1 "$OUT")"
+  fi
+fi
 
 finish_case
 cd /

@@ -4,11 +4,13 @@
 # commands after `zcav `, each command's options against `zcav CMD --help`,
 # the values of --format/--bus/--media/--kind/--engine against the lists in
 # zcav's own error messages, sim: models, and device paths. The zsh
-# completion is checked for syntax (zsh -n) and for naming every option of
-# each command's help. Usage: completion_test.sh ZCAV COMPLETIONS_DIR.
+# completion is driven in an interactive zsh on a pseudo-terminal
+# (completion_zsh.zsh) for the same, where zsh is installed. Usage:
+# completion_test.sh ZCAV COMPLETIONS_DIR.
 set -uo pipefail
 zcav=$1
 dir=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 zcav=$(cd "$(dirname "$zcav")" && pwd)/$(basename "$zcav")
 failures=0
 fail() {
@@ -91,12 +93,52 @@ expect_eq "'zcav zones $tmp/d'" "$(complete_words zcav zones "$tmp/d")" "$tmp/da
 # Not a device after an option that takes a value.
 expect_eq "'zcav sweep --passes '" "$(complete_words zcav sweep --passes "")" ""
 
-# zsh: syntax, when zsh is here (the option check above needs no zsh).
+# zsh: syntax, and the completion driven in an interactive zsh on a
+# pseudo-terminal (completion_zsh.zsh: the line, a Tab, the candidates).
 if command -v zsh >/dev/null; then
   zsh -n "$dir/_zcav" || fail "zsh -n $dir/_zcav"
+  # zsh_complete LINE: the candidates zsh offers for LINE's last word, sorted.
+  zsh_complete() {
+    timeout 30 zsh -f "$here/completion_zsh.zsh" "$dir" "$tmp/zsh.out" "$1"
+    sed '/^$/d' "$tmp/zsh.out" | sort -u | tr '\n' ' ' | sed 's/ $//'
+  }
+  # Commands, among the devices and files (zcav DEVICE is the classic form).
+  got=$(zsh_complete 'zcav ' | tr ' ' '\n' | grep -E '^[a-z]+$' | sorted)
+  expect_eq "zsh: commands after 'zcav '" "$got" "$commands"
+  expect_eq "zsh: 'zcav sw'" "$(zsh_complete 'zcav sw')" "sweep"
+  for cmd in $commands; do
+    want=$("$zcav" "$cmd" --help | grep -oE '^  (-[a-zA-Z] \[ )?--[a-z][a-z-]*' |
+      sed -E 's/^ +//; s/.*\[ //' | sort -u | tr '\n' ' ' | sed 's/ $//')
+    got=$(zsh_complete "zcav $cmd --" | tr ' ' '\n' | grep -E '^--' | sort -u | tr '\n' ' ' |
+      sed 's/ $//')
+    expect_eq "zsh: options of 'zcav $cmd --'" "$got" "$want"
+  done
+  expect_eq "zsh: 'zcav sweep --qu'" "$(zsh_complete 'zcav sweep --qu')" \
+    "--queue-depth --quick --quiet"
+  want=$("$zcav" sweep sim:hdd --format x 2>&1 | listed)
+  expect_eq "zsh: 'zcav sweep --format '" "$(zsh_complete 'zcav sweep --format ')" "$want"
+  expect_eq "zsh: 'zcav sweep --bus usb'" "$(zsh_complete 'zcav sweep --bus usb')" \
+    "usb1 usb2 usb3 usb3.1 usb3.2"
+  want=$("$zcav" zones --media x y 2>&1 | listed)
+  expect_eq "zsh: 'zcav zones --media '" "$(zsh_complete 'zcav zones --media ')" "$want"
+  want=$("$zcav" plot --kind x y 2>&1 | listed)
+  expect_eq "zsh: 'zcav plot --kind '" "$(zsh_complete 'zcav plot --kind ')" "$want"
+  want=$("$zcav" sweep sim:bogus 2>&1 | listed | tr ' ' '\n' | sed 's/^/sim:/' | sorted)
+  expect_eq "zsh: 'zcav sweep sim:'" "$(zsh_complete 'zcav sweep sim:')" "$want"
+  expect_eq "zsh: 'zcav sweep sim:us'" "$(zsh_complete 'zcav sweep sim:us')" "sim:usb2-hdd"
+  # Block devices among the candidates (with the file names _files adds).
+  for d in /dev/loop[0-9]*; do
+    [[ -b $d ]] || continue
+    [[ " $(zsh_complete "zcav sweep /dev/loo") " == *" $d "* ]] ||
+      fail "zsh: 'zcav sweep /dev/loo' does not offer $d"
+    break
+  done
+  got=$(zsh_complete "zcav profile $tmp/di")
+  [[ " $got " == *"disk.img "* ]] || fail "zsh: 'zcav profile $tmp/di' does not offer disk.img: '$got'"
+  expect_eq "zsh: 'zcav sweep --passes '" "$(zsh_complete 'zcav sweep --passes ')" ""
 else
-  echo "note: zsh not installed: the zsh completion's syntax was not checked"
+  echo "note: zsh not installed: the zsh completion was not checked"
 fi
 
 ((failures == 0)) || exit 1
-echo "ok: bash completion agrees with zcav's help and value lists"
+echo "ok: the bash and zsh completions agree with zcav's help and value lists"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <streambuf>
@@ -50,7 +51,11 @@ std::vector<std::string> Names(const std::vector<json>& events) {
 // unreadable range, a slow region and the health verdict.
 void DriveFull(EventsWriter& w, const WriterRun& run) {
   w.OnStart(run.run);
-  w.OnSample(Sample{.pass = 0, .block_index = 0, .offset_bytes = 0, .length_bytes = kGiB});
+  w.OnSample(Sample{.pass = 0,
+                    .block_index = 0,
+                    .offset_bytes = 0,
+                    .length_bytes = kGiB,
+                    .elapsed = std::chrono::seconds(2)});
   w.OnUnreadable(UnreadableRange{
       .offset_bytes = 5 * kMiB, .length_bytes = 4096, .errno_value = EIO, .pass = 0});
   w.OnSlowRegion(SlowRegion{
@@ -77,7 +82,8 @@ TEST_CASE("Events writer writes one JSON object per line, named and versioned, i
     writer->OnExit(1);
   }
   const std::vector<json> events = Events(out.str());
-  CHECK(Names(events) == std::vector<std::string>{"start", "pass_start", "unreadable",
+  // Pass 1 of 2 gives its reads as samples; the last pass, the blocks.
+  CHECK(Names(events) == std::vector<std::string>{"start", "pass_start", "sample", "unreadable",
                                                   "slow_region", "pass_end", "pass_start", "block",
                                                   "block", "block", "block", "pass_end", "health",
                                                   "done"});
@@ -89,16 +95,22 @@ TEST_CASE("Events writer writes one JSON object per line, named and versioned, i
   CHECK(events[0]["options"]["block_bytes"] == kGiB);
   CHECK(events[0]["zcav_version"] == "0.1.0-test");
   CHECK(events[1]["pass"] == 1);
-  CHECK(events[5]["pass"] == 2);
-  CHECK(events[2]["offset_bytes"] == 5 * kMiB);
-  CHECK(events[2]["errno"] == EIO);
-  CHECK(events[3]["ms"] == 900.0);
-  CHECK(events[6]["offset_bytes"] == 0);
-  CHECK(events[6]["length_bytes"] == kGiB);
-  CHECK(events[6]["mb_per_s"] == run.blocks[0].mb_per_s);
-  CHECK(events[9]["length_bytes"] == kGiB / 2);
-  CHECK(events[10]["pass"] == 2);
-  CHECK(events[11]["verdict"] == "suspect");
+  CHECK(events[2]["pass"] == 1);
+  CHECK(events[2]["index"] == 0);
+  CHECK(events[2]["offset_bytes"] == 0);
+  CHECK(events[2]["length_bytes"] == kGiB);
+  CHECK(events[2]["seconds"] == 2.0);
+  CHECK(events[2]["mb_per_s"] == Approx(kGiB / 2.0 / kMB));
+  CHECK(events[6]["pass"] == 2);
+  CHECK(events[3]["offset_bytes"] == 5 * kMiB);
+  CHECK(events[3]["errno"] == EIO);
+  CHECK(events[4]["ms"] == 900.0);
+  CHECK(events[7]["offset_bytes"] == 0);
+  CHECK(events[7]["length_bytes"] == kGiB);
+  CHECK(events[7]["mb_per_s"] == run.blocks[0].mb_per_s);
+  CHECK(events[10]["length_bytes"] == kGiB / 2);
+  CHECK(events[11]["pass"] == 2);
+  CHECK(events[12]["verdict"] == "suspect");
   const json& done = events.back();
   CHECK(done["status"] == "complete");
   CHECK(done["partial"] == false);
@@ -229,6 +241,88 @@ TEST_CASE("An events file cut off mid-run reads as a partial result; a cut last 
   REQUIRE(p.notes.size() == 2);
   CHECK(p.notes[0].find("cut off") != std::string::npos);
   CHECK(p.notes[1].find("3 blocks so far") != std::string::npos);
+}
+
+// A three-pass run of the CompleteRun blocks whose reads take `seconds[pass]
+// [block]`, killed in pass `killed_in` (0-based) after `blocks_read` blocks
+// of it: the events written up to the kill.
+std::string KilledThreePassEvents(const double (&seconds)[3][4], std::size_t blocks_read,
+                                  std::uint32_t killed_in) {
+  WriterRun run = test::CompleteRun();
+  run.run.plan.passes = 3;
+  std::ostringstream out;
+  const auto writer = MakeEventsWriter(out);
+  writer->OnStart(run.run);
+  for (std::uint32_t pass = 0; pass <= killed_in && pass < 3; ++pass) {
+    const std::size_t blocks = pass < killed_in ? run.blocks.size() : blocks_read;
+    for (std::size_t i = 0; i < blocks; ++i) {
+      const BlockResult& b = run.blocks[i];
+      writer->OnSample(Sample{
+          .pass = pass,
+          .block_index = b.index,
+          .offset_bytes = b.offset_bytes,
+          .length_bytes = b.length_bytes,
+          .elapsed = std::chrono::nanoseconds(static_cast<std::int64_t>(seconds[pass][i] * 1e9))});
+      if (pass == 2) {
+        BlockResult last = b;
+        last.passes = 3;
+        writer->OnBlock(last);
+      }
+    }
+    if (blocks == run.blocks.size()) {
+      PassSummary summary;
+      summary.pass = pass;
+      summary.complete = true;
+      writer->OnPassDone(summary);
+    }
+  }
+  return out.str();  // no OnFinish: the process was killed
+}
+
+TEST_CASE(
+    "An events file of a run killed in its last pass reads every block: the rest from samples",
+    "[events_writer]") {
+  const double seconds[3][4] = {{2, 4, 5, 1}, {3, 5, 4, 2}, {2, 2, 2, 2}};
+  const std::string text = KilledThreePassEvents(seconds, 2, 2);
+  std::istringstream in(text);
+  const Profile p = ParseProfile(in, "killed.events");
+  const WriterRun run = test::CompleteRun();
+  REQUIRE(p.points.size() == 4);
+  // Blocks 0 and 1 had their last pass: their block events.
+  CHECK(p.points[0].mb_per_s == Approx(run.blocks[0].mb_per_s));
+  CHECK(p.points[1].mb_per_s == Approx(run.blocks[1].mb_per_s));
+  // Blocks 2 and 3: the median (here the mean) of their two samples.
+  const auto rate = [](std::uint64_t bytes, double s) {
+    return static_cast<double>(bytes) / kMB / s;
+  };
+  CHECK(p.points[2].offset_bytes == 2 * kGiB);
+  CHECK(p.points[2].length_bytes == kGiB);
+  CHECK(p.points[2].mb_per_s == Approx((rate(kGiB, 5) + rate(kGiB, 4)) / 2));
+  CHECK(p.points[2].min_mb_per_s == Approx(rate(kGiB, 5)));
+  CHECK(p.points[2].max_mb_per_s == Approx(rate(kGiB, 4)));
+  CHECK(p.points[3].length_bytes == kGiB / 2);
+  CHECK(p.points[3].mb_per_s == Approx((rate(kGiB / 2, 1) + rate(kGiB / 2, 2)) / 2));
+  CHECK(p.passes == 3);
+  CHECK(p.status == "partial: cut off");
+  bool fewer_noted = false;
+  for (const std::string& note : p.notes) {
+    fewer_noted =
+        fewer_noted || note.find("2 of 4 blocks have fewer than 3 passes") != std::string::npos;
+  }
+  CHECK(fewer_noted);
+}
+
+TEST_CASE("An events file of a run killed in its first pass reads the blocks measured so far",
+          "[events_writer]") {
+  const double seconds[3][4] = {{2, 4, 5, 1}, {3, 5, 4, 2}, {2, 2, 2, 2}};
+  std::istringstream in(KilledThreePassEvents(seconds, 3, 0));
+  const Profile p = ParseProfile(in, "killed.events");
+  REQUIRE(p.points.size() == 3);
+  CHECK(p.points[0].mb_per_s == Approx(kGiB / 2.0 / kMB));
+  CHECK(p.points[1].mb_per_s == Approx(kGiB / 4.0 / kMB));
+  CHECK(p.points[2].mb_per_s == Approx(kGiB / 5.0 / kMB));
+  CHECK(p.passes == 1);
+  CHECK(p.status == "partial: cut off");
 }
 
 TEST_CASE("An events file with a broken line before others is refused, naming the line",

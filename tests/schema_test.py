@@ -8,9 +8,8 @@ and burst --format json, DIR/aggregate.json of a two-device sweep), and shows
 that broken documents are rejected.
 
 Usage: python3 schema_test.py SCHEMA_DIR EXAMPLES_DIR /path/to/zcav
-Needs python3-jsonschema (Debian 12: 4.10); where the python3 on PATH lacks
-it, /usr/bin/python3 runs the test instead. Exits 77 (skip) when neither has
-it, 1 when a document does not validate.
+Needs python3-jsonschema (zcav_schema.py): exits 77 (skip) without it, 1
+when a document does not validate.
 """
 import copy
 import json
@@ -20,13 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import jsonschema
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("skip: python3-jsonschema is not installed (scripts/install-deps.sh)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zcav_schema import Schemas  # noqa: E402 (exits 77 without jsonschema)
 
 if len(sys.argv) != 4:
     sys.exit("usage: schema_test.py SCHEMA_DIR EXAMPLES_DIR /path/to/zcav")
@@ -34,70 +28,12 @@ SCHEMA_DIR = pathlib.Path(sys.argv[1])
 EXAMPLES = pathlib.Path(sys.argv[2])
 ZCAV = os.path.realpath(sys.argv[3])
 
-SCHEMAS = {}
-for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
-    schema = json.loads(path.read_text())
-    jsonschema.Draft202012Validator.check_schema(schema)
-    SCHEMAS[path.name[: -len(".schema.json")]] = schema
-
-
-def validator(name):
-    schema = SCHEMAS[name]
-    try:  # jsonschema 4.18 and later
-        from referencing import Registry, Resource
-
-        registry = Registry().with_resources(
-            (s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values()
-        )
-        return jsonschema.Draft202012Validator(schema, registry=registry)
-    except ImportError:  # Debian 12's 4.10
-        store = {s["$id"]: s for s in SCHEMAS.values()}
-        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
-        return jsonschema.Draft202012Validator(schema, resolver=resolver)
-
-
-VALIDATORS = {name: validator(name) for name in SCHEMAS if name != "defs"}
-failures = []
-checked = {name: 0 for name in VALIDATORS}
-
-
-def check(name, doc, where):
-    errors = sorted(VALIDATORS[name].iter_errors(doc), key=lambda e: list(e.path))
-    checked[name] += 1
-    for e in errors[:3]:
-        failures.append(f"{where}: {name} schema: {'/'.join(map(str, e.path))}: {e.message[:200]}")
-
-
-def rejects(name, doc, what):
-    if VALIDATORS[name].is_valid(doc):
-        failures.append(f"a broken {name} document validates: {what}")
-
-
-def schema_of(path, doc):
-    if path.name == "aggregate.json":
-        return "aggregate"
-    if isinstance(doc, list) or "source" in doc:
-        return "zones"
-    if doc.get("format") == "zcav":
-        return "profile" if "profile" in doc else "sweep"
-    if "access" in doc:
-        return "access"
-    if "burst" in doc:
-        return "burst"
-    return None
-
-
-def check_file(path):
-    if path.suffix == ".jsonl":
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            check("events", json.loads(line), f"{path}:{n}")
-        return
-    doc = json.loads(path.read_text())
-    name = schema_of(path, doc)
-    if name is None:
-        failures.append(f"{path}: no schema says what this document is")
-    else:
-        check(name, doc, str(path))
+SCHEMAS = Schemas(SCHEMA_DIR)
+failures = SCHEMAS.failures
+check_file = SCHEMAS.check_file
+rejects = SCHEMAS.rejects
+checked = SCHEMAS.checked
+VALIDATORS = SCHEMAS.validators
 
 
 def zcav(*args, code=0, cwd):
@@ -138,7 +74,8 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
         check_file(path)
     events = [json.loads(l) for l in (w / "sweep.jsonl").read_text().splitlines()]
     names = {e["event"] for e in events}
-    for n in ("start", "pass_start", "block", "pass_end", "unreadable", "health", "zones", "done"):
+    for n in ("start", "pass_start", "sample", "block", "pass_end", "unreadable", "health",
+              "zones", "done"):
         if n not in names:
             failures.append(f"sweep.jsonl: no {n} event (the schema check would miss it)")
 

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "zcav/base/error.h"
+#include "zcav/base/stats.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
@@ -1869,10 +1870,65 @@ void ParseZcavJson(Input& in, Profile& profile) {
 // zcav events (events_writer.h): one JSON object per line. The events are
 // gathered into the members a zcav JSON document has, and read as those are.
 
+// The reads of one block in the passes before the last ("sample" events).
+struct BlockSamples {
+  std::uint64_t length_bytes = 0;
+  std::vector<double> mb_per_s;
+};
+
+// One "sample" event into `samples` (by offset); a sample without a time
+// (rate 0) says nothing and is skipped.
+void AddEventSample(const Input& in, std::size_t at, const Json& e,
+                    std::map<std::uint64_t, BlockSamples>& samples) {
+  const auto whole = [&](const char* name) {
+    const auto it = e.find(name);
+    if (it == e.end() || !it->is_number_unsigned()) {
+      in.Fail(at, std::string("sample: ") + name + " is missing or not a whole number");
+    }
+    return it->get<std::uint64_t>();
+  };
+  const std::uint64_t offset = whole("offset_bytes");
+  const std::uint64_t length = whole("length_bytes");
+  if (length == 0) in.Fail(at, "sample: length_bytes is 0");
+  const auto rate = e.find("mb_per_s");
+  if (rate == e.end() || !rate->is_number() || rate->get<double>() < 0) {
+    in.Fail(at, "sample: mb_per_s is missing or not a number of at least 0");
+  }
+  if (rate->get<double>() == 0) return;
+  BlockSamples& block = samples[offset];
+  block.length_bytes = std::max(block.length_bytes, length);
+  block.mb_per_s.push_back(rate->get<double>());
+}
+
+// The block rows of an events file in offset order: each block event as it
+// is, and for a block with samples but no block event (the run ended before
+// its last pass) the median of its samples.
+void AddEventRows(std::vector<Row> blocks, std::map<std::uint64_t, BlockSamples> samples,
+                  RowReducer& rows) {
+  for (const Row& b : blocks) samples.erase(b.offset_bytes);
+  auto next_block = blocks.begin();
+  for (auto& [offset, block] : samples) {
+    for (; next_block != blocks.end() && next_block->offset_bytes < offset; ++next_block) {
+      rows.Add(*next_block);
+    }
+    const auto [lo, hi] = std::minmax_element(block.mb_per_s.begin(), block.mb_per_s.end());
+    Row row{.offset_bytes = offset,
+            .length_bytes = block.length_bytes,
+            .passes = block.mb_per_s.size(),
+            .min_mb_per_s = *lo,
+            .max_mb_per_s = *hi};
+    row.mb_per_s = MedianInPlace(block.mb_per_s);
+    rows.Add(row);
+  }
+  for (; next_block != blocks.end(); ++next_block) rows.Add(*next_block);
+}
+
 void ParseZcavEvents(Input& in, Profile& profile) {
   in.Restart();
   RowReducer rows(profile);
   PassOrder order(/*equal_allowed=*/false);
+  std::vector<Row> block_rows;
+  std::map<std::uint64_t, BlockSamples> samples;
   Json root = Json::object();
   Json errors = Json::array();
   Json slow = Json::array();
@@ -1908,7 +1964,9 @@ void ParseZcavEvents(Input& in, Profile& profile) {
       const std::optional<Row> row = JsonBlockRow(in, e, blocks++, n);
       if (!row) continue;
       order.Add(in, n, row->offset_bytes, std::to_string(row->offset_bytes));
-      rows.Add(*row);
+      block_rows.push_back(*row);
+    } else if (name == "sample") {
+      AddEventSample(in, n, e, samples);
     } else if (name == "unreadable") {
       errors.push_back(std::move(e));
     } else if (name == "slow_region") {
@@ -1929,7 +1987,8 @@ void ParseZcavEvents(Input& in, Profile& profile) {
   ReadJsonRanges(in, root, profile);
   ReadJsonLatency(passes, profile);
   ReadJsonHealth(root, profile);
-  if (rows.empty()) in.FailFile("no block events (the run measured no blocks?)");
+  AddEventRows(std::move(block_rows), std::move(samples), rows);
+  if (rows.empty()) in.FailFile("no block or sample events (the run measured no blocks?)");
   rows.Finish();
   if (profile.block_bytes == 0) {
     for (const CurvePoint& p : profile.points) {

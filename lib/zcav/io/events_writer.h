@@ -9,6 +9,10 @@
 //                "device" {..,"identity":{..}} and "options" {..} exactly as
 //                in the sweep JSON (json_writer.cc)
 //   pass_start   "pass" (from 1): before the pass's first block is read
+//   sample       one read of one block in a pass before the last (runs of
+//                several passes only): "pass", "index", "offset_bytes",
+//                "length_bytes", "seconds", "mb_per_s"; a block's last pass
+//                gives no sample but its block event
 //   unreadable   "offset_bytes", "length_bytes", "errno", "error", "pass",
 //                "bounded_by_budget": a range found unreadable
 //   slow_region  "offset_bytes", "length_bytes", "ms", "expected_ms", "pass"
@@ -32,7 +36,9 @@
 //                command ended without giving one, e.g. on an error after
 //                the sweep)
 // Rates in MB/s (10^6 B/s), sizes in bytes, times in seconds unless the name
-// says ms. `zcav zones|plot|report` read an events file as a result.
+// says ms. `zcav zones|plot|report` read an events file as a result: the
+// block events, and for blocks without one (a run killed before their last
+// pass) the median of their samples.
 #pragma once
 
 #include <iosfwd>

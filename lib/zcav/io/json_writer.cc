@@ -41,6 +41,7 @@
 
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
+#include "zcav/base/units.h"
 #include "zcav/io/events_writer.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
@@ -416,6 +417,7 @@ class EventsWriterImpl final : public EventsWriter {
   }
 
   void OnStart(const RunInfo& run) override {
+    passes_planned_ = run.plan.passes;
     Json e = Event("start");
     e["zcav_version"] = run.version;
     e["command"] = run.command_line;
@@ -428,10 +430,22 @@ class EventsWriterImpl final : public EventsWriter {
     Write(e);
   }
   void OnSample(const Sample& x) override {
-    if (x.pass + 1 <= passes_started_) return;
-    passes_started_ = x.pass + 1;
-    Json e = Event("pass_start");
-    e["pass"] = passes_started_;
+    if (x.pass + 1 > passes_started_) {
+      passes_started_ = x.pass + 1;
+      Json e = Event("pass_start");
+      e["pass"] = passes_started_;
+      Write(e);
+    }
+    // The passes before the last give their reads as they come: a run
+    // killed before its last pass still leaves a curve.
+    if (x.pass + 1 >= passes_planned_) return;
+    Json e = Event("sample");
+    e["pass"] = x.pass + 1;
+    e["index"] = x.block_index;
+    e["offset_bytes"] = x.offset_bytes;
+    e["length_bytes"] = x.length_bytes;
+    e["seconds"] = Seconds(x.elapsed);
+    e["mb_per_s"] = Finite(MbPerS(x.length_bytes, x.elapsed));
     Write(e);
   }
   void OnBlock(const BlockResult& block) override { Write(With(Event("block"), BlockJson(block))); }
@@ -504,6 +518,7 @@ class EventsWriterImpl final : public EventsWriter {
 
   std::ostream& out_;
   std::uint32_t passes_started_ = 0;
+  std::uint32_t passes_planned_ = 1;
   Json done_;
   bool finished_ = false;
   bool done_written_ = false;
