@@ -9,8 +9,11 @@
 #include <sstream>
 #include <utility>
 
+#include "zcav/analysis/step_origin.h"
+#include "zcav/base/stats.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/io/plot.h"
 
 namespace zcav {
 
@@ -21,13 +24,65 @@ namespace {
 // How long the terminal mode waits for gnuplot to finish a frame.
 constexpr std::chrono::seconds kFrameWait{3};
 
-std::string Quoted(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return "'" + out + "'";
+CurvePoint BlockPoint(const SweepPlan& plan, std::size_t block, double mb_per_s) {
+  CurvePoint p;
+  p.offset_bytes = plan.BlockOffset(block);
+  p.length_bytes = plan.BlockLength(block);
+  p.mb_per_s = mb_per_s;
+  return p;
 }
 
 }  // namespace
+
+Curve LiveLatestCurve(const LiveRates& rates, const SweepPlan& plan) {
+  Curve curve;
+  const std::size_t blocks = rates.empty() ? 0 : rates.front().size();
+  for (std::size_t i = 0; i < blocks; ++i) {
+    for (auto pass = rates.rbegin(); pass != rates.rend(); ++pass) {
+      if ((*pass)[i] <= 0) continue;
+      curve.push_back(BlockPoint(plan, i, (*pass)[i]));
+      break;
+    }
+  }
+  return curve;
+}
+
+Curve LiveMedianCurve(const LiveRates& rates, const SweepPlan& plan) {
+  Curve curve;
+  const std::size_t blocks = rates.empty() ? 0 : rates.front().size();
+  std::vector<double> read;
+  for (std::size_t i = 0; i < blocks; ++i) {
+    read.clear();
+    for (const std::vector<float>& pass : rates) {
+      if (pass[i] > 0) read.push_back(pass[i]);
+    }
+    if (read.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(read.begin(), read.end());
+    CurvePoint p = BlockPoint(plan, i, 0);
+    p.min_mb_per_s = *lo;
+    p.max_mb_per_s = *hi;
+    p.mb_per_s = MedianInPlace(read);
+    curve.push_back(p);
+  }
+  return curve;
+}
+
+ZoneAnalysis LiveZones(const LiveRates& rates, const SweepPlan& plan, const ZoneOptions& options,
+                       bool optical) {
+  const Curve median = LiveMedianCurve(rates, plan);
+  ZoneAnalysis analysis = DetectZones(median, options, optical);
+  if (rates.size() < 2 || analysis.zones.size() < 2) return analysis;
+  std::vector<Curve> passes;
+  for (std::size_t p = 0; p < rates.size(); ++p) {
+    Curve pass;
+    for (std::size_t i = 0; i < rates[p].size(); ++i) {
+      if (rates[p][i] > 0) pass.push_back(BlockPoint(plan, i, rates[p][i]));
+    }
+    passes.push_back(std::move(pass));
+  }
+  ApplyStepOrigins(median, ClassifySteps(analysis, passes), analysis);
+  return analysis;
+}
 
 struct LiveView::Pipe {
   explicit Pipe(const std::string& command) : gp(command) {}
@@ -59,7 +114,7 @@ void LiveView::OnStart(const RunInfo& run) {
   {
     std::lock_guard lock(mutex_);
     state_ = State{};
-    state_.mb_per_s.assign(static_cast<std::size_t>(run.plan.block_count), 0.0F);
+    state_.rates.assign(1, std::vector<float>(static_cast<std::size_t>(run.plan.block_count)));
   }
   if (options_.mode == LiveViewOptions::Mode::kTerminal && !options_.scratch_dir.empty()) {
     std::error_code ec;
@@ -79,8 +134,10 @@ void LiveView::OnStart(const RunInfo& run) {
 void LiveView::OnSample(const Sample& x) {
   const double mb_per_s = MbPerS(x.length_bytes, x.elapsed);
   std::lock_guard lock(mutex_);
-  if (x.block_index < state_.mb_per_s.size()) {
-    state_.mb_per_s[static_cast<std::size_t>(x.block_index)] = static_cast<float>(mb_per_s);
+  const std::size_t blocks = state_.rates.front().size();
+  while (state_.rates.size() <= x.pass) state_.rates.emplace_back(blocks);
+  if (x.block_index < blocks) {
+    state_.rates[x.pass][static_cast<std::size_t>(x.block_index)] = static_cast<float>(mb_per_s);
   }
   state_.pass = x.pass;
   state_.bytes_done += x.length_bytes;
@@ -145,20 +202,12 @@ std::string LiveView::StatusLine(const State& s) const {
 
 std::string LiveView::Commands(const State& s, const std::string& title) {
   const SweepPlan& plan = run_.plan;
-  // The curve read so far and its zones.
-  Curve curve;
-  for (std::size_t i = 0; i < s.mb_per_s.size(); ++i) {
-    if (s.mb_per_s[i] <= 0) continue;
-    CurvePoint p;
-    p.offset_bytes = plan.BlockOffset(i);
-    p.length_bytes = plan.BlockLength(i);
-    p.mb_per_s = s.mb_per_s[i];
-    curve.push_back(p);
-  }
+  // The curve read so far, and the zones of the medians over the passes.
+  const Curve curve = LiveLatestCurve(s.rates, plan);
   ZoneAnalysis zones;
   if (curve.size() >= 8) {
     try {
-      zones = DetectZones(curve, options_.zones, options_.optical);
+      zones = LiveZones(s.rates, plan, options_.zones, options_.optical);
     } catch (const std::exception&) {
       zones = {};  // a frame without zones
     }
@@ -225,22 +274,22 @@ void LiveView::Draw(const State& s) {
   const bool window = options_.mode == LiveViewOptions::Mode::kWindow;
   // A gnuplot string expression: the window's title has two lines.
   const std::string title =
-      window ? Quoted(options_.label) + " . \"\\n\" . " + Quoted(status) : Quoted(status);
+      window ? GpQuote(options_.label) + " . \"\\n\" . " + GpQuote(status) : GpQuote(status);
   const std::string plot = Commands(s, title);
   if (plot.empty()) return;
   Gnuplot& gp = pipe_->gp;
   const fs::path dir = options_.scratch_dir;
   if (window) {
     gp << "set term " << options_.terminal << " noraise title "
-       << Quoted("zcav --live " + options_.label) << "\n";
+       << GpQuote("zcav --live " + options_.label) << "\n";
   } else {
     const int rows = std::max(options_.rows - 1, 10);
     gp << "set term dumb size " << std::max(options_.columns, 40) << "," << rows << "\n"
-       << "set output " << Quoted((dir / "frame.txt").string()) << "\n";
+       << "set output " << GpQuote((dir / "frame.txt").string()) << "\n";
   }
   gp << plot;
   if (!window) {
-    gp << "unset output\nset print " << Quoted((dir / "frame.done").string())
+    gp << "unset output\nset print " << GpQuote((dir / "frame.done").string())
        << "\nprint 'done'\nunset print\n";
   }
   gp.flush();

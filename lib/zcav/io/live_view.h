@@ -1,8 +1,9 @@
 // LiveView: the falloff curve drawn while it is measured (zcav --live).
 //
-// A result sink that keeps each block's latest rate, the unreadable and slow
-// places, and the progress; a thread of its own redraws the view every
-// `every` (1 s) with the zones detected in what has been read so far, so
+// A result sink that keeps each block's rate in every pass, the unreadable
+// and slow places, and the progress; a thread of its own redraws the view
+// every `every` (1 s): the curve of the latest reads, and the zones detected
+// in each block's median over the passes so far (LiveMedianCurve), so
 // drawing never waits on the reads (the sink's events only take a mutex
 // for a moment). Each frame goes to one gnuplot process fed through
 // gnuplot-iostream:
@@ -35,6 +36,25 @@
 #include "zcav/io/result_sink.h"
 
 namespace zcav {
+
+// Per pass (from 0), per block: the rates read so far in MB/s, 0 = not read.
+using LiveRates = std::vector<std::vector<float>>;
+
+// The curve of the latest reads: each block at its rate in the last pass
+// that read it (blocks never read are left out).
+Curve LiveLatestCurve(const LiveRates& rates, const SweepPlan& plan);
+// Each block at its median over the passes that read it so far, with the
+// least and greatest of those reads as its spread: the curve the zones so
+// far come from, as the sweep's own zones come from the blocks' medians over
+// all passes (one slow pass over a region does not make a zone).
+Curve LiveMedianCurve(const LiveRates& rates, const SweepPlan& plan);
+// The zones so far, found as the sweep finds its own: DetectZones over the
+// median curve, then (with several passes) every step that does not stand
+// at the same place in the passes read so far merged away as a change in
+// time (step_origin.h), with the passes as their curves (blocks not read
+// yet left out).
+ZoneAnalysis LiveZones(const LiveRates& rates, const SweepPlan& plan, const ZoneOptions& options,
+                       bool optical);
 
 struct LiveViewOptions {
   enum class Mode { kWindow, kTerminal };
@@ -73,7 +93,7 @@ class LiveView final : public ResultSink {
 
  private:
   struct State {
-    std::vector<float> mb_per_s;            // per block: the latest pass's rate; 0 = not read
+    LiveRates rates;                        // per pass, per block
     std::vector<std::uint64_t> unreadable;  // offsets
     std::vector<std::uint64_t> slow;        // offsets
     std::uint32_t pass = 0;

@@ -110,22 +110,6 @@ const char* TemplateOf(PlotKind kind) {
   return plot_templates::kFalloff;
 }
 
-// A gnuplot single-quoted string: no escapes but '' for a quote. A newline
-// would end the command, so it becomes a space.
-std::string GpQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 // The inside of GpQuote, for values placed inside quotes in a template.
 std::string GpQuoted(const std::string& text) {
   const std::string q = GpQuote(text);
@@ -1375,6 +1359,20 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
   WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
   return files;
+}
+
+std::string GpQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
 }
 
 bool GnuplotAvailable() {

@@ -133,6 +133,10 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 // once per process).
 bool GnuplotAvailable();
 
+// `text` as a gnuplot single-quoted string: no escapes but '' for a quote; a
+// newline would end the command, so it becomes a space.
+std::string GpQuote(const std::string& text);
+
 // Runs gnuplot on files.script_path. The images are drawn in a temporary
 // directory beside the script (a copy of the script and data) and renamed
 // into place when gnuplot succeeds, so a failure leaves no partial image.
