@@ -412,6 +412,32 @@ TEST_CASE("Every refusal of a sim: device is bad input", "[sim_device]") {
                        bad_input);
 }
 
+TEST_CASE("weak= slows a region of a drive by its factor and leaves its model and the rest",
+          "[sim_device]") {
+  const zcav::SimModel plain = zcav::ParseSimSpec("sim:hdd?size=10G");
+  const zcav::SimModel weak = zcav::ParseSimSpec("sim:hdd?size=10G&weak=40%-60%:0.8,9G-10G:50%");
+  CHECK(weak.info.model == plain.info.model);  // the same model, a weaker drive
+  const std::uint64_t size = plain.info.size_bytes;
+  for (const double at : {0.1, 0.39, 0.41, 0.5, 0.59, 0.61, 0.85, 0.95}) {
+    CAPTURE(at);
+    const auto offset = static_cast<std::uint64_t>(at * static_cast<double>(size));
+    const double factor = at > 0.4 && at < 0.6 ? 0.8 : at > 0.9 ? 0.5 : 1.0;
+    CHECK(zcav::ExpectedMbPerS(weak, offset, zcav::kMiB) ==
+          Approx(factor * zcav::ExpectedMbPerS(plain, offset, zcav::kMiB)));
+  }
+  // The same on flat models; not on CAV discs or banded disks.
+  const zcav::SimModel ssd = zcav::ParseSimSpec("sim:ssd?size=1G&weak=0%-50%:0.5");
+  CHECK(zcav::ExpectedMbPerS(ssd, 0, zcav::kMiB) ==
+        Approx(zcav::ExpectedMbPerS(ssd, ssd.info.size_bytes - zcav::kMiB, zcav::kMiB) / 2));
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  for (const char* bad :
+       {"sim:cd?weak=0%-50%:0.5", "sim:banded-hdd?weak=0%-50%:0.5", "sim:hdd?weak=60%-40%:0.5",
+        "sim:hdd?weak=40%-60%", "sim:hdd?weak=0%-50%:0", "sim:hdd?size=1G&weak=0-2G:0.5"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
+  }
+}
+
 TEST_CASE("A rate key of 0 says which rate must be above 0 MB/s", "[sim_device]") {
   const std::pair<const char*, const char*> cases[] = {
       {"sim:hdd?bus=sata&busrate=0", "invalid sim: busrate must be above 0 MB/s"},

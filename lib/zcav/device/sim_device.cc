@@ -228,6 +228,62 @@ std::vector<SimZone> CachedZones(double cached_share, double cached_mb_per_s, do
   return {{0, cached_share, cached_mb_per_s}, {cached_share, 1, mb_per_s}};
 }
 
+// A weak region (weak=START-END:FACTOR), its ends as given: resolved
+// against the size when the whole spec is read.
+struct WeakSpec {
+  std::string start, end;
+  double factor = 1;
+};
+
+std::vector<WeakSpec> ParseWeak(const std::string& value) {
+  std::vector<WeakSpec> out;
+  std::stringstream ss(value);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto dash = item.find('-');
+    const auto colon = item.find(':', dash == std::string::npos ? 0 : dash);
+    if (dash == std::string::npos || colon == std::string::npos) {
+      throw Error("invalid sim: weak '" + item +
+                      "': not START-END:FACTOR (e.g. weak=40%-60%:0.8 or weak=10G-20G:80%)",
+                  ErrorKind::kBadInput);
+    }
+    WeakSpec w{item.substr(0, dash), item.substr(dash + 1, colon - dash - 1), 1};
+    w.factor = ParseFraction("weak", item.substr(colon + 1));
+    if (!(w.factor > 0)) {
+      throw Error("invalid sim: weak '" + item + "': the factor must be above 0",
+                  ErrorKind::kBadInput);
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// A weak region's end as a share of `size`: "40%" or a size ("10G").
+double WeakEnd(const std::string& text, std::uint64_t size) {
+  if (!text.empty() && text.back() == '%') return ParseFraction("weak", text);
+  return static_cast<double>(ParseSize(text, "sim: weak= position", true)) /
+         static_cast<double>(size);
+}
+
+// `zones` with the rate of [start, end) (shares of the device) times
+// `factor`: the zones it crosses are split at its ends.
+std::vector<SimZone> WeakenZones(const std::vector<SimZone>& zones, double start, double end,
+                                 double factor) {
+  std::vector<SimZone> out;
+  for (const SimZone& z : zones) {
+    const double lo = std::max(z.start_frac, start);
+    const double hi = std::min(z.end_frac, end);
+    if (lo >= hi) {
+      out.push_back(z);
+      continue;
+    }
+    if (z.start_frac < lo) out.push_back({z.start_frac, lo, z.mb_per_s});
+    out.push_back({lo, hi, z.mb_per_s * factor});
+    if (hi < z.end_frac) out.push_back({hi, z.end_frac, z.mb_per_s});
+  }
+  return out;
+}
+
 std::vector<SimModel::Range> ParseRanges(const std::string& value) {
   std::vector<SimModel::Range> out;
   std::stringstream ss(value);
@@ -313,6 +369,7 @@ class SimSpecParser {
                   ErrorKind::kBadInput);
     }
     if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
+    ApplyWeak();  // after the name: a weak drive is still its model
     SetSimIdentity();
     return std::move(m_);
   }
@@ -340,6 +397,8 @@ class SimSpecParser {
       m_.bad = ParseRanges(value);
     } else if (key == "slow") {
       m_.slow = ParseRanges(value);
+    } else if (key == "weak") {
+      weak_ = ParseWeak(value);
     } else if (key == "gone") {
       m_.gone_at_bytes = ParseSize(value, "sim: gone offset", true);
     } else if (key == "seek") {
@@ -437,10 +496,29 @@ class SimSpecParser {
     return true;
   }
 
+  // weak=: each region's media rate times its factor.
+  void ApplyWeak() {
+    if (weak_.empty()) return;
+    if (m_.cav || m_.band_bytes > 0) {
+      throw Error("invalid sim: weak= needs a zoned or flat model (not " + model_name_ + ")",
+                  ErrorKind::kBadInput);
+    }
+    for (const WeakSpec& w : weak_) {
+      const double start = WeakEnd(w.start, m_.info.size_bytes);
+      const double end = WeakEnd(w.end, m_.info.size_bytes);
+      if (!(start < end) || end > 1 + 1e-12) {
+        throw Error("invalid sim: weak '" + w.start + "-" + w.end +
+                        "': not a range within the device (start below end, end at most its size)",
+                    ErrorKind::kBadInput);
+      }
+      m_.zones = WeakenZones(m_.zones, start, std::min(end, 1.0), w.factor);
+    }
+  }
+
   [[noreturn]] void FailUnknown(const std::string& key) const {
     std::string known =
-        "size, seed, noise, pace, outer, ceiling, bad, slow, gone, seek, cache, interface, bus, "
-        "busrate";
+        "size, seed, noise, pace, outer, ceiling, bad, slow, weak, gone, seek, cache, interface, "
+        "bus, busrate";
     if (zoned_keys_) known += ", inner, zones";
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
@@ -479,6 +557,7 @@ class SimSpecParser {
   int zones_ = 0;
   bool rezone_ = false;         // a parameter changed outer_, inner_ or zones_
   double cached_share_ = 0;     // ssd-dips: the cached region's share of the device
+  std::vector<WeakSpec> weak_;  // weak=, applied last
   double cached_mb_per_s_ = 0;  // ssd-dips: its rate
   bool zoned_keys_ = false;     // inner= and zones= apply (a disk of several zones)
 };
