@@ -5,7 +5,7 @@
 # bash-completion package too (source this file). Keep the option lists in
 # step with 'zcav COMMAND --help': tests/completion_test.sh compares them.
 
-_zcav_commands="profile sweep access burst zones plot report"
+_zcav_commands="profile sweep access burst zones plot report merge"
 _zcav_sim_models="hdd usb2-hdd cd dvd ssd nvme-throttle ssd-dips banded-hdd"
 _zcav_buses="usb1 usb2 usb3 usb3.1 usb3.2 fw400 fw800 udma33 udma66 udma100 udma133
   sata1 sata2 sata3 sas3 sas6 sas12"
@@ -24,6 +24,7 @@ _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repet
 _zcav_opts_zones="--help --format --output $_zcav_zone_opts"
 _zcav_opts_plot="--help --output --label --kind --quiet $_zcav_zone_opts"
 _zcav_opts_report="--help --output --label --quiet $_zcav_zone_opts"
+_zcav_opts_merge="--help --output --quiet"
 
 # Block devices, the files and directories under the prefix, and sim: models.
 _zcav_devices() {
@@ -124,7 +125,7 @@ _zcav() {
     mapfile -t replies < <(compgen -W "$opts" -- "$cur")
   else
     case $cmd in
-      zones | plot | report) mapfile -t replies < <(compgen -f -- "$cur") ;;
+      zones | plot | report | merge) mapfile -t replies < <(compgen -f -- "$cur") ;;
       *) mapfile -t replies < <(_zcav_devices "$cur") ;;
     esac
   fi

@@ -65,10 +65,11 @@ if [[ $# -eq 2 ]]; then
 fi
 HERE=$(cd "$(dirname "$0")" && pwd -P) || exit 2
 CHECKOUT=$(dirname "$HERE")
-# The files of examples/ that make-examples.sh does not write.
+# The files of examples/ that make-examples.sh does not write (and fleet/,
+# the Ansible playbook and its friends).
 HAND_WRITTEN=(README.md make-examples.sh check-examples.sh)
 # Files whose content depends on whether gnuplot is installed.
-GNUPLOT_TEXTS=(report.html report.md two-disks-one-bus.txt)
+GNUPLOT_TEXTS=(report.html report.md two-disks-one-bus.txt fleet.html fleet.md)
 HAVE_GNUPLOT=0
 command -v gnuplot >/dev/null && HAVE_GNUPLOT=1
 
@@ -79,14 +80,15 @@ check_present() {
   local data=(sim-hdd.dat sim-usb2-hdd.dat sim-cd.json sim-dvd.dat two-disks-one-bus.txt
               two-disks-one-bus/aggregate.dat two-disks-one-bus/aggregate.json
               two-disks-one-bus/sim-hdd-seed-1-size-20G-bus-ide0.dat
-              two-disks-one-bus/sim-hdd-seed-2-size-20G-bus-ide0.alone.dat)
+              two-disks-one-bus/sim-hdd-seed-2-size-20G-bus-ide0.alone.dat
+              fleet-drives/drive-1.dat fleet-drives/drive-12.dat fleet.json)
   local scripts=(sim-hdd-seed-1.gp sim-usb2-hdd.gp sim-cd.gp sim-dvd.gp hdd-vs-usb2.gp
                  report-1.gp report-2.gp report-3.gp report-4.gp report-5.gp
-                 two-disks-one-bus/together.gp)
-  local reports=(report.html report.md)
+                 two-disks-one-bus/together.gp fleet-1.gp)
+  local reports=(report.html report.md fleet.html fleet.md)
   local images=(sim-hdd-seed-1.png sim-hdd-seed-1.svg sim-usb2-hdd.png sim-cd.png sim-dvd.png
                 hdd-vs-usb2.png report-1.png report-2.png report-3.png report-4.png
-                report-5.png two-disks-one-bus/together.png)
+                report-5.png two-disks-one-bus/together.png fleet-1.png)
   local want=("${data[@]}" "${scripts[@]}" "${reports[@]}") f pattern
   if [[ $HAVE_GNUPLOT -eq 1 ]]; then
     want+=("${images[@]}")
@@ -121,6 +123,12 @@ check_present() {
     echo "two-disks-one-bus.txt: the shared 80 MB/s ceiling is not reported"
     missing=1
   fi
+  # The fleet report flags exactly the two weak drives, worst first.
+  if [[ $(grep -c '^| .* | yes |' fleet.md 2>/dev/null) -ne 2 ]] ||
+    ! grep -q '^| SIM-HDD-9 |' fleet.md 2>/dev/null; then
+    echo "fleet.md: expected exactly 2 flagged drives, SIM-HDD-9 (the weaker) first"
+    missing=1
+  fi
   [[ $missing -eq 0 ]] && echo "examples: all ${#want[@]} files present in $1"
   return $missing
 }
@@ -138,7 +146,7 @@ readonly MAX_DIFF_LINES=40
 list_outputs() {
   local skip=("${HAND_WRITTEN[@]}")
   [[ $HAVE_GNUPLOT -eq 1 ]] || skip+=("${GNUPLOT_TEXTS[@]}")
-  (cd "$1" && find . -type f ! -name '.*' -printf '%P\n') |
+  (cd "$1" && find . -type f ! -name '.*' ! -path './fleet/*' -printf '%P\n') |
     grep -vxF -f <(printf '%s\n' "${skip[@]}") |
     if [[ $HAVE_GNUPLOT -eq 1 ]]; then cat; else grep -Ev '\.(png|svg)$'; fi |
     LC_ALL=C sort

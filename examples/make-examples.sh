@@ -27,8 +27,9 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd -P)
 MARKER=.made-by-make-examples
 if [[ $OUT == "$HERE" ]]; then
+  # fleet/ holds the hand-written fleet playbook (examples/fleet/README.md).
   find "$OUT" -mindepth 1 -maxdepth 1 ! -name README.md ! -name make-examples.sh \
-    ! -name check-examples.sh -exec rm -rf {} +
+    ! -name check-examples.sh ! -name fleet -exec rm -rf {} +
 elif [[ -e $OUT/$MARKER || -z $(ls -A "$OUT") ]]; then
   find "$OUT" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
   : >"$OUT/$MARKER"
@@ -70,6 +71,18 @@ zcav report sim-hdd.dat sim-usb2-hdd.dat --label 'internal SATA' --label 'USB2 e
 zcav sweep 'sim:hdd?seed=1&size=20G&bus=ide0' 'sim:hdd?seed=2&size=20G&bus=ide0' \
   --alone-and-together --block-size 128M -q -o two-disks-one-bus --plot two-disks-one-bus \
   --label 'disk 1' --label 'disk 2' 2>two-disks-one-bus.txt
+# 8. A fleet: 12 drives of one model, two of them weak in a region (weak=),
+#    merged into a fleet report that flags them.
+mkdir -p fleet-drives
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  weak=""
+  [[ $i == 4 ]] && weak="&weak=30%-45%:0.8"
+  [[ $i == 9 ]] && weak="&weak=70%-80%:0.7"
+  zcav sweep "sim:hdd?seed=$i&size=20G$weak" --block-size 128M -q -o "fleet-drives/drive-$i.dat"
+done
+zcav merge fleet-drives -o fleet.html -q
+zcav merge fleet-drives -o fleet.md -q
+zcav merge fleet-drives -o fleet.json -q
 set +x
 
 bash "$HERE/check-examples.sh" "$OUT"

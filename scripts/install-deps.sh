@@ -8,8 +8,10 @@
 # which it replaces) whose window --live draws in; xvfb, x11-apps (xwd) and
 # tmux run the live view for real (tests/live/).
 # chromium renders the HTML reports headless (tests/report_browser_test.sh;
-# about 90 MB to download, 350 MB installed); zsh checks the zsh completion's
-# syntax; man-db and groff render the man page (tests/deb_package_test.sh).
+# about 90 MB to download, 350 MB installed); zsh drives the zsh completion
+# (tests/completion_test.sh); man-db and groff render the man page
+# (tests/deb_package_test.sh); ansible-core runs the fleet playbook
+# (examples/fleet/, tests/fleet_ansible_test.sh).
 set -euo pipefail
 
 packages=(
@@ -24,6 +26,7 @@ packages=(
   clang libclang-rt-dev llvm
   clang-format
   chromium zsh man-db groff-base
+  ansible-core
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1868,6 +1868,82 @@ PY
 [[ -f pev/profile.json ]] || problem "pev/profile.json not written"
 
 # ---------------------------------------------------------------------------
+# zcav merge: 24 simulated drives of one model, two of them weak in different
+# regions, and 6 of another model.
+
+FLEET="$WORK/fleet"
+mkdir -p "$FLEET"
+for i in $(seq 1 24); do
+  weak=""
+  [[ $i == 5 ]] && weak="&weak=40%-60%:0.8"
+  [[ $i == 17 ]] && weak="&weak=75%-90%:0.7"
+  "$ZCAV" sweep "sim:hdd?size=4G&seed=$i$weak" --format json -o "$FLEET/hdd-$i.json" -q
+done
+for i in $(seq 1 6); do "$ZCAV" sweep "sim:ssd?size=2G&seed=$i" -o "$FLEET/ssd-$i.dat" -q; done
+check "zcav merge DIR -o OUT.json groups by model and flags exactly the two weak drives" 0 \
+  "$ZCAV" merge "$FLEET" -o fleet.json
+python3 - fleet.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format"] == "zcav-merge" and doc["schema_version"] == "1.0"
+sizes = sorted(g["drives"] for g in doc["groups"])
+assert sizes == [6, 24], sizes
+flagged = [d for d in doc["drives"] if d["flagged"]]
+names = sorted(d["name"].split("/")[-1] for d in flagged)
+assert names == ["SIM-HDD-17", "SIM-HDD-5"], names
+assert doc["drives"][0]["flagged"] and doc["drives"][1]["flagged"], "flagged drives not first"
+regions = {d["name"].split("/")[-1]: d["worst_region"] for d in flagged}
+r = regions["SIM-HDD-5"]
+assert abs(r["start_percent"] - 40) <= 1 and abs(r["end_percent"] - 60) <= 1, r
+assert abs(r["ratio"] - 0.8) < 0.02, r
+r = regions["SIM-HDD-17"]
+assert abs(r["start_percent"] - 75) <= 1 and abs(r["end_percent"] - 90) <= 1, r
+assert abs(r["ratio"] - 0.7) < 0.02, r
+assert any("between 40 and 60 % of the surface" in x for x in flagged[1]["reasons"] + flagged[0]["reasons"])
+PY
+expect_grep 'SIM-HDD-5: 20 % below its 23 siblings between 40 and 60 % of the surface' "$ERR"
+expect_grep '30 drives in 2 groups, 2 flagged' "$ERR"
+check "zcav merge FILES -o OUT.csv: one line per drive, worst first" 0 \
+  "$ZCAV" merge "$FLEET"/hdd-*.json -o fleet.csv -q
+[[ $(wc -l <fleet.csv) -eq 25 ]] || problem "fleet.csv has $(wc -l <fleet.csv) lines, not 25"
+sed -n 2,3p fleet.csv | grep -c ',yes,' | grep -qx 2 || problem "the first two rows are not the flagged drives"
+check "zcav merge -o OUT.html: one page with the table and a plot per group" 0 \
+  "$ZCAV" merge "$FLEET" -o fleet.html -q
+expect_grep 'class="flagged"' fleet.html
+if command -v gnuplot >/dev/null; then
+  [[ $(grep -c '<svg' fleet.html) -eq 2 ]] || problem "fleet.html has not 2 plots"
+fi
+check "zcav merge -o OUT.md: the table, and the group plots beside it" 0 \
+  "$ZCAV" merge "$FLEET" -o fleet.md -q
+expect_grep '^\| [^|]*SIM-HDD-17 \| .* \| yes \|' fleet.md
+if command -v gnuplot >/dev/null; then
+  [[ -s fleet-1.png && -s fleet-2.png && -s fleet-1.gp ]] || problem "fleet-N.png/.gp not written"
+fi
+check "-o and --events templates: {host}, {serial} and {date} name the files" 0 \
+  "$ZCAV" sweep "sim:hdd?size=1G&seed=41" -q -o '{host}-{serial}-{date}.json' --format json \
+  --events '{serial}.events'
+want_name="$(uname -n | sed 's/[^A-Za-z0-9._-]/_/g')-SIM-HDD-41-$(date -u +%F).json"
+[[ -s $want_name ]] || problem "$want_name not written ($(ls | tr '\n' ' '))"
+[[ -s SIM-HDD-41.events ]] || problem "SIM-HDD-41.events not written"
+check "zcav profile -o 'p-{serial}': the profile's directory named by the drive" 0 \
+  "$ZCAV" profile "sim:ssd?size=1G&seed=42" -q -o 'p-{serial}'
+[[ -s p-SIM-SSD-42/profile.json ]] || problem "p-SIM-SSD-42/profile.json not written"
+check "bad input: an unknown {key} in -o" 2 "$ZCAV" sweep "sim:hdd?size=1G" -o '{colour}.dat'
+expect_one_error_line "unknown \{colour\}"
+expect_no_new_files
+bad_input "merge without a results file" merge
+check "bad input: merge -o OUT.txt" 2 "$ZCAV" merge "$FLEET" -o fleet.txt
+expect_one_error_line "unknown format"
+expect_no_new_files
+check "bad input: merge of a file that is not a result" 2 "$ZCAV" merge "$TESTS/zcav_schema.py" -o f.json
+expect_one_error_line
+expect_no_new_files
+mkdir -p "$WORK/empty-fleet"
+check "bad input: merge of a directory without results" 2 "$ZCAV" merge "$WORK/empty-fleet" -o f.json
+expect_one_error_line "no results found"
+expect_no_new_files
+
+# ---------------------------------------------------------------------------
 # Every JSON the commands above wrote validates against schema/.
 
 begin "every JSON the commands above wrote validates against schema/"

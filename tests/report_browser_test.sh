@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The HTML reports in a real browser (headless Chromium): the committed
-# examples/report.html and the report.html of a fresh `zcav profile`. For each:
+# examples/report.html, the report.html of a fresh `zcav profile` and the
+# fleet report of a fresh `zcav merge`. For each:
 #   - the HTML names nothing on the network (no http(s):// or //host in a
 #     src, href, url() or @import; no script, link, iframe, object, embed);
 #   - loaded in a frame 375 px wide (a phone), with every request sent to a
@@ -46,16 +47,25 @@ chrome() { timeout 60 "$browser" "${flags[@]}" "$@" 2>>"$tmp/chromium.log"; }
 # The profile's report (needs gnuplot for its plots; zcav says so without).
 "$zcav" profile 'sim:hdd?size=1G' -o "$tmp/prof" -q
 cp "$example" "$tmp/example.html"
+# A fleet report (zcav merge): five drives of a model, one weak, one other.
+mkdir -p "$tmp/fleet/in"
+for i in 1 2 3 4 5; do
+  weak=""
+  [[ $i == 3 ]] && weak="&weak=30%-50%:0.75"
+  "$zcav" sweep "sim:hdd?size=1G&seed=$i$weak" --format json -o "$tmp/fleet/in/$i.json" -q
+done
+"$zcav" sweep 'sim:ssd?size=1G' --format json -o "$tmp/fleet/in/ssd.json" -q
+"$zcav" merge "$tmp/fleet/in" -o "$tmp/fleet/fleet.html" -q
 
 svgs_wanted() { grep -c '<svg' "$1" || true; }
-for page in example prof/report; do
+for page in example prof/report fleet/fleet; do
   html=$tmp/$page.html
   name=${page%%/*}
   want=$(svgs_wanted "$html")
   if [[ $page == example ]]; then
     ((want >= 1)) || fail "examples/report.html has no inline SVG"
   elif command -v gnuplot >/dev/null; then
-    ((want >= 1)) || fail "the profile's report.html has no inline SVG though gnuplot is installed"
+    ((want >= 1)) || fail "$page.html has no inline SVG though gnuplot is installed"
   fi
   echo "$page.html:"
   python3 "$check" static "$html"

@@ -4,7 +4,8 @@
 Validates every JSON file in examples/, the JSON the CLI writes now on
 simulated devices (sweep --format json, --events lines of a sweep and of a
 profile, DIR/profile.json, zones --format json for one and two files, access
-and burst --format json, DIR/aggregate.json of a two-device sweep), and shows
+and burst --format json, DIR/aggregate.json of a two-device sweep, zcav merge
+-o OUT.json of three sweeps), and shows
 that broken documents are rejected.
 
 Usage: python3 schema_test.py SCHEMA_DIR EXAMPLES_DIR /path/to/zcav
@@ -63,9 +64,15 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     (w / "burst.json").write_text(zcav("burst", "sim:hdd", "--format", "json", cwd=w))
     zcav("sweep", "sim:hdd?size=1G&seed=1", "sim:hdd?size=1G&seed=2", "-o", "two",
          "--format", "json", "--quiet", cwd=w)
+    # A fleet of three, one weak, merged.
+    (w / "fleet").mkdir()
+    for seed, weak in ((1, ""), (2, "&weak=20%-40%:0.7"), (3, "")):
+        zcav("sweep", f"sim:hdd?size=1G&seed={seed}{weak}", "--format", "json", "-o",
+             f"fleet/{seed}.json", "--quiet", cwd=w)
+    zcav("merge", "fleet", "-o", "merge.json", "--quiet", cwd=w)
     fresh = [w / n for n in ("sweep.json", "sweep.jsonl", "profile.jsonl", "p/profile.json",
                              "zones-one.json", "zones-two.json", "zones-events.json",
-                             "access.json", "burst.json", "two/aggregate.json")]
+                             "access.json", "burst.json", "two/aggregate.json", "merge.json")]
     fresh += sorted(p for p in (w / "two").glob("*.json") if p.name != "aggregate.json")
     for path in fresh:
         if not path.is_file() or path.stat().st_size == 0:

@@ -34,6 +34,8 @@ def schema_of(name, doc):
         return "aggregate"
     if isinstance(doc, list) or "source" in doc:
         return "zones"
+    if doc.get("format") == "zcav-merge":
+        return "merge"
     if doc.get("format") == "zcav":
         return "profile" if "profile" in doc else "sweep"
     if "access" in doc:

@@ -33,6 +33,57 @@ std::string UtcNow() {
   return buf;
 }
 
+std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device) {
+  if (pattern.find('{') == std::string::npos) return pattern;
+  const auto safe = [](const std::string& value) {
+    if (value.empty()) return std::string("unknown");
+    std::string out;
+    for (const char c : value) {
+      const bool keep =
+          std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+      out += keep ? c : '_';
+    }
+    return out;
+  };
+  struct utsname names {};
+  const std::string host = ::uname(&names) == 0 ? names.nodename : "";
+  const std::string now = UtcNow();  // 2026-12-03T02:30:52Z
+  const std::string time = now.substr(11, 2) + now.substr(14, 2) + now.substr(17, 2);
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size();) {
+    if (pattern[i] != '{') {
+      out += pattern[i++];
+      continue;
+    }
+    const std::size_t close = pattern.find('}', i);
+    if (close == std::string::npos) {
+      throw Error("output name '" + pattern + "': '{' without '}'", ErrorKind::kBadInput);
+    }
+    const std::string key = pattern.substr(i + 1, close - i - 1);
+    if (key == "host") {
+      out += safe(host);
+    } else if (key == "serial") {
+      out += safe(device.serial);
+    } else if (key == "model") {
+      out += safe(device.model);
+    } else if (key == "wwn") {
+      out += safe(device.wwn);
+    } else if (key == "device") {
+      out += safe(std::filesystem::path(device.path).filename().string());
+    } else if (key == "date") {
+      out += now.substr(0, 10);
+    } else if (key == "time") {
+      out += time;
+    } else {
+      throw Error("output name '" + pattern + "': unknown {" + key +
+                      "} (use {host}, {serial}, {model}, {wwn}, {device}, {date} or {time})",
+                  ErrorKind::kBadInput);
+    }
+    i = close + 1;
+  }
+  return out;
+}
+
 void OpenedDevice::Open(const std::string& name, SimBusSet* buses) {
   device_ = OpenDevice(name, virtual_clock_, buses);
   simulated_ = IsSimulatedName(name);

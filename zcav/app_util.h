@@ -106,6 +106,16 @@ HealthSources HealthSourcesFor(Device& device, bool smart);
 // could not be read, "zcav: note: SMART: why", on `err`.
 void SayHealth(const HealthReport& report, std::ostream& err);
 
+// An output name with the drive's identity filled in, so results from a
+// fleet land in one directory without clashes: {host} (uname nodename),
+// {serial}, {model}, {wwn}, {device} (the device path's last part), {date}
+// (UTC YYYY-MM-DD) and {time} (UTC HHMMSS) are replaced; each value keeps
+// only letters, digits, '.', '-' and '_' (others become '_'; an unknown
+// value is "unknown"). A name without '{' is returned as it is. Throws
+// Error(kBadInput) for an unknown {key} or an unclosed brace, naming the
+// keys.
+std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device);
+
 // The record of a run that starts now: `device`, `plan`, this zcav's version,
 // `command_line`, the start time (UtcNow), and the host and kernel (uname).
 RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,

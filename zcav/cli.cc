@@ -19,8 +19,8 @@ file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd,
 sim:nvme-throttle, sim:ssd-dips, sim:banded-hdd (optionally
 sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav COMMAND --help' (profile, sweep, access, burst, zones, plot, report) for its
-options. The manual: man zcav.
+Run 'zcav COMMAND --help' (profile, sweep, access, burst, zones, plot, report, merge)
+for its options. The manual: man zcav.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
 
@@ -60,6 +60,11 @@ const std::vector<CommandRow>& Commands() {
        "                                zones, ...) and their plots, as Markdown with PNGs beside\n"
        "                                it or as one self-contained HTML file\n",
        false, ReportCommand},
+      {"merge",
+       "  zcav merge FILE...|DIR -o OUT.html|.md|.json|.csv  many drives' results against their\n"
+       "                                siblings: groups by model, a reference curve per group,\n"
+       "                                the drives slower than their siblings flagged, and where\n",
+       false, MergeCommand},
   };
   return rows;
 }
@@ -87,10 +92,10 @@ CommandChoice ChooseCommand(const std::vector<std::string>& args) {
   }
   if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error(
-        "unknown option '" + args[0] +
-            "' (commands: profile, sweep, access, burst, zones, plot, report; see 'zcav --help')",
-        ErrorKind::kBadInput);
+    throw Error("unknown option '" + args[0] +
+                    "' (commands: profile, sweep, access, burst, zones, plot, report, merge; see "
+                    "'zcav --help')",
+                ErrorKind::kBadInput);
   }
   // Anything else is the classic zcav command line: flags and a file name.
   for (const CommandRow& row : Commands()) {

@@ -14,5 +14,6 @@ int BurstCommand(const Invocation& inv);    // probe.cc
 int ZonesCommand(const Invocation& inv);    // zones.cc
 int PlotCommand(const Invocation& inv);     // plot.cc
 int ReportCommand(const Invocation& inv);   // report.cc
+int MergeCommand(const Invocation& inv);    // merge.cc
 
 }  // namespace zcav

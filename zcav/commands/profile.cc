@@ -122,7 +122,8 @@ po::options_description DescribeProfile() {
   po::options_description desc = OptionsWithHelp();
   desc.add_options()("output,o", po::value<std::string>()->value_name("DIR"),
                      "the directory for the results (created; an existing one is reused, its files "
-                     "replaced) (default: zcav-profile-NAME in the current directory)")(
+                     "replaced; {host}, {serial}, {model}, {date}... in DIR are replaced, as for "
+                     "zcav sweep -o) (default: zcav-profile-NAME in the current directory)")(
       "full", "read every block, however long it takes")(
       "quick", "read an evenly spaced tenth of the surface, however short a full sweep is")(
       ",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
@@ -364,7 +365,8 @@ class ProfileRun {
     }
     burst_options_.chunk_bytes = std::min(burst_options_.chunk_bytes, burst_options_.region_bytes);
     name_ = PlotNameFor(options_.device);
-    dir_ = options_.output == "-" ? "zcav-profile-" + name_ : options_.output;
+    dir_ =
+        options_.output == "-" ? "zcav-profile-" + name_ : ExpandOutputName(options_.output, info_);
     CheckOutputDir(dir_);
     data_name_ = name_ + ".dat";
     // The full plan has the most blocks; without the start's rate, at

@@ -52,8 +52,10 @@ po::options_description SweepFlagsDescription() {
   modern.add_options()(
       "output,o", po::value<std::string>()->value_name("FILE"),
       "write results to FILE ('-' = stdout, the default); written as a temporary file "
-      "renamed at the end")("format", po::value<std::string>()->value_name("FMT"),
-                            "raw (classic zcav layout, default), csv or json")(
+      "renamed at the end; {host}, {serial}, {model}, {wwn}, {device}, {date} and {time} in "
+      "FILE are replaced (e.g. -o '{host}-{serial}.json')")(
+      "format", po::value<std::string>()->value_name("FMT"),
+      "raw (classic zcav layout, default), csv or json")(
       "block-size", po::value<std::string>()->value_name("SIZE"),
       "bytes per measured block (default: about 1000 blocks over the range, but each at "
       "least the bytes in flight and 100 ms at the start's rate, with at least 64 blocks: "
@@ -455,18 +457,24 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
 }
 
 // One device swept (several: RunSeveralSweeps).
-int RunSweep(const SweepCommandOptions& options, const Invocation& inv) {
+int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   std::ostream& err = inv.err;
   const std::atomic<bool>& stop_requested = inv.stop;
-  if (options.devices.size() > 1) return RunSeveralSweeps(options, inv.out, err, stop_requested);
-  for (const auto& w : options.warnings) err << "zcav: warning: " << w << "\n";
+  if (given.devices.size() > 1) return RunSeveralSweeps(given, inv.out, err, stop_requested);
+  for (const auto& w : given.warnings) err << "zcav: warning: " << w << "\n";
   OpenedDevice d;
-  if (options.sweep.write) {
-    d.OpenForWrite(options.device, options.create_bytes);
+  if (given.sweep.write) {
+    d.OpenForWrite(given.device, given.create_bytes);
   } else {
-    d.Open(options.device);
+    d.Open(given.device);
   }
   const DeviceInfo info = d.device().info();
+  // -o and --events may name the drive: {serial}, {host}, ... (fleets).
+  SweepCommandOptions options = given;
+  options.output = ExpandOutputName(given.output, info);
+  if (!given.events.empty() && given.events != "-") {
+    options.events = ExpandOutputName(given.events, info);
+  }
   // The default block size follows a short estimate of the start's rate
   // (WithStartRate); a resumed sweep keeps the shape its partial run had.
   std::optional<Profile> partial;

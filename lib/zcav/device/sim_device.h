@@ -15,11 +15,11 @@
 // (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
 // with EIO), weak=START-END:FACTOR[,...] (the media rate of that region
 // times FACTOR, e.g. weak=40%-60%:0.8 or weak=10G-20G:80%: one drive of a
-// fleet slower than its siblings there; zoned and flat models), seek=MS (full-stroke seek time; 0 = no positioning time,
-// rotation included), cache=SIZE (drive cache; 0 = none), interface=MB/s
-// (rate the cache is read at), bus=NAME (a bus shared with the other
-// devices read at the same time that name it; see SimBus), busrate=MB/s (that
-// bus's rate; default 80 MB/s).
+// fleet slower than its siblings there; zoned and flat models), seek=MS
+// (full-stroke seek time; 0 = no positioning time, rotation included),
+// cache=SIZE (drive cache; 0 = none), interface=MB/s (rate the cache is read
+// at), bus=NAME (a bus shared with the other devices read at the same time
+// that name it; see SimBus), busrate=MB/s (that bus's rate; default 80 MB/s).
 //
 // Writes (a write sweep, OpenDeviceForWrite) take the time a read of the same
 // range would, bypass the cache and empty it; bad ranges fail them with EIO;

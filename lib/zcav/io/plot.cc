@@ -1420,12 +1420,17 @@ void RenderPlot(const PlotFiles& files) {
 }
 
 std::string RenderSvg(PlotKind kind, const std::vector<PlotInput>& inputs) {
+  return RenderSvgWith(
+      [&](const std::string& dir) { return WritePlot(kind, inputs, dir, "plot", {"plot.svg"}); });
+}
+
+std::string RenderSvgWith(const std::function<PlotFiles(const std::string& dir)>& write) {
   if (!GnuplotAvailable()) {
     throw Error("gnuplot (with the svg terminal) is not installed: cannot draw the plot",
                 ErrorKind::kRuntime);
   }
   const TempDir dir(fs::temp_directory_path() / "zcav-plot-");
-  const PlotFiles files = WritePlot(kind, inputs, dir.path().string(), "plot", {"plot.svg"});
+  const PlotFiles files = write(dir.path().string());
   RenderPlot(files);
   std::ifstream in(files.image_paths.front(), std::ios::binary);
   std::ostringstream text;

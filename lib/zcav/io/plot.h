@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -147,5 +148,8 @@ void RenderPlot(const PlotFiles& files);
 // The SVG text of a plot of `inputs` (rendered in a temporary directory that
 // is removed). Throws Error(kRuntime) when gnuplot is missing or fails.
 std::string RenderSvg(PlotKind kind, const std::vector<PlotInput>& inputs);
+// The same for a plot `write` writes into the temporary directory it is
+// given (returning its files, the first image an .svg).
+std::string RenderSvgWith(const std::function<PlotFiles(const std::string& dir)>& write);
 
 }  // namespace zcav

@@ -57,8 +57,7 @@ std::string MdLinkTarget(const std::string& file) {
   return "<" + file + ">";
 }
 
-// Escapes text and attribute values for HTML that is also well-formed XML.
-std::string HtmlText(const std::string& text) {
+std::string HtmlTextOf(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
@@ -435,6 +434,14 @@ code { font-size: 0.95em; }
 )";
 
 }  // namespace
+
+std::string HtmlText(const std::string& text) { return HtmlTextOf(text); }
+
+std::string InlineSvgForPage(const std::string& svg, const std::string& prefix) {
+  return InlineSvg(svg, prefix);
+}
+
+const char* ReportStyleSheet() { return kStyle; }
 
 ReportFormat ReportFormatForPath(const std::string& path) {
   const std::string ext = Lower(fs::path(path).extension().string());

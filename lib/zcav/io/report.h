@@ -30,6 +30,15 @@ enum class ReportFormat { kMarkdown, kHtml };
 // .html/.htm = HTML (case-insensitive). Throws Error(kBadInput) otherwise.
 ReportFormat ReportFormatForPath(const std::string& path);
 
+// One SVG made fit to sit inline in an HTML page (no prolog, namespaces or
+// scripts; ids prefixed with `prefix`; a viewBox so CSS can scale it), as the
+// HTML report inlines its plots.
+std::string InlineSvgForPage(const std::string& svg, const std::string& prefix);
+// `text` escaped for HTML text and attribute values (also well-formed XML).
+std::string HtmlText(const std::string& text);
+// The HTML report's style sheet (readable on a phone, printable).
+const char* ReportStyleSheet();
+
 // The figures of one run, as the report's table shows them.
 struct RunSummary {
   std::string label;      // PlotInput.label
