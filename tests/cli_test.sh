@@ -1868,6 +1868,42 @@ PY
 [[ -f pev/profile.json ]] || problem "pev/profile.json not written"
 
 # ---------------------------------------------------------------------------
+# The write cache of a simulated SSD: 20 GB at 1500 MB/s, then 450 MB/s (and
+# with a folding phase between).
+
+check "a write sweep of an SSD finds its 20 GB cache at 1500 MB/s and the 450 MB/s after it" 0 \
+  "$ZCAV" sweep --write --destroy-data "sim:ssd?size=64G&wcache=20GB&wcache_rate=1500&wrate=450" \
+  --format json -o wc.json -q
+cp wc.json "$WORK/wc.json"
+python3 - wc.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
+import json, sys
+w = json.load(open(sys.argv[1]))["write_cache"]
+assert abs(w["size_bytes"] / 20e9 - 1) <= 0.02, w["size_bytes"]
+assert abs(w["in_cache_mb_per_s"] / 1500 - 1) <= 0.03, w["in_cache_mb_per_s"]
+assert abs(w["after_cache_mb_per_s"] / 450 - 1) <= 0.03, w["after_cache_mb_per_s"]
+assert [p["name"] for p in w["phases"]] == ["cache", "sustained"], w["phases"]
+PY
+check "zcav zones of a saved write sweep says its write cache" 0 "$ZCAV" zones "$WORK/wc.json"
+expect_grep '^write cache: 20\.[0-9] GB at 1[45][0-9][0-9] MB/s, then 4[0-9][0-9] MB/s sustained' "$OUT"
+check "a write sweep with a folding phase gives three phases" 0 \
+  "$ZCAV" sweep --write --destroy-data \
+  "sim:ssd?size=64G&wcache=20GB&wcache_rate=1500&wrate=450&fold=10GB&fold_rate=200" \
+  --format json -o fold.json -q
+python3 - fold.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
+import json, sys
+w = json.load(open(sys.argv[1]))["write_cache"]
+names = [p["name"] for p in w["phases"]]
+assert names == ["cache", "folding", "sustained"], names
+f = w["phases"][1]
+assert abs((f["end_bytes"] - f["start_bytes"]) / 10e9 - 1) <= 0.02, f
+assert abs(f["mb_per_s"] / 200 - 1) <= 0.03, f
+assert abs(w["after_cache_mb_per_s"] / 450 - 1) <= 0.03, w["after_cache_mb_per_s"]
+PY
+check "a read sweep has no write cache" 0 "$ZCAV" sweep "sim:ssd?size=8G&wcache=2G" --format json -o r.json -q
+python3 -c 'import json,sys; assert "write_cache" not in json.load(open(sys.argv[1]))' r.json ||
+  problem "write_cache in a read sweep"
+
+# ---------------------------------------------------------------------------
 # zcav merge: 24 simulated drives of one model, two of them weak in different
 # regions, and 6 of another model.
 

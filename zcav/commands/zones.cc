@@ -96,6 +96,9 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
       context.transport = TransportFromDevice(recorded);
     }
     if (context.transport) context.verdict = VerdictFor(analysis, *context.transport);
+    if (profile.plan && profile.plan->write) {
+      context.write_cache = AnalyzeWriteCache(analysis, profile.plan->start_bytes);
+    }
     results.emplace_back(std::move(analysis), std::move(context));
   }
   std::string text;

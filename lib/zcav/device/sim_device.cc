@@ -309,7 +309,8 @@ class SimSpecParser {
         m_(BaseModel(model_name_)),
         dips_model_(model_name_ == "ssd-dips"),
         throttle_model_(model_name_ == "nvme-throttle"),
-        banded_model_(model_name_ == "banded-hdd") {
+        banded_model_(model_name_ == "banded-hdd"),
+        ssd_model_(model_name_ == "ssd") {
     m_.info.path = name;
     // ssd-dips: outer= is the device's own rate (after its cached region).
     outer_ = m_.cav             ? m_.outer_mb_per_s
@@ -327,7 +328,8 @@ class SimSpecParser {
   void Apply(const std::string& key, const std::string& value) {
     if (!ApplyCommon(key, value) && !ApplyRate(key, value) &&
         !(throttle_model_ && ApplyThrottle(key, value)) &&
-        !(dips_model_ && ApplyDips(key, value)) && !(banded_model_ && ApplyBand(key, value))) {
+        !(dips_model_ && ApplyDips(key, value)) && !(banded_model_ && ApplyBand(key, value)) &&
+        !(ssd_model_ && ApplyWriteCache(key, value))) {
       FailUnknown(key);
     }
   }
@@ -370,6 +372,7 @@ class SimSpecParser {
     }
     if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
     ApplyWeak();  // after the name: a weak drive is still its model
+    FinishWriteCache();
     SetSimIdentity();
     return std::move(m_);
   }
@@ -480,6 +483,34 @@ class SimSpecParser {
     return true;
   }
 
+  // ssd's write-cache keys.
+  bool ApplyWriteCache(const std::string& key, const std::string& value) {
+    if (key == "wcache") {
+      m_.wcache_bytes = RoundDown(ParseSize(value, "sim: wcache", true), m_.info.sector_bytes);
+    } else if (key == "wcache_rate") {
+      m_.wcache_mb_per_s = ParseRate(key, value, "wcache_rate");
+    } else if (key == "wrate") {
+      m_.wrate_mb_per_s = ParseRate(key, value, "wrate");
+    } else if (key == "fold") {
+      m_.fold_bytes = ParseSize(value, "sim: fold", true);
+    } else if (key == "fold_rate") {
+      m_.fold_mb_per_s = ParseRate(key, value, "fold_rate");
+    } else if (key == "recover") {
+      m_.recover_mb_per_s = ParseNumber(key, value);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // The write cache's defaults (see the file comment), once the rates are known.
+  void FinishWriteCache() {
+    if (m_.wcache_bytes == 0) return;
+    if (m_.wcache_mb_per_s <= 0) m_.wcache_mb_per_s = outer_;
+    if (m_.wrate_mb_per_s <= 0) m_.wrate_mb_per_s = m_.wcache_mb_per_s / 3;
+    if (m_.fold_mb_per_s <= 0) m_.fold_mb_per_s = m_.wrate_mb_per_s / 2;
+  }
+
   // banded-hdd's keys.
   bool ApplyBand(const std::string& key, const std::string& value) {
     if (key == "band") {
@@ -523,6 +554,7 @@ class SimSpecParser {
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
     if (banded_model_) known += ", band, amplitude";
+    if (ssd_model_) known += ", wcache, wcache_rate, wrate, fold, fold_rate, recover";
     throw Error(
         "unknown sim: parameter '" + key + "' for model " + model_name_ + " (known: " + known + ")",
         ErrorKind::kBadInput);
@@ -552,6 +584,7 @@ class SimSpecParser {
   const bool dips_model_;
   const bool throttle_model_;
   const bool banded_model_;
+  const bool ssd_model_;
   double outer_ = 0;  // MB/s: the outermost zone (CAV: the outer edge)
   double inner_ = 0;  // MB/s: the innermost zone
   int zones_ = 0;
@@ -657,14 +690,16 @@ class SimulatedDevice final : public Device {
       if (offset_bytes <= twice_end_) twice_end_ = std::max(twice_end_, std::min(end, once_end_));
       if (offset_bytes <= once_end_) once_end_ = std::max(once_end_, std::min(end, cache));
     }
-    double seconds = static_cast<double>(length) / (rate * kMB);
+    const bool cached_write = write && model_.wcache_bytes > 0;
+    double seconds =
+        cached_write ? WriteSeconds(length) : static_cast<double>(length) / (rate * kMB);
     for (const auto& slow : model_.slow) {
       const std::uint64_t lo = std::max(offset_bytes, slow.offset_bytes);
       const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
       if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
     }
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
-    if (!cache_hit) seconds = TimedSeconds(seconds, rate);
+    if (!cache_hit && !cached_write) seconds = TimedSeconds(seconds, rate);
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
@@ -673,6 +708,31 @@ class SimulatedDevice final : public Device {
     last_end_ = clock_.Now();
     Pace(took);
     return {};
+  }
+
+  // The seconds a write of `length` bytes takes through the write cache
+  // (see the file comment), updating the cache's state: the idle time since
+  // the previous access frees cache first.
+  double WriteSeconds(std::uint64_t length) {
+    const auto idle = clock_.Now() - last_end_;
+    if (model_.recover_mb_per_s > 0 && idle.count() > 0 && wcache_used_ > 0) {
+      const double freed =
+          model_.recover_mb_per_s * kMB * std::chrono::duration<double>(idle).count();
+      wcache_used_ -= std::min(wcache_used_, static_cast<std::uint64_t>(freed));
+      after_cache_ = 0;  // the cache fills, and folds, again
+    }
+    double seconds = 0;
+    std::uint64_t left = length;
+    const std::uint64_t into_cache = std::min(left, model_.wcache_bytes - wcache_used_);
+    seconds += static_cast<double>(into_cache) / (model_.wcache_mb_per_s * kMB);
+    wcache_used_ += into_cache;
+    left -= into_cache;
+    const std::uint64_t folding =
+        std::min(left, model_.fold_bytes > after_cache_ ? model_.fold_bytes - after_cache_ : 0);
+    seconds += static_cast<double>(folding) / (model_.fold_mb_per_s * kMB);
+    seconds += static_cast<double>(left - folding) / (model_.wrate_mb_per_s * kMB);
+    after_cache_ += left;
+    return seconds;
   }
 
   // pace=N: waits in real time until the real time since the first access
@@ -751,6 +811,8 @@ class SimulatedDevice final : public Device {
   double busy_s_ = 0;                     // virtual seconds of transfer so far
   double heat_s_ = 0;                     // of them, since the drive last rested
   std::chrono::nanoseconds last_end_{0};  // when the previous access ended
+  std::uint64_t wcache_used_ = 0;         // bytes in the write cache
+  std::uint64_t after_cache_ = 0;         // bytes written since it was last full
   // pace=N: the real time of the first access, the virtual time since.
   std::optional<std::chrono::steady_clock::time_point> pace_start_;
   std::chrono::duration<double, std::nano> paced_virtual_{0};

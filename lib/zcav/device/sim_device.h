@@ -76,6 +76,15 @@
 //     dip_for=SECONDS (default 2) at the end of every dip_every=SECONDS
 //     (default 20) of reading, during which it reads at dip=FRACTION (or PCT%,
 //     default 30 %) of its rate (a time effect).
+//   ssd write cache (ssd model): wcache=SIZE makes writes go at
+//     wcache_rate=MB/s (default: the read rate) until SIZE bytes are in the
+//     cache, then, while it is full, at fold_rate=MB/s (default half of
+//     wrate) for the first fold=SIZE bytes (default 0: no folding phase),
+//     then at wrate=MB/s (default a third of wcache_rate): the SLC cache,
+//     its cliff, folding and the sustained rate. Idle time between accesses
+//     (by the VirtualClock) frees recover=MB/s of cache per idle second
+//     (default 0: none), and a freed cache folds again when it next fills.
+//     Reads are not affected.
 //   banded-hdd: a 500 GB 7200 rpm disk with serpentine (multi-head) banding:
 //     the rate alternates between (1 + amplitude) and (1 - amplitude) times
 //     its envelope (amplitude=FRACTION or PCT%, default 4 %) in bands of
@@ -158,6 +167,14 @@ struct SimModel {
   // band_bytes == 0: no bands.
   std::uint64_t band_bytes = 0;
   double band_amplitude = 0;
+  // SSD write cache (ssd model; see the file comment). wcache_bytes == 0:
+  // writes run at the read rate.
+  std::uint64_t wcache_bytes = 0;
+  double wcache_mb_per_s = 0;    // writes into the cache
+  double wrate_mb_per_s = 0;     // sustained writes once the cache is full
+  std::uint64_t fold_bytes = 0;  // the first fold_bytes after the cache ...
+  double fold_mb_per_s = 0;      // ... are written at this rate (folding)
+  double recover_mb_per_s = 0;   // cache regained per idle second (MB, 10^6 B)
 };
 
 // A bus shared by simulated devices read at the same time (an IDE channel

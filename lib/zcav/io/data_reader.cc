@@ -1001,6 +1001,8 @@ class RawParser {
       }
     } else if (StartsWith(line, "# link:")) {
       profile_.link = KnownText(line.substr(7));
+    } else if (StartsWith(line, "# mode: write")) {
+      plan_.write = true;
     } else if (StartsWith(line, "# summary:")) {
       ParseRawSummary(line.substr(10), profile_);
     } else if (StartsWith(line, "# health: ")) {
@@ -1642,6 +1644,7 @@ void ReadJsonOptions(const Json& opt, Profile& profile) {
   if (const auto e = opt.find("engine"); e != opt.end() && e->is_string()) {
     plan.engine = e->get<std::string>();
   }
+  if (const auto m = opt.find("mode"); m != opt.end() && *m == "write") plan.write = true;
   if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
     plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
   }

@@ -295,6 +295,7 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   }
   if (c.verdict)
     out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
+  if (c.write_cache) out << "write cache: " << c.write_cache->description << "\n";
   out << RegionsText(a, c);
   for (const std::string& note : c.notes) out << "note: " << note << "\n";
   out << "(MB = 10^6 B, GB = 10^9 B)\n";
@@ -425,6 +426,21 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
     }
     j["verdict"] = v;
   }
+  if (c.write_cache) {
+    const WriteCacheAnalysis& w = *c.write_cache;
+    Json phases = Json::array();
+    for (const WritePhase& p : w.phases) {
+      phases.push_back({{"name", p.name},
+                        {"start_bytes", p.start_bytes},
+                        {"end_bytes", p.end_bytes},
+                        {"mb_per_s", Finite(p.mb_per_s)}});
+    }
+    j["write_cache"] = {{"size_bytes", w.size_bytes},
+                        {"in_cache_mb_per_s", Finite(w.in_cache_mb_per_s)},
+                        {"after_cache_mb_per_s", Finite(w.after_cache_mb_per_s)},
+                        {"phases", phases},
+                        {"description", w.description}};
+  }
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -455,6 +471,8 @@ void ZoneDetectingSink::OnStart(const RunInfo& run) {
   context_.source = run.device.path;
   context_.device_bytes = run.device.size_bytes;
   context_.media = media_;
+  write_ = run.plan.write;
+  start_bytes_ = run.plan.start_bytes;
   points_.clear();
   points_.reserve(run.plan.block_count);
   inner().OnStart(run);
@@ -476,6 +494,7 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   points_ = Curve();  // the curve is not needed any more: give its memory back
   context_.unreadable = result.unreadable;
   context_.slow_regions = result.slow_regions;
+  if (write_) context_.write_cache = AnalyzeWriteCache(analysis_, start_bytes_);
   if (transport_) {
     context_.transport = transport_;
     context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_);

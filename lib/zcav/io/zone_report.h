@@ -10,6 +10,7 @@
 
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
+#include "zcav/analysis/write_cache.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/io/result_sink.h"
 
@@ -38,6 +39,9 @@ struct ZoneReportContext {
   // their blocks are not in the zone statistics).
   std::vector<UnreadableRange> unreadable;
   std::vector<SlowRegion> slow_regions;
+  // A write sweep's cache, cliff and sustained rate (write_cache.h), when it
+  // shows one.
+  std::optional<WriteCacheAnalysis> write_cache;
 };
 
 // The verdict for `analysis` on `transport`: sustained figures from the zones
@@ -83,7 +87,9 @@ class ZoneDetectingSink final : public ForwardingSink {
   Media media_;
   std::optional<Transport> transport_;
   std::optional<double> burst_mb_per_s_;
-  Curve points_;  // compact: 8 bytes per block (zone_detector.h)
+  Curve points_;                   // compact: 8 bytes per block (zone_detector.h)
+  bool write_ = false;             // a write sweep: its cache is looked for
+  std::uint64_t start_bytes_ = 0;  // where it began
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
 };
