@@ -1899,6 +1899,15 @@ assert abs((f["end_bytes"] - f["start_bytes"]) / 10e9 - 1) <= 0.02, f
 assert abs(f["mb_per_s"] / 200 - 1) <= 0.03, f
 assert abs(w["after_cache_mb_per_s"] / 450 - 1) <= 0.03, w["after_cache_mb_per_s"]
 PY
+check "--idle-probe: after 2 s idle at 500 MB/s of recovery, 1 GB of the cache is back" 0 \
+  "$ZCAV" sweep --write --destroy-data \
+  "sim:ssd?size=64G&wcache=20GB&wcache_rate=1500&wrate=450&recover=500" -o /dev/null -q \
+  --idle-probe 2s
+got=$(sed -nE 's/^zcav: write cache after 2s idle: ([0-9.]+) GB regained of ([0-9.]+) GB.*/\1 \2/p' "$ERR")
+python3 -c 'import sys; r, c = map(float, sys.argv[1:3]); assert abs(r - 1.0) <= 0.1 and abs(c / 20 - 1) <= 0.02' \
+  $got 2>/dev/null || problem "the probe's line says '$got', not about 1 GB of 20 GB: $(tail -n 1 "$ERR")"
+check "bad input: --idle-probe without --write" 2 "$ZCAV" sweep "sim:ssd?size=1G" --idle-probe 5s
+expect_one_error_line "goes with --write"
 check "a read sweep has no write cache" 0 "$ZCAV" sweep "sim:ssd?size=8G&wcache=2G" --format json -o r.json -q
 python3 -c 'import json,sys; assert "write_cache" not in json.load(open(sys.argv[1]))' r.json ||
   problem "write_cache in a read sweep"

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -82,6 +83,20 @@ std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& devic
     i = close + 1;
   }
   return out;
+}
+
+bool OpenedDevice::Idle(std::chrono::nanoseconds d, const std::atomic<bool>& stop) {
+  if (simulated_) {
+    virtual_clock_.Advance(d);
+    return !stop.load();
+  }
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+    if (stop.load()) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+        until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+  }
+  return !stop.load();
 }
 
 void OpenedDevice::Open(const std::string& name, SimBusSet* buses) {

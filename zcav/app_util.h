@@ -5,6 +5,8 @@
 // Private to the zcav executable (not part of the library).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -75,6 +77,10 @@ class OpenedDevice {
 
   // The device. REQUIRES: opened, not taken or closed.
   Device& device() { return *device_; }
+  // Waits `d` with the device idle: the virtual clock moves on for a
+  // simulated device, real time passes for a real one (in steps of at most
+  // 100 ms, so that `stop` ends it early). False when stopped.
+  bool Idle(std::chrono::nanoseconds d, const std::atomic<bool>& stop);
   // Hands the device over (a concurrent sweep owns it); clock() stays valid.
   std::unique_ptr<Device> TakeDevice() { return std::move(device_); }
   // Closes the device; clock() stays valid.

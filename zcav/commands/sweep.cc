@@ -40,6 +40,7 @@
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
+#include "zcav/measure/cache_recovery.h"
 #include "zcav/measure/estimate.h"
 #include "zcav/measure/progress.h"
 #include "zcav/measure/sample_sink.h"
@@ -113,7 +114,10 @@ po::options_description SweepFlagsDescription() {
       "destroy-data", "consent to --write (or -w) destroying every byte it writes")(
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
-      "refused); zcav removes it when it ends");
+      "refused); zcav removes it when it ends")(
+      "idle-probe", po::value<std::string>()->value_name("DURATION"),
+      "with --write, when the sweep found a write cache: wait DURATION idle (30s, 5m), then "
+      "write again from the start and say how much of the cache came back");
   // Short-only options are keyed "-b", "-c", ... in the variables_map.
   po::options_description classic("Classic zcav flags (bonnie++ zcav; sizes in MiB)");
   classic.add_options()(",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
@@ -181,6 +185,13 @@ void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
     throw Error(
         "--destroy-data goes with --write (the write test); without --write zcav only reads",
         ErrorKind::kBadInput);
+  }
+  if (vm.count("idle-probe")) {
+    if (!out.sweep.write) {
+      throw Error("--idle-probe goes with --write: it probes the write cache after the sweep",
+                  ErrorKind::kBadInput);
+    }
+    out.idle_probe = ParseDuration(vm["idle-probe"].as<std::string>(), "--idle-probe");
   }
   if (vm.count("create-size")) {
     if (!out.sweep.write)
@@ -456,6 +467,41 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
                  {name + ".png", name + ".svg"}, options.quiet, err);
 }
 
+// --idle-probe: after a write sweep that found a cache, waits idle, then
+// writes again from the start until the cache's speed ends, and says how
+// much came back (cache_recovery.h).
+void ProbeIdleRecovery(const SweepCommandOptions& options, const RunInfo& run,
+                       const std::optional<WriteCacheAnalysis>& cache, OpenedDevice& d,
+                       const std::atomic<bool>& stop, std::ostream& err) {
+  if (!cache) {
+    err << "zcav: note: --idle-probe: the sweep found no write cache to probe\n";
+    return;
+  }
+  const double idle_s = std::chrono::duration<double>(*options.idle_probe).count();
+  if (!options.quiet) err << "zcav: idle probe: waiting " << FormatDuration(idle_s) << " idle\n";
+  if (!d.Idle(*options.idle_probe, stop)) return;  // interrupted
+  CacheRecoveryOptions o;
+  o.start_bytes = run.plan.start_bytes;
+  o.limit_bytes = cache->size_bytes + cache->size_bytes / 2;
+  o.chunk_bytes = std::min<std::uint64_t>(run.plan.block_bytes, 16 * kMiB);
+  o.chunk_bytes = std::max<std::uint64_t>(o.chunk_bytes - o.chunk_bytes % run.device.sector_bytes,
+                                          run.device.sector_bytes);
+  o.cache_threshold_mb_per_s = (cache->in_cache_mb_per_s + cache->after_cache_mb_per_s) / 2;
+  const CacheRecovery r = ProbeCacheRecovery(d.device(), d.clock(), o, &stop);
+  if (r.error) {
+    err << "zcav: idle probe: write failed after " << FormatBytes(r.written_bytes) << ": "
+        << r.error.message() << "\n";
+    return;
+  }
+  err << "zcav: write cache after " << FormatDuration(idle_s)
+      << " idle: " << FormatFixed(static_cast<double>(r.regained_bytes) / kGB, 2) << " GB regained"
+      << (r.limited ? " or more" : "") << " of "
+      << FormatFixed(static_cast<double>(cache->size_bytes) / kGB, 2) << " GB"
+      << (r.regained_bytes > 0 ? " (written at " + FormatFixed(r.cache_mb_per_s, 0) + " MB/s)" : "")
+      << "; the probe wrote " << FormatFixed(static_cast<double>(r.written_bytes) / kGB, 2)
+      << " GB (GB = 10^9 B)\n";
+}
+
 // One device swept (several: RunSeveralSweeps).
 int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   std::ostream& err = inv.err;
@@ -546,6 +592,9 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
     err << FormatZoneTable(origins.analysis(), origins.context());
   }
   if (!options.quiet) SayHealth(health.report(), err);
+  if (options.idle_probe && !result.partial()) {
+    ProbeIdleRecovery(options, run, origins.context().write_cache, d, stop_requested, err);
+  }
   if (!options.plot_dir.empty() && !curve.points.empty()) {
     PlotSweep(options, run, result, std::move(curve.points), media,
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(), err);

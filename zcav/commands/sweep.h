@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -37,6 +38,9 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   // --write --create-size SIZE FILE: FILE is created (it must not exist) for
   // the test. Default: none (a regular file is then refused).
   std::optional<std::uint64_t> create_bytes;
+  // --idle-probe DURATION (with --write): after the sweep, idle that long,
+  // then probe how much of the write cache came back. Default: none
+  std::optional<std::chrono::nanoseconds> idle_probe;
   bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
   bool detect_zones = true;         // --no-zones turns it off. Default: true
   bool smart = false;               // --smart: SMART before and after. Default: false
