@@ -48,9 +48,11 @@ device_gb = {{device_gb}}  # device size in GB: the top axis is % of it
 {{?optical}}one_x = {{one_x}}  # 1x {{media}} in MB/s: the right axis is MB/s / one_x
 
 set title '{{title}}' noenhanced
-set xlabel 'position (GB, 10^9 B)' noenhanced
+set xlabel '{{xlabel}}' noenhanced
 set x2label 'position (% of device)' noenhanced
-set ylabel 'read rate (MB/s, 10^6 B/s)' noenhanced
+set ylabel '{{ylabel}}' noenhanced
+{{?cliff}}set arrow from {{cliff_gb}}, graph 0 to {{cliff_gb}}, graph 1 nohead dt 2 lw 2 lc rgb '#cb181d'  # the write cache's cliff
+{{?cliff}}set label '{{cliff_label}}' at {{cliff_gb}}, graph 0.96 offset 0.6,0 tc rgb '#cb181d' noenhanced
 {{?optical}}set y2label 'speed ({{media}} X, 1x = {{one_x}} MB/s)' noenhanced
 set xrange [{{x_min}}:{{x_max}}]
 set link x2 via x / device_gb * 100 inverse x * device_gb / 100

@@ -1883,6 +1883,11 @@ assert abs(w["in_cache_mb_per_s"] / 1500 - 1) <= 0.03, w["in_cache_mb_per_s"]
 assert abs(w["after_cache_mb_per_s"] / 450 - 1) <= 0.03, w["after_cache_mb_per_s"]
 assert [p["name"] for p in w["phases"]] == ["cache", "sustained"], w["phases"]
 PY
+check "the plot of a write sweep: x = data written, the write cache's cliff marked" 0 \
+  "$ZCAV" plot "$WORK/wc.json" -o wc.svg -q
+expect_grep "^set xlabel 'data written \(GB, 10\^9 B\)'" wc.gp
+expect_grep "^set arrow from (19|20)\.[0-9]+, graph 0 to .*# the write cache's cliff" wc.gp
+expect_grep "write cache ends: 20\.[0-9] GB at 1[45][0-9][0-9] MB/s, then 4[0-9][0-9] MB/s" wc.gp
 check "zcav zones of a saved write sweep says its write cache" 0 "$ZCAV" zones "$WORK/wc.json"
 expect_grep '^write cache: 20\.[0-9] GB at 1[45][0-9][0-9] MB/s, then 4[0-9][0-9] MB/s sustained' "$OUT"
 check "a write sweep with a folding phase gives three phases" 0 \

@@ -454,6 +454,7 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
   PlotInput input;
   Profile& p = input.profile;
   p = SweepProfile(options.device, "sweep", run, result, std::move(points));
+  p.plan = run.plan;  // a write sweep's plot says so and marks its cache's cliff
   p.unreadable = result.unreadable;
   p.slow_regions = result.slow_regions;
   p.temperatures = health.temperatures;

@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "zcav/analysis/write_cache.h"
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/enum_names.h"
 #include "zcav/base/error.h"
@@ -901,14 +902,29 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   const double axis_top = RateAxisTop(MaxRate(points), bulk_top);
   v["y_max"] = YMax(axis_top);
   v["band_top"] = BandTop(axis_top);
+  const bool write = in.profile.plan && in.profile.plan->write;
   v["curve_title"] = in.profile.passes > 1
                          ? "median of " + std::to_string(in.profile.passes) + " passes"
-                         : std::string("read rate per block");
+                         : std::string(write ? "write rate per block" : "read rate per block");
   const bool optical = in.media != Media::kNone;
   if (optical) {
     flags.insert("optical");
     v["one_x"] = OneXText(in.media);
     v["media"] = MediaName(in.media);
+  }
+  // A write sweep: its position is the data written, its cliff is marked.
+  v["xlabel"] = write ? "data written (GB, 10^9 B)" : "position (GB, 10^9 B)";
+  v["ylabel"] = write ? "write rate (MB/s, 10^6 B/s)" : "read rate (MB/s, 10^6 B/s)";
+  if (write && !in.zones.zones.empty()) {
+    if (const auto cache = AnalyzeWriteCache(in.zones, in.profile.plan->start_bytes)) {
+      flags.insert("cliff");
+      const double at = Gb(cache->phases.front().end_bytes);
+      v["cliff_gb"] = FormatFixed(at, 6);
+      v["cliff_label"] =
+          GpQuoted("write cache ends: " + FormatFixed(Gb(cache->size_bytes), 1) + " GB at " +
+                   FormatFixed(cache->in_cache_mb_per_s, 0) + " MB/s, then " +
+                   FormatFixed(cache->after_cache_mb_per_s, 0) + " MB/s");
+    }
   }
 
   // Two title lines: who, then what the curve shows.
