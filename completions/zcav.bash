@@ -17,7 +17,7 @@ _zcav_opts_profile="--help --output --full --quick -b -c --label --quiet --live 
 _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --queue-depth
   --engine --start --end --skip --quick --no-warmup --no-zones --smart --live --events --resume
   --stop-on-error --slow-factor --plot --label --alone-and-together --quiet --write
-  --destroy-data --create-size --idle-probe $_zcav_zone_opts $_zcav_gate_opts"
+  --destroy-data --create-size --fill --discard --idle-probe $_zcav_zone_opts $_zcav_gate_opts"
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
 _zcav_opts_access="--help --output --format --quiet --samples --read-size --seed"
 _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repetitions"
@@ -78,7 +78,7 @@ _zcav_takes_value() {
   case $1 in
     -o | --output | --format | --block-size | --chunk-size | --passes | --queue-depth | \
       --engine | --start | --end | --skip | --resume | --slow-factor | --plot | --label | --events | \
-      --create-size | --idle-probe | --sensitivity | --min-zone | --media | --bus | --expect | --max-errors | \
+      --create-size | --fill | --idle-probe | --sensitivity | --min-zone | --media | --bus | --expect | --max-errors | \
       --max-time | --samples | --read-size | --seed | --region | --repetitions | --kind | \
       -b | -c | -r | -s | -l | -f | -u | -g) return 0 ;;
   esac

@@ -1906,11 +1906,45 @@ assert abs(w["after_cache_mb_per_s"] / 450 - 1) <= 0.03, w["after_cache_mb_per_s
 PY
 check "--idle-probe: after 2 s idle at 500 MB/s of recovery, 1 GB of the cache is back" 0 \
   "$ZCAV" sweep --write --destroy-data \
-  "sim:ssd?size=64G&wcache=20GB&wcache_rate=1500&wrate=450&recover=500" -o /dev/null -q \
-  --idle-probe 2s
-got=$(sed -nE 's/^zcav: write cache after 2s idle: ([0-9.]+) GB regained of ([0-9.]+) GB.*/\1 \2/p' "$ERR")
+  "sim:ssd?size=64G&wcache=20GB&wcache_rate=1500&wrate=450&recover=500" --format json \
+  -o probe.json -q --idle-probe 2s
+got=$(sed -nE 's/^zcav: write cache after 2s idle: ([0-9.]+) GB of ([0-9.]+) GB came back.*/\1 \2/p' "$ERR")
 python3 -c 'import sys; r, c = map(float, sys.argv[1:3]); assert abs(r - 1.0) <= 0.1 and abs(c / 20 - 1) <= 0.02' \
   $got 2>/dev/null || problem "the probe's line says '$got', not about 1 GB of 20 GB: $(tail -n 1 "$ERR")"
+python3 - probe.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))["write_cache"]["recovery"]
+assert r["idle_seconds"] == 2 and not r["at_least"], r
+assert abs(r["regained_bytes"] / 1e9 - 1) <= 0.1, r
+assert r["probe_bytes"] > r["regained_bytes"] and abs(r["mb_per_s"] / 1500 - 1) <= 0.03, r
+PY
+check "--discard on a simulated SSD empties its cache first and says so" 0 \
+  "$ZCAV" sweep --write --destroy-data --discard \
+  "sim:ssd?size=8G&wcache=2GB&wcache_rate=1500&wrate=450" --format json -o discard.json
+expect_grep "^zcav: discarded .* [(]the whole device[)]" "$ERR"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any("discarded" in n for n in d["device"]["notes"]); assert abs(d["write_cache"]["size_bytes"] / 2e9 - 1) <= 0.02' \
+  discard.json 2>/dev/null || problem "the discarded sweep's JSON lacks the note or its 2 GB cache"
+check "bad input: --discard on a device that cannot discard" 2 \
+  "$ZCAV" sweep --write --destroy-data --discard "sim:hdd?size=1G" -o nodiscard.dat
+expect_one_error_line "cannot discard"
+expect_no_new_files
+check "bad input: --discard without --write" 2 "$ZCAV" sweep "sim:ssd?size=1G" --discard
+expect_one_error_line "goes with --write"
+check "bad input: --discard with a file zcav creates" 2 \
+  "$ZCAV" sweep --write --destroy-data --discard --fill 10% "$WORK"
+expect_one_error_line "nothing to discard"
+check "bad input: --fill without --write" 2 "$ZCAV" sweep "$WORK" --fill 10%
+expect_one_error_line "goes with --write"
+for bad in 96% 0.5% 50 abc% ""; do
+  check "bad input: --fill '$bad'" 2 "$ZCAV" sweep --write --destroy-data --fill "$bad" "$WORK"
+  expect_one_error_line "is not a share of the free space from 1% to 95%"
+done
+check "bad input: --fill and --create-size" 2 \
+  "$ZCAV" sweep --write --destroy-data --fill 10% --create-size 1G "$WORK/new"
+expect_one_error_line "not both"
+check "bad input: --fill on a simulated device" 2 \
+  "$ZCAV" sweep --write --destroy-data --fill 10% "sim:ssd?size=1G"
+expect_one_error_line "simulated device"
 check "bad input: --idle-probe without --write" 2 "$ZCAV" sweep "sim:ssd?size=1G" --idle-probe 5s
 expect_one_error_line "goes with --write"
 check "a read sweep has no write cache" 0 "$ZCAV" sweep "sim:ssd?size=8G&wcache=2G" --format json -o r.json -q

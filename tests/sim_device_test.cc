@@ -408,8 +408,8 @@ TEST_CASE("Every refusal of a sim: device is bad input", "[sim_device]") {
   buses.Get("usb", 40);
   CHECK_THROWS_MATCHES(buses.Get("usb", 30), zcav::Error, bad_input);
   zcav::VirtualClock clock;
-  CHECK_THROWS_MATCHES(zcav::OpenDeviceForWrite("sim:hdd", zcav::kMiB, clock), zcav::Error,
-                       bad_input);
+  CHECK_THROWS_MATCHES(zcav::OpenDeviceForWrite("sim:hdd", zcav::NewTestFile{zcav::kMiB}, clock),
+                       zcav::Error, bad_input);
 }
 
 TEST_CASE("weak= slows a region of a drive by its factor and leaves its model and the rest",

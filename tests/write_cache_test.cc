@@ -95,6 +95,14 @@ TEST_CASE("The simulated SSD writes into its cache, folds, then sustains; idle t
   REQUIRE_FALSE(dev->ReadAt(at, buf.span(64 * kMiB)));  // where the head is: no seek
   CHECK(std::chrono::duration<double>(clock.Now() - t0).count() ==
         Approx(64 * kMiB / (ExpectedMbPerS(ParseSimSpec("sim:ssd"), 0, kMiB) * 1e6)));
+  // A discard (TRIM) empties the cache at once: 2 GiB at its rate again.
+  REQUIRE_FALSE(dev->DiscardAll());
+  at = 0;  // back to the start: one SSD access time more
+  CHECK(write(2) == Approx(2 * gib / 1000e6).margin(0.001));
+  CHECK(write(1) == Approx(gib / 100e6));
+  // A simulated device without a write cache has nothing to discard.
+  auto hdd = MakeSimulatedDevice(ParseSimSpec("sim:hdd"), clock);
+  CHECK(hdd->DiscardAll() == std::error_code(EOPNOTSUPP, std::system_category()));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "zcav/device/posix/write_safety.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -295,7 +296,7 @@ TEST_CASE("A device opened for reading refuses to write", "[write_safety][posix_
   CHECK(test::ReadFile(path) == std::string(64 * 1024, 'x'));
 }
 
-std::string WriteOpenError(const std::string& path, std::optional<std::uint64_t> create) {
+std::string WriteOpenError(const std::string& path, std::optional<NewTestFile> create) {
   VirtualClock clock;
   try {
     OpenDeviceForWrite(path, create, clock);
@@ -313,10 +314,11 @@ TEST_CASE("An existing regular file is never written", "[write_safety][posix_dev
   test::WriteFile(path, "precious");
   CHECK(WriteOpenError(path.string(), std::nullopt).find("a regular file zcav did not create") !=
         std::string::npos);
-  CHECK(WriteOpenError(path.string(), 1024 * 1024).find("it exists") != std::string::npos);
+  CHECK(WriteOpenError(path.string(), NewTestFile{1024 * 1024}).find("it exists") !=
+        std::string::npos);
   CHECK(test::ReadFile(path) == "precious");
   CHECK(WriteOpenError(dir.path().string(), std::nullopt).find("directory") != std::string::npos);
-  CHECK(WriteOpenError("sim:hdd", 1024 * 1024).find("simulated") != std::string::npos);
+  CHECK(WriteOpenError("sim:hdd", NewTestFile{1024 * 1024}).find("simulated") != std::string::npos);
 }
 
 TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone at once",
@@ -326,7 +328,7 @@ TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone
   VirtualClock clock;
   std::unique_ptr<Device> device;
   try {
-    device = OpenDeviceForWrite(path.string(), 3 * kMiB + 1, clock);
+    device = OpenDeviceForWrite(path.string(), NewTestFile{3 * kMiB + 1}, clock);
   } catch (const Error& e) {
     // Only a file system without O_DIRECT may refuse (the temp dir's).
     CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
@@ -354,12 +356,41 @@ TEST_CASE("A write-test file larger than its file system allows is the user's si
   // WriteOpenError checks the kind (kBadInput). 2^62 bytes is beyond any
   // file size a file system allows (EFBIG), and is refused before a block is
   // allocated.
-  const std::string message = WriteOpenError(path.string(), std::uint64_t{1} << 62);
+  const std::string message = WriteOpenError(path.string(), NewTestFile{std::uint64_t{1} << 62});
   CAPTURE(message);
   if (message.find("refuses O_DIRECT") == std::string::npos) {
     CHECK(message.find("(choose a smaller --create-size)") != std::string::npos);
   }
   CHECK_FALSE(fs::exists(path));
+}
+
+TEST_CASE("--fill DIR makes a file of its share of the free space, named by zcav, gone at once",
+          "[write_safety][posix_device]") {
+  test::TempDir dir;
+  struct statvfs before {};
+  REQUIRE(::statvfs(dir.path().c_str(), &before) == 0);
+  const double free_bytes =
+      static_cast<double>(before.f_bavail) * static_cast<double>(before.f_frsize);
+  VirtualClock clock;
+  NewTestFile fill;
+  fill.free_share = 0.01;
+  std::unique_ptr<Device> device;
+  try {
+    device = OpenDeviceForWrite(dir.path().string(), fill, clock);
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
+    return;
+  }
+  const DeviceInfo& info = device->info();
+  CHECK(info.path == (dir.path() / ("zcav-write-test." + std::to_string(::getpid()))).string());
+  CHECK(fs::is_empty(dir.path()));  // unlinked at once
+  CHECK(info.direct_io);
+  CHECK(info.size_bytes % info.sector_bytes == 0);
+  // Never more than the share asked (of the free space before), nor less
+  // than it by more than what others wrote meanwhile.
+  CHECK(static_cast<double>(info.size_bytes) <= 0.01 * free_bytes);
+  CHECK(static_cast<double>(info.size_bytes) >= 0.0099 * free_bytes);
+  CHECK(device->DiscardAll() == std::error_code(EOPNOTSUPP, std::system_category()));
 }
 
 }  // namespace

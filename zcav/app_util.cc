@@ -104,9 +104,8 @@ void OpenedDevice::Open(const std::string& name, SimBusSet* buses) {
   simulated_ = IsSimulatedName(name);
 }
 
-void OpenedDevice::OpenForWrite(const std::string& name,
-                                std::optional<std::uint64_t> create_bytes) {
-  device_ = OpenDeviceForWrite(name, create_bytes, virtual_clock_);
+void OpenedDevice::OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file) {
+  device_ = OpenDeviceForWrite(name, new_file, virtual_clock_);
   simulated_ = IsSimulatedName(name);
 }
 

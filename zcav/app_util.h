@@ -73,7 +73,7 @@ class OpenedDevice {
   // Opens `name` for a write sweep with OpenDeviceForWrite (device.h).
   // Throws Error(kBadInput) as OpenDeviceForWrite does. REQUIRES: the
   // user's consent to destroy the data.
-  void OpenForWrite(const std::string& name, std::optional<std::uint64_t> create_bytes);
+  void OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file);
 
   // The device. REQUIRES: opened, not taken or closed.
   Device& device() { return *device_; }

@@ -197,3 +197,60 @@ stop_fixtures() {
   FIXTURE_LOGS=()
   return "$status"
 }
+
+# The blkio throttle: cgroup_init picks cgroup v1 blkio or the v2 io
+# controller (skips when neither exists); cgroup_create makes the group
+# $CGROUP (zcav-test-PID) under it; cgroup_limit read|write MAJ:MIN BPS sets
+# the group's limit on one device; in_cgroup CMD ARGS... runs CMD in the
+# group (through run_and_wait); cgroup_remove (for EXIT traps) moves back
+# anything left in it and removes it.
+CGROUP=""
+CGROUP_MODE=""
+CGROUP_PARENT=""
+cgroup_init() {
+  local v1=/sys/fs/cgroup/blkio v2=/sys/fs/cgroup
+  if [[ -f $v1/cgroup.procs && -f $v1/blkio.throttle.read_bps_device ]]; then
+    CGROUP_MODE=v1
+    CGROUP_PARENT=$v1
+  elif [[ -f $v2/cgroup.controllers ]] && grep -qw io "$v2/cgroup.controllers"; then
+    CGROUP_MODE=v2
+    CGROUP_PARENT=$v2
+  else
+    skip "no blkio cgroup (v1 $v1) and no io controller in cgroup v2 ($v2)"
+  fi
+}
+cgroup_create() {
+  CGROUP=$CGROUP_PARENT/zcav-test-$$
+  mkdir "$CGROUP"
+  if [[ $CGROUP_MODE == v2 ]]; then
+    grep -qw io "$CGROUP_PARENT/cgroup.subtree_control" ||
+      echo "+io" > "$CGROUP_PARENT/cgroup.subtree_control" ||
+      skip "cannot enable the io controller in $CGROUP_PARENT/cgroup.subtree_control"
+  fi
+}
+cgroup_limit() {
+  local kind=$1 majmin=$2 bps=$3
+  if [[ $CGROUP_MODE == v1 ]]; then
+    echo "$majmin $bps" > "$CGROUP/blkio.throttle.${kind}_bps_device"
+  else
+    echo "$majmin ${kind:0:1}bps=$bps" > "$CGROUP/io.max"
+  fi
+}
+in_cgroup() {
+  # shellcheck disable=SC2016  # $$ and $@ are the inner sh's, not this script's
+  run_and_wait sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" "$@"
+}
+cgroup_remove() {
+  [[ -n $CGROUP && -d $CGROUP ]] || return 0
+  # The test's shell never joins the group; move back anything that did (its
+  # child, if it outlived the kill) before removing it.
+  local pid _
+  while read -r pid; do
+    echo "$pid" > "$CGROUP_PARENT/cgroup.procs" 2>/dev/null
+  done < "$CGROUP/cgroup.procs"
+  for _ in 1 2 3 4 5; do
+    rmdir "$CGROUP" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "WARNING: could not remove cgroup $CGROUP" >&2
+}

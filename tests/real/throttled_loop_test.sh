@@ -41,41 +41,17 @@ command -v losetup >/dev/null || skip "no losetup (util-linux) on this machine"
 [[ -e /dev/loop-control ]] || skip "no /dev/loop-control (loop driver not available)"
 require_zcav "$ZCAV"
 
-# The throttle: cgroup v1 blkio, or v2 io.max.
-readonly V1_ROOT=/sys/fs/cgroup/blkio
-readonly V2_ROOT=/sys/fs/cgroup
-if [[ -f $V1_ROOT/cgroup.procs && -f $V1_ROOT/blkio.throttle.read_bps_device ]]; then
-  CGROUP_MODE=v1
-  CGROUP_PARENT=$V1_ROOT
-elif [[ -f $V2_ROOT/cgroup.controllers ]] && grep -qw io "$V2_ROOT/cgroup.controllers"; then
-  CGROUP_MODE=v2
-  CGROUP_PARENT=$V2_ROOT
-else
-  skip "no blkio cgroup (v1 $V1_ROOT) and no io controller in cgroup v2 ($V2_ROOT)"
-fi
+# The throttle: cgroup v1 blkio, or v2 io.max (lib.sh).
+cgroup_init
 
 WORK=""
 LOOP=""
-CGROUP=""
 cleanup() {
   local rc=$?
   set +e
   # Only the process we started can be left in the group (if we were interrupted).
   stop_started
-  if [[ -n $CGROUP && -d $CGROUP ]]; then
-    # This shell never joins the group; move back anything that did (our
-    # child, if it outlived the kill) before removing it.
-    local pid
-    while read -r pid; do
-      echo "$pid" > "$CGROUP_PARENT/cgroup.procs" 2>/dev/null
-    done < "$CGROUP/cgroup.procs"
-    local _
-    for _ in 1 2 3 4 5; do
-      rmdir "$CGROUP" 2>/dev/null && break
-      sleep 0.2
-    done
-    [[ -d $CGROUP ]] && echo "WARNING: could not remove cgroup $CGROUP" >&2
-  fi
+  cgroup_remove
   if [[ -n $LOOP ]]; then
     losetup -d "$LOOP" || echo "WARNING: could not detach $LOOP" >&2
   fi
@@ -93,31 +69,13 @@ LOOP=$(losetup -f --show "$IMAGE") || fail "losetup could not attach $IMAGE"
 MAJMIN=$(cat "/sys/block/${LOOP#/dev/}/dev")
 readonly MAJMIN
 
-CGROUP=$CGROUP_PARENT/zcav-test-$$
-mkdir "$CGROUP"
-if [[ $CGROUP_MODE == v2 ]]; then
-  grep -qw io "$CGROUP_PARENT/cgroup.subtree_control" ||
-    echo "+io" > "$CGROUP_PARENT/cgroup.subtree_control" ||
-    skip "cannot enable the io controller in $CGROUP_PARENT/cgroup.subtree_control"
-fi
+cgroup_create
 
 # throttle BPS: sets the group's read limit on the loop device (replacing the
 # previous one).
 throttle() {
-  if [[ $CGROUP_MODE == v1 ]]; then
-    echo "$MAJMIN $1" > "$CGROUP/blkio.throttle.read_bps_device"
-  else
-    echo "$MAJMIN rbps=$1" > "$CGROUP/io.max"
-  fi
+  cgroup_limit read "$MAJMIN" "$1"
   echo "device $LOOP ($MAJMIN, ${SIZE_MIB} MiB) throttled to $1 B/s via cgroup $CGROUP_MODE $CGROUP"
-}
-
-# in_cgroup CMD ARGS...: runs CMD inside the group (via run_and_wait): sh
-# writes its own PID into the group, then becomes CMD, so CMD is throttled
-# before it opens the device.
-in_cgroup() {
-  # shellcheck disable=SC2016  # $$ and $@ are the inner sh's, not this script's
-  run_and_wait sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" "$@"
 }
 
 # check JSON RATE_BPS: the assertions on one sweep, and its figures.

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -115,6 +116,14 @@ po::options_description SweepFlagsDescription() {
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
       "refused); zcav removes it when it ends")(
+      "fill", po::value<std::string>()->value_name("SHARE"),
+      "with --write: fill SHARE (1% to 95%) of the free space of the mounted file system DEVICE "
+      "is on (DEVICE: a directory, or a new file name) with a new file, written with O_DIRECT "
+      "and removed when zcav ends, also on Ctrl-C; refused when it would leave under 10 % of "
+      "the file system (at most 256 MiB) free")(
+      "discard",
+      "with --write on a block device: discard (TRIM) the whole device before the sweep, so "
+      "that an SSD starts with empty cells and an empty write cache")(
       "idle-probe", po::value<std::string>()->value_name("DURATION"),
       "with --write, when the sweep found a write cache: wait DURATION idle (30s, 5m), then "
       "write again from the start and say how much of the cache came back");
@@ -166,7 +175,22 @@ are judged by max-unreadable, not exit 1), 130 interrupted. A --max-time stop is
 exit 0 (data kept, marked partial) unless expectations fail.
 )";
 
-// --write, --destroy-data, --create-size: the write test and its consent.
+// --fill SHARE: "50%" (1 to 95 %) as a fraction.
+double ParseFillShare(const std::string& text) {
+  const std::string bad = "--fill: '" + text + "' is not a share of the free space from 1% to " +
+                          FormatFixed(kMaxFillShare * 100, 0) + "% (e.g. 50%)";
+  if (text.size() < 2 || text.back() != '%') throw Error(bad, ErrorKind::kBadInput);
+  double pct = 0;
+  const char* end = text.data() + text.size() - 1;
+  const auto [ptr, ec] = std::from_chars(text.data(), end, pct);
+  if (ec != std::errc() || ptr != end || !(pct >= 1) || pct > kMaxFillShare * 100) {
+    throw Error(bad, ErrorKind::kBadInput);
+  }
+  return pct / 100;
+}
+
+// --write, --destroy-data, --create-size, --fill, --discard: the write test
+// and its consent.
 void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
   // The write test destroys data: only with the flag that says so.
   out.sweep.write = vm.count("write") > 0 || vm.count("-w") > 0;
@@ -197,7 +221,31 @@ void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
     if (!out.sweep.write)
       throw Error("--create-size goes with --write: it creates the file the write test writes",
                   ErrorKind::kBadInput);
-    out.create_bytes = ParseSize(vm["create-size"].as<std::string>(), "--create-size");
+    out.new_file = NewTestFile{ParseSize(vm["create-size"].as<std::string>(), "--create-size")};
+  }
+  if (vm.count("fill")) {
+    if (!out.sweep.write)
+      throw Error(
+          "--fill goes with --write: it fills free space with the file the write test "
+          "writes",
+          ErrorKind::kBadInput);
+    if (out.new_file) throw Error("give --fill or --create-size, not both", ErrorKind::kBadInput);
+    NewTestFile f;
+    f.free_share = ParseFillShare(vm["fill"].as<std::string>());
+    out.new_file = f;
+  }
+  out.discard = vm.count("discard") > 0;
+  if (out.discard && !out.sweep.write) {
+    throw Error(
+        "--discard goes with --write: it discards (TRIMs) the device before the write "
+        "test",
+        ErrorKind::kBadInput);
+  }
+  if (out.discard && out.new_file) {
+    throw Error(
+        "--discard discards a whole block device; the file zcav creates is new and "
+        "has nothing to discard",
+        ErrorKind::kBadInput);
   }
 }
 
@@ -470,37 +518,59 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
 
 // --idle-probe: after a write sweep that found a cache, waits idle, then
 // writes again from the start until the cache's speed ends, and says how
-// much came back (cache_recovery.h).
-void ProbeIdleRecovery(const SweepCommandOptions& options, const RunInfo& run,
-                       const std::optional<WriteCacheAnalysis>& cache, OpenedDevice& d,
-                       const std::atomic<bool>& stop, std::ostream& err) {
-  if (!cache) {
-    err << "zcav: note: --idle-probe: the sweep found no write cache to probe\n";
-    return;
-  }
+// much came back (cache_recovery.h). None when interrupted or failed.
+std::optional<WriteCacheRecovery> ProbeIdleRecovery(const SweepCommandOptions& options,
+                                                    const RunInfo& run,
+                                                    const WriteCacheAnalysis& cache,
+                                                    OpenedDevice& d, const std::atomic<bool>& stop,
+                                                    std::ostream& err) {
   const double idle_s = std::chrono::duration<double>(*options.idle_probe).count();
   if (!options.quiet) err << "zcav: idle probe: waiting " << FormatDuration(idle_s) << " idle\n";
-  if (!d.Idle(*options.idle_probe, stop)) return;  // interrupted
+  if (!d.Idle(*options.idle_probe, stop)) return std::nullopt;  // interrupted
   CacheRecoveryOptions o;
   o.start_bytes = run.plan.start_bytes;
-  o.limit_bytes = cache->size_bytes + cache->size_bytes / 2;
+  o.limit_bytes = cache.size_bytes + cache.size_bytes / 2;
   o.chunk_bytes = std::min<std::uint64_t>(run.plan.block_bytes, 16 * kMiB);
   o.chunk_bytes = std::max<std::uint64_t>(o.chunk_bytes - o.chunk_bytes % run.device.sector_bytes,
                                           run.device.sector_bytes);
-  o.cache_threshold_mb_per_s = (cache->in_cache_mb_per_s + cache->after_cache_mb_per_s) / 2;
+  o.cache_threshold_mb_per_s = (cache.in_cache_mb_per_s + cache.after_cache_mb_per_s) / 2;
   const CacheRecovery r = ProbeCacheRecovery(d.device(), d.clock(), o, &stop);
   if (r.error) {
     err << "zcav: idle probe: write failed after " << FormatBytes(r.written_bytes) << ": "
         << r.error.message() << "\n";
-    return;
+    return std::nullopt;
   }
-  err << "zcav: write cache after " << FormatDuration(idle_s)
-      << " idle: " << FormatFixed(static_cast<double>(r.regained_bytes) / kGB, 2) << " GB regained"
-      << (r.limited ? " or more" : "") << " of "
-      << FormatFixed(static_cast<double>(cache->size_bytes) / kGB, 2) << " GB"
+  if (stop.load()) return std::nullopt;
+  WriteCacheRecovery out;
+  out.idle_seconds = idle_s;
+  out.regained_bytes = r.regained_bytes;
+  out.probe_bytes = r.written_bytes;
+  out.mb_per_s = r.cache_mb_per_s;
+  out.at_least = r.limited;
+  WriteCacheAnalysis shown = cache;
+  shown.recovery = out;
+  err << "zcav: write cache " << RecoveryText(shown)
       << (r.regained_bytes > 0 ? " (written at " + FormatFixed(r.cache_mb_per_s, 0) + " MB/s)" : "")
       << "; the probe wrote " << FormatFixed(static_cast<double>(r.written_bytes) / kGB, 2)
       << " GB (GB = 10^9 B)\n";
+  return out;
+}
+
+// --discard: TRIMs the whole device before the write test; notes it in the
+// run's device notes. Throws Error(kBadInput) when the device cannot.
+void DiscardBeforeWrite(OpenedDevice& d, DeviceInfo& info, bool quiet, std::ostream& err) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (const std::error_code ec = d.device().DiscardAll()) {
+    throw Error(
+        "--discard: " + info.path + " cannot discard (TRIM): " + ec.message() + "; nothing written",
+        ErrorKind::kBadInput);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  info.notes.push_back("discarded (TRIM) from start to end before the write test (--discard)");
+  if (!quiet) {
+    err << "zcav: discarded " << FormatBytes(info.size_bytes) << " (the whole device) in "
+        << FormatFixed(s, 2) << " s\n";
+  }
 }
 
 // One device swept (several: RunSeveralSweeps).
@@ -511,11 +581,12 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   for (const auto& w : given.warnings) err << "zcav: warning: " << w << "\n";
   OpenedDevice d;
   if (given.sweep.write) {
-    d.OpenForWrite(given.device, given.create_bytes);
+    d.OpenForWrite(given.device, given.new_file);
   } else {
     d.Open(given.device);
   }
-  const DeviceInfo info = d.device().info();
+  DeviceInfo info = d.device().info();
+  if (given.discard) DiscardBeforeWrite(d, info, given.quiet, err);
   // -o and --events may name the drive: {serial}, {host}, ... (fleets).
   SweepCommandOptions options = given;
   options.output = ExpandOutputName(given.output, info);
@@ -577,6 +648,11 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   ZoneOptions zone_options = options.zones;
   zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media, transport);
+  if (options.idle_probe) {
+    zones.ProbeWriteCacheWith([&](const WriteCacheAnalysis& cache) {
+      return ProbeIdleRecovery(options, run, cache, d, stop_requested, err);
+    });
+  }
   HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
                     HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
@@ -593,8 +669,9 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
     err << FormatZoneTable(origins.analysis(), origins.context());
   }
   if (!options.quiet) SayHealth(health.report(), err);
-  if (options.idle_probe && !result.partial()) {
-    ProbeIdleRecovery(options, run, origins.context().write_cache, d, stop_requested, err);
+  if (options.idle_probe && !result.partial() && options.detect_zones &&
+      !origins.context().write_cache) {
+    err << "zcav: note: --idle-probe: the sweep found no write cache to probe\n";
   }
   if (!options.plot_dir.empty() && !curve.points.empty()) {
     PlotSweep(options, run, result, std::move(curve.points), media,

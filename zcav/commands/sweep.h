@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../options.h"
+#include "zcav/device/device.h"
 #include "zcav/io/writers.h"
 #include "zcav/measure/sweep.h"
 
@@ -35,9 +36,13 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   SweepOptions sweep;                        // see sweep.h for each field's default
   // --write (sweep.write) or classic -w is refused without --destroy-data.
   bool destroy_data = false;  // --destroy-data: consent to the write test. Default: false
-  // --write --create-size SIZE FILE: FILE is created (it must not exist) for
-  // the test. Default: none (a regular file is then refused).
-  std::optional<std::uint64_t> create_bytes;
+  // --write --create-size SIZE FILE, or --fill SHARE DIR|FILE: FILE is
+  // created (it must not exist) for the test, SIZE long or SHARE of the file
+  // system's free space. Default: none (a regular file is then refused).
+  std::optional<NewTestFile> new_file;
+  // --discard (with --write on a block device): TRIM it all before the
+  // sweep. Default: false
+  bool discard = false;
   // --idle-probe DURATION (with --write): after the sweep, idle that long,
   // then probe how much of the write cache came back. Default: none
   std::optional<std::chrono::nanoseconds> idle_probe;

@@ -61,4 +61,12 @@ std::optional<WriteCacheAnalysis> AnalyzeWriteCache(const ZoneAnalysis& analysis
   return w;
 }
 
+std::string RecoveryText(const WriteCacheAnalysis& w) {
+  const WriteCacheRecovery& r = *w.recovery;
+  return "after " + FormatDuration(r.idle_seconds) +
+         " idle: " + FormatFixed(static_cast<double>(r.regained_bytes) / kGB, 2) + " GB" +
+         (r.at_least ? " or more" : "") + " of " +
+         FormatFixed(static_cast<double>(w.size_bytes) / kGB, 1) + " GB came back";
+}
+
 }  // namespace zcav

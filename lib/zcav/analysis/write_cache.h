@@ -30,13 +30,28 @@ struct WritePhase {
   double mb_per_s = 0;  // time-weighted over the phase's zones (MB/s, 10^6 B/s)
 };
 
+// What an idle-recovery probe found after the sweep (cache_recovery.h,
+// --idle-probe): how much of the cache came back after idle_seconds.
+struct WriteCacheRecovery {
+  double idle_seconds = 0;
+  std::uint64_t regained_bytes = 0;  // written at the cache's speed again
+  std::uint64_t probe_bytes = 0;     // all the probe wrote
+  double mb_per_s = 0;               // the regained part's rate (0 when none)
+  bool at_least = false;             // the probe stopped at its limit, still fast
+};
+
 struct WriteCacheAnalysis {
   std::uint64_t size_bytes = 0;  // written at the cache's rate, from the sweep's start
   double in_cache_mb_per_s = 0;
-  double after_cache_mb_per_s = 0;  // the sustained rate (the last phase)
-  std::vector<WritePhase> phases;   // in order: cache, [folding], sustained
-  std::string description;          // e.g. "21.5 GB at 1500 MB/s, then 450 MB/s"
+  double after_cache_mb_per_s = 0;             // the sustained rate (the last phase)
+  std::vector<WritePhase> phases;              // in order: cache, [folding], sustained
+  std::string description;                     // e.g. "21.5 GB at 1500 MB/s, then 450 MB/s"
+  std::optional<WriteCacheRecovery> recovery;  // with --idle-probe
 };
+
+// "after 10 s idle: 5.00 GB of 20.0 GB came back" (GB = 10^9 B), with "or
+// more" when the probe hit its limit. REQUIRES: w.recovery.
+std::string RecoveryText(const WriteCacheAnalysis& w);
 
 // The write cache `analysis` (of a write sweep that began at `start_bytes`)
 // shows: its first zones (those within kWritePhaseJoin of the first) are the

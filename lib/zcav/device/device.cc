@@ -72,16 +72,17 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
 }
 
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
-                                           std::optional<std::uint64_t> create_bytes,
+                                           std::optional<NewTestFile> new_file,
                                            VirtualClock& virtual_clock) {
   if (IsSimulatedName(name)) {
-    if (create_bytes) {
-      throw Error("--create-size creates a new file; " + name + " is a simulated device",
+    if (new_file) {
+      throw Error(std::string(new_file->free_share > 0 ? "--fill" : "--create-size") +
+                      " creates a new file; " + name + " is a simulated device",
                   ErrorKind::kBadInput);
     }
     return MakeSimulatedDevice(ParseSimSpec(name), virtual_clock);
   }
-  return OpenPosixDeviceForWrite(name, create_bytes);
+  return OpenPosixDeviceForWrite(name, new_file);
 }
 
 void FillWritePattern(std::span<std::byte> buffer) {

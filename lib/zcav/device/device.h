@@ -113,6 +113,14 @@ class Device {
   // hwmon or smartctl, outside the device (zcav/app_util.h).
   virtual std::optional<double> TemperatureC() noexcept { return std::nullopt; }
 
+  // Discards (TRIMs) every block of the device before a write test, so that
+  // an SSD starts from empty cells and an empty write cache (--discard).
+  // Only a block device opened with OpenDeviceForWrite() discards (BLKDISCARD
+  // over its whole size; a simulated SSD with a write cache empties it);
+  // every other device returns EOPNOTSUPP and discards nothing (this
+  // default). REQUIRES: the user's consent to destroy the data.
+  virtual std::error_code DiscardAll() noexcept { return {EOPNOTSUPP, std::system_category()}; }
+
   // A queue of up to `depth` reads of up to chunk_bytes each, for the sweep.
   // This default reads one at a time through ReadAt (MakeSyncQueue: depth 1
   // whatever is asked); PosixDevice gives an io_uring queue when
@@ -134,6 +142,19 @@ class Device {
 std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtual_clock,
                                    SimBusSet* buses = nullptr);
 
+// The file a write test creates on a mounted file system, zcav's own: either
+// `bytes` long (--create-size), or `free_share` of the file system's free
+// space (--fill; statvfs f_bavail, so never the blocks reserved for root).
+// A fill is refused when it would leave less free than kFillReserveShare of
+// the file system's size or kFillReserveBytes, whichever is smaller.
+struct NewTestFile {
+  std::uint64_t bytes = 0;  // used when free_share is 0
+  double free_share = 0;    // (0, kMaxFillShare]
+};
+inline constexpr double kMaxFillShare = 0.95;
+inline constexpr double kFillReserveShare = 0.10;
+inline constexpr std::uint64_t kFillReserveBytes = 256ULL << 20;  // 256 MiB
+
 // Opens `name` for a write sweep, which destroys its data, after the checks
 // of write_safety.h. "sim:MODEL..." gives a SimulatedDevice (writes are timed
 // like reads; nothing real is written). A block device is refused when it or
@@ -141,9 +162,11 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
 // it (device mapper, md RAID: sysfs holders), and when it cannot be opened
 // exclusively (O_EXCL: held by another program); it is opened read-write with
 // O_DIRECT and O_EXCL, so nothing can mount it while zcav writes. A regular
-// file is refused unless `create_bytes` is given: then `name` must not exist,
-// and zcav creates it (create_bytes, rounded up to the sector, preallocated)
-// and unlinks it at once: the file exists only while the device is open.
+// file is refused unless `new_file` is given: then `name` must not exist (or
+// is a directory, in which zcav names the file), and zcav creates it (its
+// size rounded to the direct-I/O alignment: up for bytes, down for a share;
+// preallocated) and unlinks it at once: the file exists only while the
+// device is open, whatever ends zcav.
 // Anything else (a directory, a character device) is refused.
 // Throws Error(kBadInput) with one line naming the reason; nothing has been
 // written then. Throws Error(kRuntime) when the system fails during a correct
@@ -151,7 +174,7 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
 // except for lack of room, which is kBadInput, or its probe write fails).
 // REQUIRES: the caller has the user's consent to destroy the data.
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
-                                           std::optional<std::uint64_t> create_bytes,
+                                           std::optional<NewTestFile> new_file,
                                            VirtualClock& virtual_clock);
 
 // What a write sweep writes: `buffer` in 512-byte pieces (the last may be

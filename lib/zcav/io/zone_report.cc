@@ -295,7 +295,11 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   }
   if (c.verdict)
     out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
-  if (c.write_cache) out << "write cache: " << c.write_cache->description << "\n";
+  if (c.write_cache) {
+    out << "write cache: " << c.write_cache->description;
+    if (c.write_cache->recovery) out << "; " << RecoveryText(*c.write_cache);
+    out << "\n";
+  }
   out << RegionsText(a, c);
   for (const std::string& note : c.notes) out << "note: " << note << "\n";
   out << "(MB = 10^6 B, GB = 10^9 B)\n";
@@ -440,6 +444,14 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
                         {"after_cache_mb_per_s", Finite(w.after_cache_mb_per_s)},
                         {"phases", phases},
                         {"description", w.description}};
+    if (w.recovery) {
+      const WriteCacheRecovery& r = *w.recovery;
+      j["write_cache"]["recovery"] = {{"idle_seconds", Finite(r.idle_seconds)},
+                                      {"regained_bytes", r.regained_bytes},
+                                      {"probe_bytes", r.probe_bytes},
+                                      {"mb_per_s", Finite(r.mb_per_s)},
+                                      {"at_least", r.at_least}};
+    }
   }
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -495,6 +507,9 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   context_.unreadable = result.unreadable;
   context_.slow_regions = result.slow_regions;
   if (write_) context_.write_cache = AnalyzeWriteCache(analysis_, start_bytes_);
+  if (context_.write_cache && probe_ && !result.partial()) {
+    context_.write_cache->recovery = probe_(*context_.write_cache);
+  }
   if (transport_) {
     context_.transport = transport_;
     context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_);

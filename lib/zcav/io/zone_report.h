@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,13 @@ class ZoneDetectingSink final : public ForwardingSink {
   void OnBlock(const BlockResult& block) override;
   void OnFinish(const SweepResult& result) override;
 
+  // A write sweep's cache found, before the zones go on: `probe` may write
+  // again (--idle-probe) and returns what came back; it is put into the
+  // context's write_cache. Not called for a partial sweep.
+  using WriteCacheProbe =
+      std::function<std::optional<WriteCacheRecovery>(const WriteCacheAnalysis&)>;
+  void ProbeWriteCacheWith(WriteCacheProbe probe) { probe_ = std::move(probe); }
+
   // Valid after OnFinish.
   const ZoneAnalysis& analysis() const { return analysis_; }
   const ZoneReportContext& context() const { return context_; }
@@ -90,6 +98,7 @@ class ZoneDetectingSink final : public ForwardingSink {
   Curve points_;                   // compact: 8 bytes per block (zone_detector.h)
   bool write_ = false;             // a write sweep: its cache is looked for
   std::uint64_t start_bytes_ = 0;  // where it began
+  WriteCacheProbe probe_;
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
 };

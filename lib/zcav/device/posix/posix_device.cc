@@ -5,6 +5,7 @@
 #include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/posix/read_throttle.h"
 #include "zcav/device/posix/sysfs_info.h"
@@ -172,6 +174,19 @@ class PosixDevice final : public Device {
   std::error_code ReadAt(std::uint64_t offset_bytes,
                          std::span<std::byte> buffer) noexcept override {
     return PreadFully(fd_.get(), offset_bytes, buffer);
+  }
+
+  // BLKDISCARD over the whole block device, only when opened for writing
+  // (after write_safety.h's checks, held O_EXCL). A file zcav created is new
+  // and preallocated: nothing to discard there.
+  std::error_code DiscardAll() noexcept override {
+    struct stat st {};
+    if (!writable_ || ::fstat(fd_.get(), &st) != 0 || !S_ISBLK(st.st_mode)) {
+      return {EOPNOTSUPP, std::system_category()};
+    }
+    std::uint64_t range[2] = {0, info_.size_bytes};
+    if (::ioctl(fd_.get(), BLKDISCARD, &range) != 0) return {errno, std::system_category()};
+    return {};
   }
 
   // Gone: fstat fails (an unmounted FUSE file system, a stale handle), the
@@ -429,15 +444,54 @@ std::string Joined(const std::vector<std::string>& items) {
   return s;
 }
 
-// --create-size: a new file, zcav's own, so writing it destroys nothing.
-std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_t create_bytes) {
+// The file a write test creates: `path` itself, or a name of zcav's in it
+// when it is a directory (--fill DIR).
+std::string NewTestFilePath(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return path;
+  return path + (path.ends_with('/') ? "" : "/") + "zcav-write-test." + std::to_string(::getpid());
+}
+
+// --fill: share x the free space (for users, not root's reserve), rounded
+// down to `sector`; refused when it would leave too little free.
+std::uint64_t FillBytes(int fd, const std::string& path, double share, std::uint32_t sector) {
+  struct statvfs vfs {};
+  if (::fstatvfs(fd, &vfs) != 0) {
+    throw Error("statvfs " + path + ": " + ErrnoText(errno), ErrorKind::kRuntime);
+  }
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  const std::uint64_t fs_bytes = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+  const std::uint64_t bytes = static_cast<std::uint64_t>(static_cast<double>(free_bytes) * share);
+  const std::uint64_t size = bytes - bytes % sector;
+  const std::uint64_t reserve = std::min<std::uint64_t>(
+      kFillReserveBytes,
+      static_cast<std::uint64_t>(static_cast<double>(fs_bytes) * kFillReserveShare));
+  if (free_bytes - size < reserve) {
+    throw Error("refusing to fill " + FormatFixed(share * 100, 0) +
+                    " % of the free space of the file system of " + path + ": it would leave " +
+                    FormatBytes(free_bytes - size) + " of " + FormatBytes(free_bytes) +
+                    " free, under the " + FormatBytes(reserve) +
+                    " zcav keeps free (choose a smaller --fill); nothing written",
+                ErrorKind::kBadInput);
+  }
+  if (size == 0) {
+    throw Error("nothing to fill on " + path + ": " + FormatBytes(free_bytes) + " free",
+                ErrorKind::kBadInput);
+  }
+  return size;
+}
+
+// --create-size, --fill: a new file, zcav's own, so writing it destroys nothing.
+std::unique_ptr<Device> CreateFileForWrite(const std::string& given, const NewTestFile& spec) {
+  const std::string path = NewTestFilePath(given);
+  const std::string flag = spec.free_share > 0 ? "--fill" : "--create-size";
   int raw;
   do {
     raw = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   } while (raw < 0 && errno == EINTR);
   if (raw < 0 && errno == EEXIST) {
-    throw Error("refusing to write " + path +
-                    ": it exists (--create-size writes only a new file "
+    throw Error("refusing to write " + path + ": it exists (" + flag +
+                    " writes only a new file "
                     "that zcav creates for the test: name one that does not exist)",
                 ErrorKind::kBadInput);
   }
@@ -464,8 +518,13 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
   }
   const std::uint32_t alignment = FileDirectIoAlignment(fd.get());
   const std::uint32_t sector = alignment != 0 ? alignment : kFallbackFileDirectSector;
+  const std::uint64_t create_bytes =
+      spec.free_share > 0 ? FillBytes(fd.get(), given, spec.free_share, sector) : spec.bytes;
   const std::uint64_t size_bytes = RoundUp(create_bytes, sector);
-  if (size_bytes != create_bytes) {
+  if (spec.free_share > 0) {
+    info.notes.push_back("--fill " + FormatFixed(spec.free_share * 100, 0) +
+                         " %: " + FormatBytes(size_bytes) + " of the file system's free space");
+  } else if (size_bytes != create_bytes) {
     info.notes.push_back("--create-size " + std::to_string(create_bytes) + " bytes rounded up to " +
                          std::to_string(size_bytes) + " (a multiple of the " +
                          std::to_string(sector) + "-byte direct-I/O alignment)");
@@ -483,7 +542,7 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
     const int e = errno;
     const bool too_large = e == ENOSPC || e == EFBIG;
     throw Error("cannot make " + path + " " + FormatBytes(size_bytes) + " long: " + ErrnoText(e) +
-                    (too_large ? " (choose a smaller --create-size)" : ""),
+                    (too_large ? " (choose a smaller " + flag + ")" : ""),
                 too_large ? ErrorKind::kBadInput : ErrorKind::kRuntime);
   }
   // Some file systems take the flag and fail the first I/O with EINVAL.
@@ -506,8 +565,8 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& path, std::uint64_
 }  // namespace
 
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
-                                                std::optional<std::uint64_t> create_bytes) {
-  if (create_bytes) return CreateFileForWrite(path, *create_bytes);
+                                                std::optional<NewTestFile> new_file) {
+  if (new_file) return CreateFileForWrite(path, *new_file);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;

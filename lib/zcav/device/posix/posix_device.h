@@ -37,19 +37,20 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 // Opens `path` for a write sweep (see OpenDeviceForWrite in device.h for the
 // rules). A block device: the checks of write_safety.h, then O_RDWR | O_DIRECT
 // | O_EXCL (EBUSY: "held open exclusively by another program (open in NAME
-// (pid N))"); size and sector as OpenPosixDevice. With `create_bytes`: a new
-// file created O_EXCL (an existing path is refused), unlinked at once,
-// preallocated with fallocate(2) to create_bytes rounded up to its direct-I/O
-// alignment, written with O_DIRECT (a file system refusing O_DIRECT is refused:
-// buffered writes would measure RAM). Without it a regular file is refused.
-// Throws Error(kBadInput) with one line naming the reason, before anything is
-// written to a block device (a created file gets one probe write); ENOSPC or
-// EFBIG when sizing the created file is kBadInput (choose a smaller size).
-// Throws Error(kRuntime) when the system fails: the node changed while it was
-// being opened, O_DIRECT not in effect on the device, any other failure to
-// size the created file, a failed probe write.
+// (pid N))"); size and sector as OpenPosixDevice. With `new_file`: a new
+// file created O_EXCL (an existing path is refused; in a directory it is
+// named zcav-write-test.PID), unlinked at once, preallocated with
+// fallocate(2) to its bytes rounded up, or its share of the free space
+// rounded down, to its direct-I/O alignment (a fill that would leave less
+// than device.h's reserve free is refused), written with O_DIRECT (a file system refusing O_DIRECT
+// is refused: buffered writes would measure RAM). Without it a regular file is refused. Throws
+// Error(kBadInput) with one line naming the reason, before anything is written to a block device (a
+// created file gets one probe write); ENOSPC or EFBIG when sizing the created file is kBadInput
+// (choose a smaller size). Throws Error(kRuntime) when the system fails: the node changed while it
+// was being opened, O_DIRECT not in effect on the device, any other failure to size the created
+// file, a failed probe write.
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
-                                                std::optional<std::uint64_t> create_bytes);
+                                                std::optional<NewTestFile> new_file);
 
 // How a device of `info`'s class is read by default: reads in flight and
 // bytes per read (DeviceInfo::default_queue_depth, default_chunk_bytes).
