@@ -10,6 +10,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
+#include "zcav/measure/random_access.h"
 
 namespace {
 
@@ -184,3 +185,45 @@ TEST_CASE("The nearest-rank percentile picks a sample value", "[access]") {
   CHECK(zcav::NearestRankPercentile({}, 95) == 0);
   CHECK(zcav::NearestRankPercentile({4.5}, 95) == 4.5);
 }
+
+namespace zcav {
+namespace {
+
+TEST_CASE("Random access by size and depth: one cell each, IOPS and MB/s from its requests",
+          "[random_access]") {
+  VirtualClock clock;
+  auto dev = MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=8G&noise=0"), clock);
+  RandomAccessOptions o;
+  o.sizes = {4096, 1048576};
+  o.depths = {1, 8};
+  o.cell_time = std::chrono::milliseconds(200);
+  const RandomAccessResult r = MeasureRandomAccess(*dev, clock, o);
+  REQUIRE_FALSE(r.error);
+  REQUIRE(r.cells.size() == 4);
+  CHECK(r.engine == "sim");
+  for (const RandomAccessCell& c : r.cells) {
+    CAPTURE(c.size_bytes, c.queue_depth);
+    CHECK(c.engine_depth == 1);  // a simulated device reads one at a time
+    CHECK(c.ops > 10);
+    CHECK(c.seconds >= 0.2);
+    CHECK(c.iops == Approx(static_cast<double>(c.ops) / c.seconds));
+    CHECK(c.mb_per_s == Approx(c.iops * static_cast<double>(c.size_bytes) / 1e6));
+    CHECK(c.p50_ms <= c.p99_ms);
+    CHECK(c.p99_ms <= c.max_ms);
+    // One request at a time: the mean latency is the time per request.
+    CHECK(c.mean_ms == Approx(1000 / c.iops).epsilon(0.01));
+  }
+  CHECK(r.cells[0].size_bytes == 4096);
+  CHECK(r.cells[1].queue_depth == 8);
+  // A 1 MiB request takes longer than a 4 KiB one, and moves more bytes per second.
+  CHECK(r.cells[2].mean_ms > r.cells[0].mean_ms);
+  CHECK(r.cells[2].mb_per_s > r.cells[0].mb_per_s);
+  o.sizes = {0};
+  CHECK_THROWS_AS(MeasureRandomAccess(*dev, clock, o), Error);
+  o.sizes = {4096};
+  o.depths = {0};
+  CHECK_THROWS_AS(MeasureRandomAccess(*dev, clock, o), Error);
+}
+
+}  // namespace
+}  // namespace zcav

@@ -364,7 +364,7 @@ TEST_CASE("A write-test file larger than its file system allows is the user's si
   CHECK_FALSE(fs::exists(path));
 }
 
-TEST_CASE("--fill DIR makes a file of its share of the free space, named by zcav, gone at once",
+TEST_CASE("Filling a directory (--fill) makes a file of its share of the free space, gone at once",
           "[write_safety][posix_device]") {
   test::TempDir dir;
   struct statvfs before {};

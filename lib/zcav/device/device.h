@@ -131,6 +131,17 @@ class Device {
     (void)depth;
     return MakeSyncQueue(*this, chunk_bytes, false);
   }
+
+  // The same for writes (the random-access write test): each Submit writes
+  // the slot's buffer. This default writes one at a time through WriteAt
+  // (MakeSyncQueue); PosixDevice, opened for writing with io_uring, keeps
+  // `depth` writes in flight.
+  // REQUIRES: as OpenReadQueue; a device opened with OpenDeviceForWrite().
+  virtual std::unique_ptr<ReadQueue> OpenWriteQueue(std::uint32_t depth,
+                                                    std::uint64_t chunk_bytes) {
+    (void)depth;
+    return MakeSyncQueue(*this, chunk_bytes, true);
+  }
 };
 
 // Opens `name`: "sim:MODEL[?k=v&...]" gives a SimulatedDevice advancing

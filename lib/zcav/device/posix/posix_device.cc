@@ -219,6 +219,17 @@ class PosixDevice final : public Device {
                           read_throttled_);
   }
 
+  std::unique_ptr<ReadQueue> OpenWriteQueue(std::uint32_t depth,
+                                            std::uint64_t chunk_bytes) override {
+    // Opened for writing, the device has no read engine chosen: io_uring
+    // when this kernel allows it.
+    if (!writable_ || !ProbeUring().empty()) {
+      return MakeSyncQueue(*this, chunk_bytes, true);
+    }
+    return OpenUringQueue(fd_.get(), depth, chunk_bytes, DirectIoAlignment(info_.sector_bytes),
+                          false, true);
+  }
+
   std::error_code PreparePass() noexcept override {
     if (info_.direct_io) return {};
     // Buffered reads: drop this file's clean cached pages so the pass reads

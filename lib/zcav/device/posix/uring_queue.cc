@@ -18,7 +18,7 @@ std::string ErrnoText(int err) { return std::generic_category().message(err); }
 class UringQueue final : public ReadQueue {
  public:
   UringQueue(int fd, std::uint32_t depth, std::uint64_t chunk_bytes, std::size_t alignment,
-             bool async)
+             bool async, bool write)
       : fd_(fd),
         depth_(depth),
         chunk_bytes_(chunk_bytes),
@@ -27,6 +27,7 @@ class UringQueue final : public ReadQueue {
         slots_(depth) {
     failed_.reserve(depth);  // no allocation on the read path
     async_ = async;
+    write_ = write;
     // Twice the depth: a resubmitted short read never finds the ring full.
     if (const int rc = io_uring_queue_init(2 * depth, &ring_, 0); rc < 0) {
       throw Error("io_uring_queue_init: " + ErrnoText(-rc), ErrorKind::kRuntime);
@@ -135,7 +136,11 @@ class UringQueue final : public ReadQueue {
     std::byte* at = Buffer(slot).data() + s.done_bytes;
     const unsigned n = static_cast<unsigned>(s.length_bytes - s.done_bytes);
     const std::uint64_t offset = s.offset_bytes + s.done_bytes;
-    if (fixed_) {
+    if (write_ && fixed_) {
+      io_uring_prep_write_fixed(sqe, fd_, at, n, offset, static_cast<int>(slot));
+    } else if (write_) {
+      io_uring_prep_write(sqe, fd_, at, n, offset);
+    } else if (fixed_) {
       io_uring_prep_read_fixed(sqe, fd_, at, n, offset, static_cast<int>(slot));
     } else {
       io_uring_prep_read(sqe, fd_, at, n, offset);
@@ -167,6 +172,7 @@ class UringQueue final : public ReadQueue {
   io_uring ring_{};
   bool fixed_ = false;
   bool async_ = false;    // IOSQE_ASYNC on every read
+  bool write_ = false;    // the slots' buffers are written, not read into
   unsigned pending_ = 0;  // queued, not yet submitted
 };
 
@@ -181,8 +187,8 @@ std::string ProbeUring() {
 }
 
 std::unique_ptr<ReadQueue> OpenUringQueue(int fd, std::uint32_t depth, std::uint64_t chunk_bytes,
-                                          std::size_t alignment, bool async) {
-  return std::make_unique<UringQueue>(fd, depth, chunk_bytes, alignment, async);
+                                          std::size_t alignment, bool async, bool write) {
+  return std::make_unique<UringQueue>(fd, depth, chunk_bytes, alignment, async, write);
 }
 
 }  // namespace zcav

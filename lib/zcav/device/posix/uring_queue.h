@@ -27,8 +27,10 @@ std::string ProbeUring();
 // (see read_throttle.h for when that matters).
 // Throws Error(kRuntime) when the ring cannot be set up (with the reason), and
 // std::bad_alloc.
+// With `write`, each request writes its slot's buffer instead (short writes
+// continued, a write of 0 bytes ENXIO); `fd` must be open for writing.
 // REQUIRES: depth >= 1; alignment a power of two.
 std::unique_ptr<ReadQueue> OpenUringQueue(int fd, std::uint32_t depth, std::uint64_t chunk_bytes,
-                                          std::size_t alignment, bool async);
+                                          std::size_t alignment, bool async, bool write = false);
 
 }  // namespace zcav
