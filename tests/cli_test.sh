@@ -1424,16 +1424,16 @@ assert d["status"] == "complete" and d["partial"] is False
 PY
 }
 
-# expect_summary: stderr ends with the ten summary lines, as summary.txt has them.
+# expect_summary: stderr ends with the summary's eleven lines, as summary.txt has them.
 expect_summary() {
   local dir=$1 label
-  for label in "Device:" "Drive:" "Linear read:" "Access time:" "Burst rate:" "Zones:" "Verdict:" \
-    "Health:" "SMART:" "Wrote:"; do
+  for label in "Device:" "Drive:" "Linear read:" "Access time:" "Random reads:" "Burst rate:" \
+    "Zones:" "Verdict:" "Health:" "SMART:" "Wrote:"; do
     grep -q "^$label  *[^ ]" "$ERR" || problem "no '$label' line in the summary on stderr"
   done
   expect_grep 'MB = 10\^6 B' "$ERR" stderr
-  [[ $(tail -n 10 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
-    problem "the last 10 stderr lines differ from $dir/summary.txt"
+  [[ $(tail -n 11 "$ERR") == "$(cat "$dir/summary.txt")" ]] ||
+    problem "the last 11 stderr lines differ from $dir/summary.txt"
 }
 
 check "zcav profile sim:hdd: every file, quick by default (1.2 h in full), media-limited" 0 \
@@ -1945,6 +1945,35 @@ expect_one_error_line "not both"
 check "bad input: --fill on a simulated device" 2 \
   "$ZCAV" sweep --write --destroy-data --fill 10% "sim:ssd?size=1G"
 expect_one_error_line "simulated device"
+
+# Random access by size and queue depth.
+check "zcav access --sizes --queue-depth: one cell per size and depth" 0 \
+  "$ZCAV" access "sim:ssd?size=8G" --sizes 4k,64k,1M --queue-depth 1,4,32 --cell-time 0.2s \
+  --format json -o ra.json
+python3 - ra.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))["random_access"]
+cells = [(c["size_bytes"], c["queue_depth"]) for c in r["cells"]]
+assert cells == [(s, d) for s in (4096, 65536, 1 << 20) for d in (1, 4, 32)], cells
+for c in r["cells"]:
+    assert c["engine_depth"] == 1 and c["ops"] > 0, c
+    assert abs(c["iops"] * c["seconds"] - c["ops"]) < 1e-6 * c["ops"] + 1e-9, c
+    assert c["p50_ms"] <= c["p99_ms"] <= c["max_ms"], c
+assert r["mode"] == "read" and r["seconds_per_cell"] == 0.2
+PY
+check "zcav access --sizes as a table marks the depths a simulated device cannot keep" 0 \
+  "$ZCAV" access "sim:ssd?size=8G" --sizes 4k --queue-depth 1,32 --cell-time 0.2s
+expect_grep "^ +size +depth +IOPS +MB/s +mean ms +p50 ms +p99 ms +max ms" "$OUT"
+expect_grep "^ +4k +32\* " "$OUT"
+expect_grep "^\* sim keeps one request in flight at a time" "$OUT"
+check "bad input: --sizes with an empty item" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k,,1M
+expect_one_error_line "empty item"
+check "bad input: --queue-depth 0" 2 "$ZCAV" access "sim:ssd?size=1G" --queue-depth 1,0
+expect_one_error_line "queue depth"
+check "bad input: --sizes with --samples" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k --samples 5
+expect_one_error_line "one or the other"
+check "bad input: a size larger than the device" 2 "$ZCAV" access "sim:ssd?size=1M" --sizes 2M
+expect_one_error_line "larger than"
 check "bad input: --idle-probe without --write" 2 "$ZCAV" sweep "sim:ssd?size=1G" --idle-probe 5s
 expect_one_error_line "goes with --write"
 check "a read sweep has no write cache" 0 "$ZCAV" sweep "sim:ssd?size=8G&wcache=2G" --format json -o r.json -q

@@ -38,7 +38,7 @@ def schema_of(name, doc):
         return "merge"
     if doc.get("format") == "zcav":
         return "profile" if "profile" in doc else "sweep"
-    if "access" in doc:
+    if "access" in doc or "random_access" in doc:
         return "access"
     if "burst" in doc:
         return "burst"

@@ -317,6 +317,28 @@ Json DeviceJson(const DeviceInfo& dev) {
           {"direct_io", dev.direct_io}};
 }
 
+Json RandomAccessJson(const RandomAccessResult& r, const RandomAccessOptions& o) {
+  Json cells = Json::array();
+  for (const RandomAccessCell& c : r.cells) {
+    cells.push_back({{"size_bytes", c.size_bytes},
+                     {"queue_depth", c.queue_depth},
+                     {"engine_depth", c.engine_depth},
+                     {"ops", c.ops},
+                     {"seconds", c.seconds},
+                     {"iops", c.iops},
+                     {"mb_per_s", c.mb_per_s},
+                     {"mean_ms", c.mean_ms},
+                     {"p50_ms", c.p50_ms},
+                     {"p99_ms", c.p99_ms},
+                     {"max_ms", c.max_ms}});
+  }
+  return {{"mode", o.write ? "write" : "read"},
+          {"engine", r.engine},
+          {"seconds_per_cell", std::chrono::duration<double>(o.cell_time).count()},
+          {"seed", o.seed},
+          {"cells", cells}};
+}
+
 Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes) {
   Json samples = Json::array();
   for (const AccessReading& x : r.samples) {

@@ -27,6 +27,7 @@
 #include "zcav/io/result_recorder.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
+#include "zcav/measure/random_access.h"
 #include "zcav/measure/sample_sink.h"
 
 namespace zcav {
@@ -46,6 +47,10 @@ Json DeviceJson(const DeviceInfo& dev);
 // The figures of an access test (access.h) of `read_bytes` per read, every
 // sample included, as `zcav access` and profile.json write them.
 Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes);
+// Random access by size and depth (random_access.h): mode, engine,
+// seconds_per_cell, seed and cells [{size_bytes, queue_depth, engine_depth,
+// ops, seconds, iops, mb_per_s, mean_ms, p50_ms, p99_ms, max_ms}].
+Json RandomAccessJson(const RandomAccessResult& r, const RandomAccessOptions& o);
 // The figures of a burst test (burst.h) over `region_bytes`.
 Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes);
 // Says on `err` how a sweep of `device` ended (unreadable and slow regions,

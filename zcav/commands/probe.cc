@@ -1,5 +1,7 @@
 // zcav access DEVICE and zcav burst DEVICE: the two probes of a drive's
 // mechanics and cache, each as a table or JSON.
+#include <chrono>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -9,10 +11,12 @@
 #include "../options.h"
 #include "commands.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/io/writers.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
+#include "zcav/measure/random_access.h"
 
 namespace zcav {
 namespace {
@@ -26,6 +30,9 @@ struct ProbeFlags {
 };
 struct AccessCommandOptions : ProbeFlags {
   AccessOptions access;  // --samples, --read-size, --seed; see access.h
+  // --sizes, --queue-depth, --cell-time: random access by size and depth
+  // (random_access.h) instead of the access time. Default: not given
+  std::optional<RandomAccessOptions> grid;
 };
 struct BurstCommandOptions : ProbeFlags {
   BurstOptions burst;  // --region, --chunk-size, --repetitions; see burst.h
@@ -66,6 +73,8 @@ bool ParseProbeFlags(const Invocation& inv, const char* command, const char* abo
   return true;
 }
 
+std::vector<std::string> SplitList(const std::string& text, const std::string& what);
+
 std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
   po::options_description desc = ProbeFlagsDescription();
   desc.add_options()("samples", po::value<std::string>()->value_name("N"),
@@ -73,7 +82,14 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
       "read-size", po::value<std::string>()->value_name("SIZE"),
       "bytes per read, rounded up to the sector (default 4k)")(
       "seed", po::value<std::string>()->value_name("N"),
-      "seed of the random positions (default 1)");
+      "seed of the random positions (default 1)")(
+      "sizes", po::value<std::string>()->value_name("LIST"),
+      "random access by transfer size and queue depth instead: the sizes, e.g. 4k,64k,1M "
+      "(default 4k,64k,1M); IOPS, MB/s and latency mean/p50/p99/max per size and depth")(
+      "queue-depth", po::value<std::string>()->value_name("LIST"),
+      "with random access by size: the requests kept in flight, e.g. 1,4,32 (default 1,4,32)")(
+      "cell-time", po::value<std::string>()->value_name("DURATION"),
+      "with random access by size: how long each size and depth runs (default 1s)");
   AccessCommandOptions out;
   po::variables_map vm;
   if (!ParseProbeFlags(inv, "access",
@@ -87,7 +103,54 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
   if (vm.count("read-size"))
     out.access.read_bytes = ParseSize(vm["read-size"].as<std::string>(), "read size");
   if (vm.count("seed")) out.access.seed = ParseCount(vm["seed"].as<std::string>(), "seed");
+  if (vm.count("sizes") || vm.count("queue-depth") || vm.count("cell-time")) {
+    if (vm.count("samples") || vm.count("read-size")) {
+      throw Error(
+          "--samples and --read-size are for the access time; --sizes, --queue-depth "
+          "and --cell-time measure random access by size and depth: give one or the other",
+          ErrorKind::kBadInput);
+    }
+    RandomAccessOptions grid;
+    grid.seed = out.access.seed;
+    if (vm.count("sizes")) {
+      grid.sizes.clear();
+      for (const std::string& item : SplitList(vm["sizes"].as<std::string>(), "--sizes")) {
+        grid.sizes.push_back(ParseSize(item, "--sizes"));
+      }
+    }
+    if (vm.count("queue-depth")) {
+      grid.depths.clear();
+      for (const std::string& item :
+           SplitList(vm["queue-depth"].as<std::string>(), "--queue-depth")) {
+        const std::uint32_t depth = ParseCount32(item, "queue depth");
+        if (depth == 0 || depth > 4096) {
+          throw Error("--queue-depth: " + item + " is not from 1 to 4096", ErrorKind::kBadInput);
+        }
+        grid.depths.push_back(depth);
+      }
+    }
+    if (vm.count("cell-time")) {
+      grid.cell_time = ParseDuration(vm["cell-time"].as<std::string>(), "--cell-time");
+    }
+    out.grid = grid;
+  }
   return out;
+}
+
+// "4k,64k,1M" split at commas; an empty item is bad input.
+std::vector<std::string> SplitList(const std::string& text, const std::string& what) {
+  std::vector<std::string> items;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', from);
+    items.push_back(text.substr(from, comma == std::string::npos ? comma : comma - from));
+    if (items.back().empty()) {
+      throw Error(what + ": '" + text + "' has an empty item (give e.g. 4k,64k,1M)",
+                  ErrorKind::kBadInput);
+    }
+    if (comma == std::string::npos) return items;
+    from = comma + 1;
+  }
 }
 
 std::optional<BurstCommandOptions> ParseBurst(const Invocation& inv) {
@@ -128,9 +191,54 @@ int ProbeExit(const std::error_code& error, std::uint64_t offset, bool interrupt
   return interrupted ? 130 : 0;
 }
 
+// A size for the table: 512, 4k, 64k, 1M (binary).
+std::string SizeLabel(std::uint64_t bytes) {
+  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "M";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + "k";
+  return std::to_string(bytes);
+}
+
+std::string RandomAccessTable(const RandomAccessResult& r, const RandomAccessOptions& o,
+                              const std::string& path) {
+  std::ostringstream t;
+  t << "random " << (o.write ? "writes" : "reads") << " of " << path << " (" << r.engine << ", "
+    << FormatFixed(std::chrono::duration<double>(o.cell_time).count(), 2)
+    << " s per cell; MB = 10^6 B, sizes k = KiB, M = MiB)\n";
+  t << "    size  depth         IOPS       MB/s    mean ms     p50 ms     p99 ms     max ms\n";
+  bool capped = false;
+  for (const RandomAccessCell& c : r.cells) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%8s  %5u%s %12.0f %10.1f %10.3f %10.3f %10.3f %10.3f\n",
+                  SizeLabel(c.size_bytes).c_str(), c.queue_depth,
+                  c.engine_depth < c.queue_depth ? "*" : " ", c.iops, c.mb_per_s, c.mean_ms,
+                  c.p50_ms, c.p99_ms, c.max_ms);
+    t << line;
+    capped = capped || c.engine_depth < c.queue_depth;
+  }
+  if (capped) t << "* " << r.engine << " keeps one request in flight at a time\n";
+  return t.str();
+}
+
+int RunRandomAccess(const AccessCommandOptions& options, OpenedDevice& d, const Invocation& inv) {
+  const RandomAccessOptions& o = *options.grid;
+  const RandomAccessResult r = MeasureRandomAccess(d.device(), d.clock(), o, &inv.stop);
+  std::string text;
+  if (options.format == "json") {
+    text = Dump({{"schema_version", kSchemaVersion},
+                 {"device", DeviceJson(d.device().info())},
+                 {"random_access", RandomAccessJson(r, o)},
+                 {"partial", r.error || r.interrupted}});
+  } else {
+    text = RandomAccessTable(r, o, d.device().info().path);
+  }
+  WriteWholeResult(options.output, {options.device}, text, inv.out);
+  return ProbeExit(r.error, r.error_offset_bytes, r.interrupted, options.device, inv.err);
+}
+
 int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   OpenedDevice d;
   d.Open(options.device);
+  if (options.grid) return RunRandomAccess(options, d, inv);
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;
   if (options.format == "json") {

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -62,6 +63,7 @@
 #include "zcav/measure/burst.h"
 #include "zcav/measure/estimate.h"
 #include "zcav/measure/progress.h"
+#include "zcav/measure/random_access.h"
 #include "zcav/measure/sample_sink.h"
 #include "zcav/measure/sweep.h"
 
@@ -394,7 +396,7 @@ class ProfileRun {
     FollowStartRate();
     ChoosePasses();
     if (!options_.quiet) {
-      err_ << "zcav: profiling " << info_.path << ": burst rate, access time, then a "
+      err_ << "zcav: profiling " << info_.path << ": burst rate, access time, random reads, then a "
            << (quick_ ? "quick" : "full") << " sweep of " << plan().block_count << " blocks"
            << (full_seconds_ > 0 && !quick_ ? " (about " + Duration(full_seconds_) + ")" : "")
            << "; results into " << dir_ << "/\n";
@@ -409,6 +411,18 @@ class ProfileRun {
     burst_mb_per_s_ =
         burst_.repetitions > 0 ? std::optional<double>(burst_.avg_mb_per_s) : std::nullopt;
     access_ = MeasureAccess(device_.device(), device_.clock(), access_options_, &stop_);
+    // A small random-access set: 4 KiB and 1 MiB at depth 1 and 32 (the
+    // sizes that fit the device), half a second each.
+    random_options_.sizes.clear();
+    for (const std::uint64_t size : {std::uint64_t{4096}, kMiB}) {
+      if (RoundUp(size, info_.sector_bytes) <= info_.size_bytes)
+        random_options_.sizes.push_back(size);
+    }
+    random_options_.depths = {1, 32};
+    random_options_.cell_time = std::chrono::milliseconds(500);
+    if (!access_.error && !stop_.load()) {
+      random_ = MeasureRandomAccess(device_.device(), device_.clock(), random_options_, &stop_);
+    }
   }
 
   // 4. The sweep: NAME.dat as blocks arrive, the JSON document in memory.
@@ -419,9 +433,10 @@ class ProfileRun {
     if (estimate_) NoteStep("duration estimate", estimate_->error, estimate_->error_offset_bytes);
     NoteStep("burst test", burst_.error, burst_.error_offset_bytes);
     NoteStep("access test", access_.error, access_.error_offset_bytes);
+    NoteStep("random access test", random_.error, random_.error_offset_bytes);
     NoteStep("sweep", sweep_.error, sweep_.error_offset_bytes);
     interrupted_ = stop_.load() || sweep_.status == SweepStatus::kInterrupted ||
-                   burst_.interrupted || access_.interrupted ||
+                   burst_.interrupted || access_.interrupted || random_.interrupted ||
                    (estimate_ && estimate_->interrupted);
     if (!read_error_ && interrupted_) status_ = "partial: interrupted";
     // --max-errors gave up: a failure like a read error; --max-time: partial
@@ -534,6 +549,8 @@ class ProfileRun {
   BurstResult burst_;
   std::optional<double> burst_mb_per_s_;
   AccessResult access_;
+  RandomAccessOptions random_options_;
+  RandomAccessResult random_;
   RunInfo run_;
   CurveSink curve_;                        // for the plots and reports
   ResultRecorder recorder_;                // the sweep's events, for profile.json when DIR fails
@@ -816,6 +833,7 @@ std::string ProfileRun::ClosingOf(const std::string& sweep_closing) const {
   doc["verdict"] = VerdictJson(verdict_);
   doc["sweep"] = SweepJson();
   doc["access"] = AccessJson();
+  doc["random_access"] = RandomAccessJson(random_, random_options_);
   doc["burst"] = BurstJson();
   doc["profile"] = ProfileJson();
   doc["status"] = status_;
@@ -974,6 +992,20 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   if (access_.error)
     s << "  [stopped by a read error at offset " << access_.error_offset_bytes << "]";
   s << "\n";
+  if (!random_.cells.empty()) {
+    s << "Random reads:  ";
+    std::uint64_t size = 0;
+    for (const RandomAccessCell& c : random_.cells) {
+      if (c.size_bytes != size) {
+        s << (size == 0 ? "" : "; ") << ShortBytes(c.size_bytes) << " ";
+        size = c.size_bytes;
+      } else {
+        s << ", ";
+      }
+      s << Num(c.iops, 0) << " IOPS (" << Num(c.mb_per_s, 1) << " MB/s) at depth " << c.queue_depth;
+    }
+    s << "\n";
+  }
   s << "Burst rate:    ";
   if (burst_mb_per_s_) {
     s << Num(*burst_mb_per_s_, 1) << " MB/s (the first " << ShortBytes(BurstRegionBytes()) << ", "
