@@ -59,7 +59,7 @@ _zcav_values() {
       for g in 1 2 3 4 5; do for w in 1 2 4 8 16; do pcie+=" pcie${g}x$w"; done; done
       compgen -W "$_zcav_buses $pcie" -- "$cur" ;;
     --media) compgen -W "cd dvd bd none" -- "$cur" ;;
-    --kind) compgen -W "falloff comparison access histogram concurrent map" -- "$cur" ;;
+    --kind) compgen -W "falloff comparison access histogram concurrent map random" -- "$cur" ;;
     --engine) compgen -W "auto io_uring pread" -- "$cur" ;;
     --expect) compgen -W "min= avg= max-slow= max-unreadable= health=good health=suspect" \
       -- "${cur##*,}" | sed "s/^/${cur%"${cur##*,}"}/" ;;

@@ -33,11 +33,28 @@ std::string VmFlagsAt(std::uintptr_t address) {
   return "";
 }
 
-TEST_CASE("AlignedBuffer below 2 MiB: aligned as asked, size rounded up to the alignment") {
+TEST_CASE("AlignedBuffer below 64 KiB: aligned as asked, size rounded up to the alignment") {
   AlignedBuffer b(5000, 4096);
   CHECK(b.size() == 8192);
   CHECK(Address(b) % 4096 == 0);
   b.span(b.size())[b.size() - 1] = std::byte{7};
+  CHECK(VmFlagsAt(Address(b)).find(" hg") == std::string::npos);
+}
+
+TEST_CASE("AlignedBuffer from 64 KiB up: on a 2 MiB boundary, asked for huge pages") {
+  // A 1 MiB request on 4 KiB pages would be 256 segments (over virtio's 254).
+  for (const std::size_t bytes : {AlignedBuffer::kHugeFromBytes, std::size_t{1} << 20}) {
+    CAPTURE(bytes);
+    AlignedBuffer b(bytes, 4096);
+    CHECK(b.size() == bytes);
+    CHECK(Address(b) % AlignedBuffer::kHugePageBytes == 0);
+    b.span(b.size())[b.size() - 1] = std::byte{7};
+    if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
+      const std::string flags = VmFlagsAt(Address(b));
+      INFO(flags);
+      CHECK(flags.find(" hg") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("AlignedBuffer of 2 MiB or more: on 2 MiB boundaries, asked for huge pages") {

@@ -1367,12 +1367,13 @@ expect_eq "$(cat file)" keep "the file"
 expect_profile_files() {
   local dir=$1 name=$2 f left
   for f in profile.json "$name.dat" zones.txt "$name.gp" "$name.curve.dat" "$name-access.gp" \
-           "$name-map.gp" "$name-map.map.dat" report.md report.html summary.txt; do
+           "$name-map.gp" "$name-map.map.dat" "$name-random.gp" "$name-random-1.random.dat" \
+           report.md report.html summary.txt; do
     [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
   done
   if command -v gnuplot >/dev/null; then
     for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" "$name-map.png" \
-             "$name-map.svg" report-1.png; do
+             "$name-map.svg" "$name-random.png" "$name-random.svg" report-1.png; do
       [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
     done
     grep -q '<svg' "$dir/report.html" || problem "$dir/report.html has no inline plot"
@@ -1950,6 +1951,7 @@ expect_one_error_line "simulated device"
 check "zcav access --sizes --queue-depth: one cell per size and depth" 0 \
   "$ZCAV" access "sim:ssd?size=8G" --sizes 4k,64k,1M --queue-depth 1,4,32 --cell-time 0.2s \
   --format json -o ra.json
+RANDOM_JSON=$DIR/ra.json
 python3 - ra.json <<'PY' 2>"$WORK/py.err" || problem "$(tail -n 1 "$WORK/py.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))["random_access"]
@@ -1966,6 +1968,21 @@ check "zcav access --sizes as a table marks the depths a simulated device cannot
 expect_grep "^ +size +depth +IOPS +MB/s +mean ms +p50 ms +p99 ms +max ms" "$OUT"
 expect_grep "^ +4k +32\* " "$OUT"
 expect_grep "^\* sim keeps one request in flight at a time" "$OUT"
+check "zcav plot --kind random draws IOPS and latency against size, a line per depth" 0 \
+  "$ZCAV" plot --kind random "$RANDOM_JSON" -o grid.svg -q
+# A block per depth (1, 4, 32), each with the three sizes in order.
+expect_eq "$(grep -vc '^#' grid-1.random.dat)" 13 "lines of grid-1.random.dat (9 cells, 4 blank)"
+expect_eq "$(awk '!/^#/ && NF {print $1 "/" $2}' grid-1.random.dat | tr '\n' ' ')" \
+  "4096/1 65536/1 1048576/1 4096/4 65536/4 1048576/4 4096/32 65536/32 1048576/32 " \
+  "sizes and depths of grid-1.random.dat"
+expect_grep "title\[3\] = 'depth 32 \(engine kept 1\)'" grid.gp
+if [[ $HAVE_GNUPLOT -eq 1 ]]; then
+  expect_grep "IOPS \(requests per second\)" grid.svg
+  expect_grep "64 KiB" grid.svg
+fi
+check "bad input: a random access plot of a sweep result" 2 \
+  "$ZCAV" plot --kind random "$WORK/plot-hdd.dat" -o x.png
+expect_one_error_line "no random access results"
 check "bad input: --sizes with an empty item" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k,,1M
 expect_one_error_line "empty item"
 check "bad input: --queue-depth 0" 2 "$ZCAV" access "sim:ssd?size=1G" --queue-depth 1,0

@@ -839,3 +839,55 @@ TEST_CASE("A block with passes 0 must say it was unreadable", "[data_reader]") {
       R"({"blocks":[{"offset_bytes":0,"length_bytes":512,"mb_per_s":1}],"errors":[{"offset_bytes":0}]})");
   CHECK_THROWS_WITH(zcav::ParseProfile(bad_errors, "y.json"), Catch::Contains("errors[0]"));
 }
+
+namespace zcav {
+namespace {
+
+// A zcav access --sizes JSON, as zcav writes it (app_util RandomAccessJson).
+constexpr const char* kRandomAccessJson = R"({"schema_version": 1,
+  "device": {"path": "/dev/nvme0n1", "size_bytes": 1000204886016, "model": "Samsung 980"},
+  "random_access": {"mode": "read", "engine": "io_uring", "seconds_per_cell": 1, "seed": 1,
+    "cells": [
+      {"size_bytes": 4096, "queue_depth": 1, "engine_depth": 1, "ops": 13000, "seconds": 1.0,
+       "iops": 13000.5, "mb_per_s": 53.25, "mean_ms": 0.075, "p50_ms": 0.07, "p99_ms": 0.15,
+       "max_ms": 1.2},
+      {"size_bytes": 4096, "queue_depth": 32, "engine_depth": 32, "ops": 150000, "seconds": 1.0,
+       "iops": 150000, "mb_per_s": 614.4, "mean_ms": 0.21, "p50_ms": 0.2, "p99_ms": 0.34,
+       "max_ms": 2.5}]},
+  "partial": false})";
+
+TEST_CASE("Random access results read back from a zcav access JSON", "[data_reader]") {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "ra.json").string();
+  test::WriteFile(path, kRandomAccessJson);
+  const Profile p = ReadRandomAccess(path);
+  CHECK(p.device_path == "/dev/nvme0n1");
+  CHECK(p.device_model == "Samsung 980");
+  CHECK(p.random_access_mode == "read");
+  CHECK(p.points.empty());
+  REQUIRE(p.random_access.size() == 2);
+  CHECK(p.random_access[0].size_bytes == 4096);
+  CHECK(p.random_access[0].iops == Approx(13000.5));
+  CHECK(p.random_access[0].p99_ms == Approx(0.15));
+  CHECK(p.random_access[1].queue_depth == 32);
+  CHECK(p.random_access[1].engine_depth == 32);
+  CHECK(p.random_access[1].mean_ms == Approx(0.21));
+}
+
+TEST_CASE("A result without random access, or with a broken cell, is refused by name",
+          "[data_reader]") {
+  test::TempDir dir;
+  const std::string sweep = test::DataPath("golden.json");
+  CHECK_THROWS_WITH(ReadRandomAccess(sweep), Catch::Contains("no random access results"));
+  CHECK_THROWS_WITH(ReadRandomAccess(test::DataPath("golden.csv")),
+                    Catch::Contains("no random access results"));
+  std::string broken = kRandomAccessJson;
+  broken.replace(broken.find("\"queue_depth\": 32"), 17, "\"queue_depth\": 0");
+  const std::string path = (dir.path() / "broken.json").string();
+  test::WriteFile(path, broken);
+  CHECK_THROWS_WITH(ReadRandomAccess(path),
+                    Catch::Contains("random_access.cells[1]: needs a whole size_bytes"));
+}
+
+}  // namespace
+}  // namespace zcav

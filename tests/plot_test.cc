@@ -209,6 +209,36 @@ PlotInput WithLatency() {
   return in;
 }
 
+// Random access of an SSD-like device: 4 KiB, 64 KiB and 1 MiB at depths
+// 1, 4 and 32; IOPS grow with the depth until the bandwidth (`mb_per_s`)
+// caps them; the sim-like engine kept depth 32 at 1 when `capped`.
+PlotInput RandomGrid(const std::string& label, double mb_per_s = 3000, bool capped = false) {
+  PlotInput in;
+  in.label = label;
+  in.profile.source = label + ".json";
+  in.profile.random_access_mode = "read";
+  for (const std::uint64_t size : {std::uint64_t{4096}, std::uint64_t{65536}, kMiB}) {
+    for (const std::uint32_t depth : {1u, 4u, 32u}) {
+      RandomAccessCell c;
+      c.size_bytes = size;
+      c.queue_depth = depth;
+      c.engine_depth = capped && depth == 32 ? 1 : depth;
+      const double latency_ms = 0.08 + static_cast<double>(size) / (mb_per_s * 1e3);
+      c.iops =
+          std::min(c.engine_depth * 1e3 / latency_ms, mb_per_s * 1e6 / static_cast<double>(size));
+      c.mb_per_s = c.iops * static_cast<double>(size) / 1e6;
+      c.mean_ms = c.engine_depth * 1e3 / c.iops;
+      c.p50_ms = c.mean_ms * 0.95;
+      c.p99_ms = c.mean_ms * 2.5;
+      c.max_ms = c.mean_ms * 6;
+      c.ops = static_cast<std::uint64_t>(c.iops);
+      c.seconds = 1;
+      in.profile.random_access.push_back(c);
+    }
+  }
+  return in;
+}
+
 // One line of a map data file.
 struct CellLine {
   int column = 0;
@@ -250,6 +280,8 @@ std::vector<Case> AllCases() {
        {WithConcurrent(Hdd("sda")), WithConcurrent(Hdd("sdb"))},
        "concurrent"},
       {PlotKind::kMap, {WithLatency()}, "map"},
+      {PlotKind::kRandom, {RandomGrid("NVMe 980")}, "random"},
+      {PlotKind::kRandom, {RandomGrid("SATA SSD", 550), RandomGrid("sim", 120, true)}, "randoms"},
   };
 }
 
@@ -323,7 +355,8 @@ std::string XmlProblem(const std::string& xml) {
 }
 
 TEST_CASE("Plot kinds parse from their names and back", "[plot]") {
-  for (const char* name : {"falloff", "comparison", "access", "histogram", "concurrent", "map"}) {
+  for (const char* name :
+       {"falloff", "comparison", "access", "histogram", "concurrent", "map", "random"}) {
     CHECK(std::string(PlotKindName(ParsePlotKind(name))) == name);
   }
   CHECK_THROWS_AS(ParsePlotKind("pie"), Error);
@@ -447,6 +480,12 @@ TEST_CASE("Each plot kind renders a non-blank PNG of 1000x600 and an SVG with it
       CHECK(svg.find("chunks (chunk 1 MiB)") != std::string::npos);
     } else if (c.kind == PlotKind::kAccess || c.kind == PlotKind::kHistogram) {
       CHECK(svg.find("access time (ms)") != std::string::npos);
+    } else if (c.kind == PlotKind::kRandom) {
+      CHECK(svg.find("IOPS (requests per second)") != std::string::npos);
+      CHECK(svg.find("latency (ms): mean (lines), p99 (circles)") != std::string::npos);
+      CHECK(svg.find("transfer size") != std::string::npos);
+      for (const char* tic : {"4 KiB", "64 KiB", "1 MiB"})
+        CHECK(svg.find(tic) != std::string::npos);
     } else {
       CHECK(svg.find("read rate (MB/s, 10^6 B/s)") != std::string::npos);
     }
@@ -1115,6 +1154,64 @@ TEST_CASE("A plot's refusals are bad input; files it cannot write are a runtime 
   // its name) is the system's failure: runtime.
   fs::create_symlink("/dev/full", dir.path() / "z.gp");
   CHECK_THROWS_MATCHES(WritePlot(PlotKind::kFalloff, {Hdd()}, d, "z", {}), Error, runtime);
+}
+
+TEST_CASE("The random access plot: a block per depth, sizes in order, a line per depth and result",
+          "[plot]") {
+  test::TempDir dir;
+  const PlotFiles files =
+      WritePlot(PlotKind::kRandom, {RandomGrid("fast"), RandomGrid("slow", 120, true)},
+                dir.path().string(), "r", {});
+  REQUIRE(files.data_paths.size() == 2);
+  // The slow result's data: three blocks (depths 1, 4, 32), each 4 KiB,
+  // 64 KiB, 1 MiB, the engine's depth beside the depth asked.
+  std::istringstream data(test::ReadFile(files.data_paths[1]));
+  std::string line;
+  std::vector<std::vector<std::vector<double>>> blocks(1);
+  int blank = 0;
+  while (std::getline(data, line)) {
+    if (line.rfind('#', 0) == 0) continue;
+    if (line.empty()) {
+      if (++blank == 2) blocks.emplace_back();
+      continue;
+    }
+    blank = 0;
+    std::istringstream fields(line);
+    std::vector<double> row;
+    for (double x = 0; fields >> x;) row.push_back(x);
+    REQUIRE(row.size() == 9);
+    blocks.back().push_back(row);
+  }
+  REQUIRE(blocks.size() == 3);
+  const double depths[] = {1, 4, 32};
+  for (std::size_t b = 0; b < 3; ++b) {
+    REQUIRE(blocks[b].size() == 3);
+    CHECK(blocks[b][0][0] == 4096);
+    CHECK(blocks[b][1][0] == 65536);
+    CHECK(blocks[b][2][0] == 1048576);
+    for (const auto& row : blocks[b]) CHECK(row[1] == depths[b]);
+  }
+  CHECK(blocks[2][0][2] == 1);  // depth 32, kept at 1
+  const std::string script = test::ReadFile(files.script_path);
+  // Six lines: each result's three depths, coloured by depth, dashed by result.
+  CHECK(script.find("array file[6]") != std::string::npos);
+  CHECK(script.find("title[1] = 'fast, depth 1'; colour[1] = 1; dash[1] = 1") != std::string::npos);
+  CHECK(script.find("block[6] = 2; title[6] = 'slow, depth 32 (engine kept 1)'; colour[6] = 3; "
+                    "dash[6] = 2") != std::string::npos);
+  CHECK(script.find("set xtics ('4 KiB' 4096, '64 KiB' 65536, '1 MiB' 1048576)") !=
+        std::string::npos);
+  CHECK(script.find("Random reads by transfer size and queue depth: fast vs slow") !=
+        std::string::npos);
+}
+
+TEST_CASE("A random access plot needs random access results", "[plot]") {
+  test::TempDir dir;
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kRandom, {Hdd()}, dir.path().string(), "r", {}), Error,
+                       test::HasKind(ErrorKind::kBadInput));
+  PlotInput none = RandomGrid("x");
+  for (RandomAccessCell& c : none.profile.random_access) c.iops = 0;
+  CHECK_THROWS_MATCHES(WritePlot(PlotKind::kRandom, {none}, dir.path().string(), "r", {}), Error,
+                       test::HasKind(ErrorKind::kBadInput));
 }
 
 }  // namespace

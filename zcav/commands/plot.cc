@@ -52,7 +52,8 @@ po::options_description DescribePlot() {
       "legend/title of the next FILE, in order (default: device model, else file name)")(
       "kind", po::value<std::string>()->value_name("KIND"),
       "falloff (default for one FILE), comparison (default for several), access, "
-      "histogram, concurrent or map (a grid of cells coloured by chunk latency class)")(
+      "histogram, concurrent, map (a grid of cells coloured by chunk latency class) or random "
+      "(IOPS and latency against transfer size, a line per queue depth)")(
       "quiet,q", "do not say which files were written");
   return desc;
 }
@@ -87,7 +88,15 @@ PlotOptions ReadPlot(const po::variables_map& vm) {
 int RunPlot(const PlotOptions& options, const Invocation& inv) {
   // Read every file first: a missing or malformed file fails before anything
   // is written.
-  const std::vector<PlotInput> inputs = LoadPlotInputs(options.files, options.labels, options);
+  std::vector<PlotInput> inputs;
+  if (options.plot_kind == PlotKind::kRandom) {
+    for (std::size_t i = 0; i < options.files.size(); ++i) {
+      inputs.push_back(LoadRandomPlotInput(
+          options.files[i], i < options.labels.size() ? options.labels[i] : std::string()));
+    }
+  } else {
+    inputs = LoadPlotInputs(options.files, options.labels, options);
+  }
   std::filesystem::path image;
   if (options.output != "-") {
     image = options.output;

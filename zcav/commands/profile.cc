@@ -874,6 +874,8 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;
   for (const AccessReading& x : access_.samples) p.access_samples.push_back({x.offset_bytes, x.ms});
   p.burst_mb_per_s = burst_mb_per_s_;
+  p.random_access = random_.cells;
+  p.random_access_mode = "read";
   p.verdict = VerdictKindName(verdict_.kind);
   p.verdict_reason = verdict_.reason;
   if (partial_) p.notes.push_back("the run's status: " + status_);
@@ -912,6 +914,9 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   plot(PlotKind::kFalloff, name_);
   if (!input.access.empty()) plot(PlotKind::kAccess, name_ + "-access");
   if (!p.latency_classes.empty() || !p.worst_chunk_ms.empty()) plot(PlotKind::kMap, name_ + "-map");
+  const bool random = std::any_of(p.random_access.begin(), p.random_access.end(),
+                                  [](const RandomAccessCell& c) { return c.iops > 0; });
+  if (random) plot(PlotKind::kRandom, name_ + "-random");
   for (const char* report : {"report.html", "report.md"}) {
     const ReportFiles files = WriteReport({input}, InDir(report));
     wrote_.push_back(report);

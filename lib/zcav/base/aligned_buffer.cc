@@ -12,7 +12,7 @@ namespace zcav {
 
 AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment)
     : size_(RoundUp(size_bytes, alignment)) {
-  if (size_ < kHugePageBytes) {
+  if (size_ < kHugeFromBytes) {
     data_ = static_cast<std::byte*>(std::aligned_alloc(alignment, size_ == 0 ? alignment : size_));
     if (data_ == nullptr) throw std::bad_alloc();
     return;

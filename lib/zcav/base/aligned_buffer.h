@@ -9,15 +9,19 @@ namespace zcav {
 
 class AlignedBuffer {
  public:
-  // A buffer of this size or more is mapped on its own, 2 MiB-aligned, and
-  // asked for transparent huge pages (madvise MADV_HUGEPAGE; advisory: a
-  // kernel without them, or short of free huge pages, gives 4 KiB pages).
-  // On huge pages a read's buffer is physically contiguous, so a 1-4 MiB
-  // request reaches the device as a few segments instead of 256-1024 pages:
-  // on a virtual disk (virtio, and a loop device over a file on it) the
-  // host's cost per segment otherwise caps the rate at half or less, and
-  // varies with how fragmented free memory happens to be.
+  // A buffer of kHugeFromBytes or more is mapped on its own, on whole
+  // 2 MiB pages (kHugePageBytes), 2 MiB-aligned, and asked for transparent
+  // huge pages (madvise MADV_HUGEPAGE; advisory: a kernel without them, or
+  // short of free huge pages, gives 4 KiB pages). On huge pages a read's
+  // buffer is physically contiguous, so a request reaches the device as one
+  // or a few segments instead of one per 4 KiB page (16 for 64 KiB, 256 for
+  // the default 1 MiB block, over virtio's limit of 254): on a virtual disk
+  // (virtio, and a loop device over a file on it) the host's cost per
+  // segment otherwise caps the rate at half or less, and varies with how
+  // fragmented free memory happens to be. The price is memory: up to 2 MiB
+  // for a small buffer.
   static constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kHugeFromBytes = std::size_t{64} << 10;
 
   // Allocates `size_bytes` (rounded up to `alignment`) aligned to `alignment`.
   // REQUIRES: alignment is a power of two >= sizeof(void*). Throws std::bad_alloc.

@@ -1678,9 +1678,50 @@ void ReadJsonSamples(const Input& in, const Json& samples, Profile& profile) {
   }
 }
 
+// "random_access" {mode, cells: [{size_bytes, queue_depth, engine_depth,
+// iops, mb_per_s, mean_ms, p50_ms, p99_ms, max_ms, ...}]}, when present.
+void ReadJsonRandomAccess(const Input& in, const Json& root, Profile& profile) {
+  const auto ra = root.find("random_access");
+  if (ra == root.end() || !ra->is_object()) return;
+  if (const auto mode = ra->find("mode"); mode != ra->end() && mode->is_string()) {
+    profile.random_access_mode = mode->get<std::string>();
+  }
+  const auto cells = ra->find("cells");
+  if (cells == ra->end() || !cells->is_array()) in.FailFile("random_access has no cells array");
+  for (std::size_t i = 0; i < cells->size(); ++i) {
+    const Json& c = (*cells)[i];
+    const auto fail = [&](const char* what) {
+      in.FailFile("random_access.cells[" + std::to_string(i) + "]: " + what);
+    };
+    if (!c.is_object()) fail("is not an object");
+    RandomAccessCell cell;
+    cell.size_bytes = JsonCount(c, "size_bytes");
+    const std::uint64_t depth = JsonCount(c, "queue_depth");
+    if (cell.size_bytes == 0 || depth == 0 || depth > 1u << 20) {
+      fail("needs a whole size_bytes and queue_depth above 0");
+    }
+    cell.queue_depth = static_cast<std::uint32_t>(depth);
+    cell.engine_depth = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(JsonCount(c, "engine_depth"), 1, depth));
+    cell.ops = JsonCount(c, "ops");
+    const std::optional<double> iops = JsonNonNegative(c, "iops");
+    const std::optional<double> mean = JsonNonNegative(c, "mean_ms");
+    if (!iops || !mean) fail("needs iops and mean_ms, numbers of at least 0");
+    cell.iops = *iops;
+    cell.mean_ms = *mean;
+    cell.seconds = JsonNonNegative(c, "seconds").value_or(0);
+    cell.mb_per_s = JsonNonNegative(c, "mb_per_s").value_or(0);
+    cell.p50_ms = JsonNonNegative(c, "p50_ms").value_or(0);
+    cell.p99_ms = JsonNonNegative(c, "p99_ms").value_or(0);
+    cell.max_ms = JsonNonNegative(c, "max_ms").value_or(0);
+    profile.random_access.push_back(cell);
+  }
+}
+
 // zcav profile's measurements besides the sweep (all optional): "access",
-// "burst" and "verdict".
+// "burst", "verdict" and "random_access".
 void ReadJsonProfileMeasurements(const Input& in, const Json& root, Profile& profile) {
+  ReadJsonRandomAccess(in, root, profile);
   if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
     profile.access_mean_ms = JsonNonNegative(*acc, "mean_ms");
     if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
@@ -2068,7 +2109,11 @@ DeviceInfo RecordedDevice(const Profile& profile) {
   return info;
 }
 
-Profile ReadProfile(const std::string& path) {
+namespace {
+
+// `path` opened for reading; throws Error(kBadInput) for a directory or a
+// file that cannot be opened.
+std::ifstream OpenDataFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, not a data file", ErrorKind::kBadInput);
@@ -2081,7 +2126,35 @@ Profile ReadProfile(const std::string& path) {
                     (err != 0 ? ": " + std::generic_category().message(err) : std::string()),
                 ErrorKind::kBadInput);
   }
+  return in;
+}
+
+}  // namespace
+
+Profile ReadProfile(const std::string& path) {
+  std::ifstream in = OpenDataFile(path);
   return ParseProfile(in, path);
+}
+
+Profile ReadRandomAccess(const std::string& path) {
+  std::ifstream stream = OpenDataFile(path);
+  Input in(path, stream);
+  Profile profile;
+  profile.source = path;
+  profile.format = "zcav-json";
+  const char* const none =
+      "no random access results (a JSON result of zcav access --sizes or zcav profile has them)";
+  if (Detect(in) != Format::kZcavJson) in.FailFile(none);
+  RowReducer rows(profile);  // a profile's blocks, not needed here
+  const Json root = JsonBlockStream(in, rows).Parse(in.Restart());
+  if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
+  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+    ReadJsonDevice(*dev, profile);
+  }
+  ReadJsonRandomAccess(in, root, profile);
+  if (profile.random_access.empty()) in.FailFile(none);
+  profile.points.clear();
+  return profile;
 }
 
 }  // namespace zcav

@@ -11,6 +11,7 @@
 #include "zcav/analysis/thermal.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/device/device.h"
+#include "zcav/measure/random_access.h"
 #include "zcav/measure/sample.h"
 
 namespace zcav {
@@ -61,6 +62,10 @@ struct Profile {
   std::optional<double> burst_mb_per_s;      // average burst rate, MB/s (10^6 B/s)
   std::string verdict;                       // "bus-limited", "media-limited", ...; empty = none
   std::string verdict_reason;                // its sentences
+  // Random access by size and queue depth ("random_access" of zcav access
+  // --sizes or zcav profile): the cells, and "read" or "write".
+  std::vector<RandomAccessCell> random_access;
+  std::string random_access_mode;
   // zcav's own outputs: the unreadable ranges (sorted) and slow regions the
   // sweep found. Blocks with no clean read are not in `points`.
   std::vector<UnreadableRange> unreadable;
@@ -129,6 +134,13 @@ struct Profile {
 // its gigabytes of text. Files whose blocks repeat (several passes printed,
 // runs concatenated) keep every row until they are merged.
 Profile ReadProfile(const std::string& path);
+
+// Reads the random access by size and depth of a zcav JSON result (`zcav
+// access --sizes ... --format json`, or a profile's JSON): the returned
+// Profile has no points, its device fields, random_access and
+// random_access_mode filled. Throws Error(kBadInput) as ReadProfile does, and
+// "FILE: no random access results ..." for a file without them.
+Profile ReadRandomAccess(const std::string& path);
 
 // The device facts a profile recorded, as a DeviceInfo (path, size,
 // transport, rotational flags; the rest default): for KnownNotToRotate.

@@ -107,6 +107,8 @@ const char* TemplateOf(PlotKind kind) {
       return plot_templates::kConcurrent;
     case PlotKind::kMap:
       return plot_templates::kMap;
+    case PlotKind::kRandom:
+      return plot_templates::kRandom;
   }
   return plot_templates::kFalloff;
 }
@@ -1094,9 +1096,103 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
       break;
     case PlotKind::kFalloff:
     case PlotKind::kMap:
+    case PlotKind::kRandom:
       break;
   }
   v["title"] = GpQuoted(title);
+}
+
+// One input's random access cells as NAME-I.random.dat: a block per queue
+// depth in `depths` the input has (two blank lines apart), a line per size.
+std::string RandomData(const PlotInput& input, const std::string& label,
+                       const std::vector<std::uint32_t>& depths) {
+  const Profile& p = input.profile;
+  std::string s =
+      "# zcav plot data: random " +
+      (p.random_access_mode.empty() ? std::string("reads") : p.random_access_mode + "s") + " of " +
+      label + " by transfer size and queue depth\n";
+  s += "# Units: MB = 10^6 B, ms = milliseconds; one block per queue depth, one line per size.\n";
+  s += "# size_bytes queue_depth engine_depth iops mb_per_s mean_ms p50_ms p99_ms max_ms\n";
+  bool first = true;
+  for (const std::uint32_t depth : depths) {
+    std::vector<RandomAccessCell> cells;
+    for (const RandomAccessCell& c : p.random_access) {
+      if (c.queue_depth == depth && c.iops > 0) cells.push_back(c);
+    }
+    if (cells.empty()) continue;
+    std::sort(cells.begin(), cells.end(),
+              [](const auto& a, const auto& b) { return a.size_bytes < b.size_bytes; });
+    if (!first) s += "\n\n";
+    first = false;
+    for (const RandomAccessCell& c : cells) {
+      s += std::to_string(c.size_bytes) + ' ' + std::to_string(c.queue_depth) + ' ' +
+           std::to_string(c.engine_depth) + ' ' + FormatFixed(c.iops, 1) + ' ' +
+           FormatFixed(c.mb_per_s, 3) + ' ' + FormatFixed(c.mean_ms, 4) + ' ' +
+           FormatFixed(c.p50_ms, 4) + ' ' + FormatFixed(c.p99_ms, 4) + ' ' +
+           FormatFixed(c.max_ms, 4) + '\n';
+    }
+  }
+  return s;
+}
+
+// The random access plot: a line per (input, queue depth), coloured by the
+// depth, dashed by the input; x the transfer size on a log2 axis.
+void FillRandom(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
+                std::map<std::string, std::string>& v, PlotFiles& files) {
+  const std::vector<std::string> labels = UniqueLabels(inputs);
+  std::set<std::uint32_t> all_depths;
+  std::set<std::uint64_t> sizes;
+  std::set<std::string> modes;
+  for (const PlotInput& in : inputs) {
+    for (const RandomAccessCell& c : in.profile.random_access) {
+      if (c.iops <= 0) continue;
+      all_depths.insert(c.queue_depth);
+      sizes.insert(c.size_bytes);
+    }
+    modes.insert(in.profile.random_access_mode.empty() ? "read" : in.profile.random_access_mode);
+  }
+  const std::vector<std::uint32_t> depths(all_depths.begin(), all_depths.end());
+  std::string lines;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string file = name + "-" + std::to_string(i + 1) + ".random.dat";
+    WriteText(dir / file, RandomData(inputs[i], labels[i], depths), inputs);
+    files.data_paths.push_back((dir / file).string());
+    std::size_t block = 0;
+    for (std::size_t d = 0; d < depths.size(); ++d) {
+      const RandomAccessCell* cell = nullptr;
+      for (const RandomAccessCell& c : inputs[i].profile.random_access) {
+        if (c.queue_depth == depths[d] && c.iops > 0) cell = &c;
+      }
+      if (cell == nullptr) continue;
+      std::string title = "depth " + std::to_string(depths[d]);
+      if (cell->engine_depth < cell->queue_depth) {
+        title += " (engine kept " + std::to_string(cell->engine_depth) + ")";
+      }
+      if (inputs.size() > 1) title = labels[i] + ", " + title;
+      const std::string n = std::to_string(++k);
+      lines += "file[" + n + "] = " + GpQuote(file) + "; block[" + n +
+               "] = " + std::to_string(block++) + "; title[" + n + "] = " + GpQuote(title) +
+               "; colour[" + n + "] = " + std::to_string(d + 1) + "; dash[" + n +
+               "] = " + std::to_string(i + 1) + "\n";
+    }
+  }
+  if (!lines.empty()) lines.pop_back();
+  v["lines"] = std::to_string(k);
+  v["line_list"] = lines;
+  std::string tics;
+  for (const std::uint64_t size : sizes) {
+    tics +=
+        (tics.empty() ? "" : ", ") + GpQuote(ExactBinarySize(size)) + " " + std::to_string(size);
+  }
+  v["size_tics"] = tics;
+  // Half an octave beyond the smallest and largest size.
+  v["x_min"] = FormatFixed(static_cast<double>(*sizes.begin()) / 1.5, 1);
+  v["x_max"] = FormatFixed(static_cast<double>(*sizes.rbegin()) * 1.5, 1);
+  const std::string what = modes.size() > 1            ? "Random access"
+                           : *modes.begin() == "write" ? "Random writes"
+                                                       : "Random reads";
+  v["title"] = GpQuoted(what + " by transfer size and queue depth: " + Joined(labels));
 }
 
 // The surface map's colours, class 0 (< 5 ms) .. 6 (unreadable): light to
@@ -1239,6 +1335,17 @@ void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
     if (kind == PlotKind::kMap && in.profile.points.empty() && in.profile.unreadable.empty()) {
       throw Error(who + ": no blocks to map", ErrorKind::kBadInput);
     }
+    if (kind == PlotKind::kRandom) {
+      const bool any = std::any_of(in.profile.random_access.begin(), in.profile.random_access.end(),
+                                   [](const RandomAccessCell& c) { return c.iops > 0; });
+      if (!any) {
+        throw Error(who +
+                        ": no random access results to plot (measure them with zcav access "
+                        "--sizes or zcav profile)",
+                    ErrorKind::kBadInput);
+      }
+      continue;
+    }
     if (!access && kind != PlotKind::kMap && in.profile.points.empty()) {
       throw Error(who + ": no data points to plot", ErrorKind::kBadInput);
     }
@@ -1293,6 +1400,7 @@ constexpr EnumName<PlotKind> kPlotKindNames[] = {
     {PlotKind::kFalloff, "falloff"},       {PlotKind::kComparison, "comparison"},
     {PlotKind::kAccess, "access"},         {PlotKind::kHistogram, "histogram"},
     {PlotKind::kConcurrent, "concurrent"}, {PlotKind::kMap, "map"},
+    {PlotKind::kRandom, "random"},
 };
 
 }  // namespace
@@ -1302,7 +1410,7 @@ const char* PlotKindName(PlotKind kind) { return NameOf(kind, kPlotKindNames, "f
 PlotKind ParsePlotKind(const std::string& text) {
   if (const std::optional<PlotKind> kind = ValueOf(text, kPlotKindNames)) return *kind;
   throw Error("unknown plot kind '" + text +
-                  "' (use falloff, comparison, access, histogram, concurrent or map)",
+                  "' (use falloff, comparison, access, histogram, concurrent, map or random)",
               ErrorKind::kBadInput);
 }
 
@@ -1327,6 +1435,13 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
   input.zones = DetectZones(input.profile.points, recorded, input.media != Media::kNone);
   input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
   input.access = input.profile.access_samples;
+  return input;
+}
+
+PlotInput LoadRandomPlotInput(const std::string& path, const std::string& label) {
+  PlotInput input;
+  input.profile = ReadRandomAccess(path);
+  input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
   return input;
 }
 
@@ -1358,6 +1473,8 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
     FillFalloff(inputs, d, name, values, flags, files);
   } else if (kind == PlotKind::kMap) {
     FillMap(inputs, d, name, values, files);
+  } else if (kind == PlotKind::kRandom) {
+    FillRandom(inputs, d, name, values, files);
   } else {
     FillMulti(kind, inputs, d, name, values, flags, files);
   }
@@ -1372,6 +1489,17 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   more += "unset output";
   values["output"] = first;
   values["more_outputs"] = more;
+  // A template that draws several plots per image (multiplot) loops over
+  // the images itself: their terminals and names as gnuplot arrays.
+  std::string image_list;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    image_list += (i ? "\n" : "") + std::string("terminal[") + n +
+                  "] = " + GpQuote(TerminalFor(outputs[i])) + "; image[" + n +
+                  "] = " + GpQuote(outputs[i]);
+  }
+  values["images"] = std::to_string(outputs.size());
+  values["image_list"] = image_list;
   for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
   WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
   return files;

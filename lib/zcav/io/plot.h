@@ -24,9 +24,11 @@ enum class PlotKind {
   kHistogram,   // access-time histogram
   kConcurrent,  // devices read at the same time vs alone
   kMap,         // surface map: a grid of cells coloured by chunk latency class
+  kRandom,      // random access: IOPS and latency against transfer size, a line per depth
 };
 
-// "falloff", "comparison", "access", "histogram", "concurrent", "map".
+// "falloff", "comparison", "access", "histogram", "concurrent", "map",
+// "random".
 const char* PlotKindName(PlotKind kind);
 // The inverse of PlotKindName; throws Error(kBadInput) naming the choices.
 PlotKind ParsePlotKind(const std::string& text);
@@ -55,6 +57,11 @@ std::string DefaultPlotLabel(const Profile& profile);
 // ReadProfile does (data_reader.h).
 PlotInput LoadPlotInput(const std::string& path, const std::string& label,
                         const ZoneOptions& options, bool media_given, Media media);
+
+// Reads the random access results of `path` (ReadRandomAccess: a zcav JSON
+// of zcav access --sizes or zcav profile) into a PlotInput for kRandom;
+// `label` empty = derived. Throws Error as ReadRandomAccess does.
+PlotInput LoadRandomPlotInput(const std::string& path, const std::string& label);
 
 // Written files.
 struct PlotFiles {
@@ -107,6 +114,12 @@ struct PlotFiles {
 // passes, legend "slow (N regions)"). Never replaces an input's source file. The script
 // names files relative to `dir` only, and holds no date: the same inputs give
 // the same text. PNG and SVG are 1000x600 pixels.
+// The random access plot (kRandom) writes NAME-I.random.dat per input (a
+// block per queue depth, a line per transfer size) and draws two panels
+// side by side: IOPS, and latency (mean as lines, p99 as circles), each
+// against the transfer size on a log2 axis labelled in KiB/MiB, a log10 y
+// axis, one line per queue depth (several inputs: colour by depth, dash
+// pattern by input); a depth the engine could not keep says so in the key.
 // The surface map (kMap, one input) writes NAME.map.dat: the grid of
 // BuildSurfaceMap (surface_map.h), one line per cell in position order
 // (row by row, each left to right): column, row, class (0 < 5 ms .. 5 >= 500
@@ -124,7 +137,8 @@ struct PlotFiles {
 // says "estimated from block rates" when it is.
 // Throws Error(kBadInput) for unusable inputs (no input; falloff or map with
 // more than one; a kind whose data the inputs lack: no points (map: neither
-// points nor unreadable ranges), no access samples, no concurrent curve; an image name of another
+// points nor unreadable ranges), no access samples, no concurrent curve, no
+// random access cell with a rate; an image name of another
 // extension; a name with a directory; an image that would replace an input) and Error(kRuntime)
 // when `dir` cannot be created or a file cannot be written.
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
