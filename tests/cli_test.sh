@@ -1983,6 +1983,23 @@ fi
 check "bad input: a random access plot of a sweep result" 2 \
   "$ZCAV" plot --kind random "$WORK/plot-hdd.dat" -o x.png
 expect_one_error_line "no random access results"
+check "zcav access --sizes --write --destroy-data: random writes, mode write" 0 \
+  "$ZCAV" access "sim:ssd?size=8G" --sizes 4k,1M --queue-depth 1 --cell-time 0.2s --write \
+  --destroy-data --format json -o rw.json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["random_access"]; assert r["mode"]=="write" and r["engine"]=="sim" and len(r["cells"])==2, r' \
+  rw.json || problem "rw.json is not a random write result"
+check "bad input: random writes without --destroy-data" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k --write
+expect_one_error_line "add --destroy-data"
+check "bad input: --write without --sizes (the access time only reads)" 2 \
+  "$ZCAV" access "sim:ssd?size=1G" --write --destroy-data
+expect_one_error_line "give --sizes"
+check "bad input: --destroy-data without --write" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k --destroy-data
+expect_one_error_line "goes with --write"
+printf 'precious' >"$WORK/precious.bin"
+check "bad input: random writes to an existing file zcav did not create" 2 \
+  "$ZCAV" access "$WORK/precious.bin" --sizes 512 --write --destroy-data
+expect_one_error_line "a regular file zcav did not create"
+expect_eq "$(cat "$WORK/precious.bin")" precious "the existing file's content"
 check "bad input: --sizes with an empty item" 2 "$ZCAV" access "sim:ssd?size=1G" --sizes 4k,,1M
 expect_one_error_line "empty item"
 check "bad input: --queue-depth 0" 2 "$ZCAV" access "sim:ssd?size=1G" --queue-depth 1,0

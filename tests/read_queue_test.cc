@@ -65,6 +65,7 @@ class BatchingDevice final : public zcav::Device {
     Queue(BatchingDevice& device, std::uint32_t depth, std::uint64_t chunk_bytes)
         : device_(device), depth_(depth), buffer_(chunk_bytes, 4096), chunk_bytes_(chunk_bytes) {}
     std::uint32_t depth() const override { return depth_; }
+    const char* engine() const override { return "batching test queue"; }
     std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
     void Submit(std::uint32_t slot, std::uint64_t offset, std::uint64_t length) noexcept override {
       queued_.push_back({slot, offset, length});

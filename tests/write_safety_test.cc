@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "zcav/device/device.h"
 #include "zcav/device/posix/posix_device.h"
 #include "zcav/device/sim_device.h"
+#include "zcav/measure/random_access.h"
 #include "zcav/measure/sweep.h"
 
 namespace zcav {
@@ -347,6 +349,48 @@ TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone
   REQUIRE_FALSE(device->WriteAt(info.size_bytes - sector, out.span(sector)));
   REQUIRE_FALSE(device->ReadAt(info.size_bytes - sector, in.span(sector)));
   CHECK(std::memcmp(out.span(sector).data(), in.span(sector).data(), sector) == 0);
+}
+
+TEST_CASE("Random writes by size and depth on a write-test file: the pattern, size-aligned",
+          "[write_safety][posix_device][random_access]") {
+  test::TempDir dir;
+  const fs::path path = dir.path() / "random.bin";
+  VirtualClock clock;
+  std::unique_ptr<Device> device;
+  try {
+    device = OpenDeviceForWrite(path.string(), NewTestFile{4 * kMiB}, clock);
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
+    return;
+  }
+  RandomAccessOptions o;
+  o.sizes = {8192};
+  o.depths = {1, 4};
+  o.write = true;
+  o.cell_time = std::chrono::milliseconds(50);
+  SteadyClock steady;  // a real file: timed by the real clock
+  const RandomAccessResult r = MeasureRandomAccess(*device, steady, o);
+  REQUIRE_FALSE(r.error);
+  REQUIRE(r.cells.size() == 2);
+  // The queue says how it wrote: io_uring keeps 4 in flight, pwrite one.
+  CHECK((r.engine == "io_uring" || r.engine == "pwrite"));
+  CHECK(r.cells[1].engine_depth == (r.engine == "io_uring" ? 4u : 1u));
+  // The file was preallocated (zeros): every 8 KiB block is now zeros or
+  // zcav's pattern, whole; at least one has the pattern.
+  const std::uint32_t n = 8192;
+  AlignedBuffer block(n, device->info().sector_bytes), pattern(n, 4096);
+  FillWritePattern(pattern.span(n));
+  std::uint64_t written = 0;
+  for (std::uint64_t at = 0; at + n <= device->info().size_bytes; at += n) {
+    REQUIRE_FALSE(device->ReadAt(at, block.span(n)));
+    const bool zeros = std::all_of(block.span(n).begin(), block.span(n).end(),
+                                   [](std::byte b) { return b == std::byte{0}; });
+    const bool ours = std::memcmp(block.span(n).data(), pattern.span(n).data(), n) == 0;
+    CHECK((zeros || ours));
+    written += ours ? 1 : 0;
+  }
+  CHECK(written >= 1);
+  CHECK(written <= r.cells[0].ops + r.cells[1].ops);
 }
 
 TEST_CASE("A write-test file larger than its file system allows is the user's size: bad input",

@@ -6,6 +6,7 @@
 #   (c) refused while another program holds it open with O_EXCL;
 #   (d) refused while it is swap (mkswap + swapon);
 #   (e) on a terminal: refused when the typed path does not match, done when it does;
+#   (a), (b) also for random writes (zcav access --sizes --write);
 #   (f) done non-interactively with the flag alone (16 passes): exit 0,
 #       zcav's pattern in every sector afterwards, and
 #       - O_DIRECT: the JSON says direct_io, and the device's own page cache
@@ -17,7 +18,12 @@
 #         at most 30 %;
 #       - against dd bs=1M oflag=direct (the same writes), alternating
 #         single passes of each: each zcav pass over the mean of the dd
-#         passes around it, the median of these within a factor of 3.
+#         passes around it, the median of these from 1/3 to 5.
+#   (g) random writes by size and depth (zcav access --sizes 4k,64k
+#       --queue-depth 1,8 --write --destroy-data) on the zeroed device: every
+#       4 KiB block that is no longer zeros is patterned whole (requests are
+#       size-aligned), at least one and no more than the requests could
+#       cover; every cell has requests done, depth 8 kept by io_uring.
 # Every refusal must exit 2 with one "zcav: ..." line naming the reason and
 # leave the device byte for byte as it was. The EXIT trap unmounts, swaps
 # off, ends the holder process (by its PID), closes the script's own fd on
@@ -179,6 +185,9 @@ sum=$(device_sum)
 zcav sweep --write --destroy-data "$LOOP" -o "$WORK/out.dat"
 refused "(a) mounted read-only" "refusing to write $LOOP: mounted at $MNT"
 unchanged "(a) mounted read-only" "$sum"
+zcav access "$LOOP" --sizes 4k --write --destroy-data -o "$WORK/out.dat"
+refused "(a) random writes, mounted read-only" "refusing to write $LOOP: mounted at $MNT"
+unchanged "(a) random writes, mounted read-only" "$sum"
 umount "$MNT"
 # Read-write: ext4 itself writes (superblock, journal), so only zcav's
 # pattern is looked for (had zcav written, its first chunk would carry it).
@@ -198,6 +207,8 @@ zcav sweep --write "$LOOP" -o "$WORK/out.dat"
 refused "(b) --write without --destroy-data" "--write overwrites the device and destroys all data on it: add --destroy-data"
 zcav -w "$LOOP" -l "$WORK/out.dat"
 refused "(b) classic -w without --destroy-data" "-w overwrites .*add --destroy-data"
+zcav access "$LOOP" --sizes 4k --write -o "$WORK/out.dat"
+refused "(b) random writes without --destroy-data" "--write overwrites the device at random places .*add --destroy-data"
 unchanged "(b) no --destroy-data" "$sum"
 
 # --- (c) Held with O_EXCL by another program (open(2) with O_EXCL and no
@@ -361,11 +372,14 @@ EOF
 # writes zcav makes (bs=1M oflag=direct: 1 MiB pwrites with O_DIRECT, one at
 # a time), then one zcav pass, and a last dd pass. Each zcav pass is compared
 # with the mean of the dd passes just before and just after it, and the
-# median of these ratios must be within a factor of 3: 0.48 to 1.73 on this
-# project's 2-CPU VM, idle or at load 7; 4.2 to 4.9 for a zcav that writes
-# through the page cache. (The VM's disk swings between about 100 and 3500
-# MB/s in stretches of a few writes: the best, or the median, of each tool
-# alone can fall in different stretches; the best once gave 6.9. An untimed
+# median of these ratios must be from 1/3 to 5. zcav's buffers are on huge
+# pages (AlignedBuffer), so its 1 MiB write is one segment where dd's, on
+# 4 KiB pages, is 256: on this project's 2-CPU VM the ratio was 2.6 (0.48 to
+# 1.73 while zcav's 1 MiB buffer was on 4 KiB pages too). A zcav that wrote
+# through the page cache is caught above, by the cached pages. (The VM's disk
+# swings between about 100 and 3500 MB/s in stretches of a few writes: the
+# best, or the median, of each tool alone can fall in different stretches;
+# the best once gave 6.9. An untimed
 # dd pass first: the first direct writes after the buffered fill run slow.)
 dd_pass >/dev/null
 DD_RATES=()
@@ -396,8 +410,50 @@ zcav = [r["summary"]["avg_mb_per_s"] for r in runs]
 ratio = statistics.median(z / ((dd[i] + dd[i + 1]) / 2) for i, z in enumerate(zcav))
 text = (f"zcav over dd {ratio:.2f} x (median of {rounds} rounds; MB/s: zcav "
         f"{[round(x) for x in zcav]}, dd {[round(x) for x in dd]})")
-if not 1 / 3 <= ratio <= 3:
-    sys.exit(f"FAIL: (f) not within a factor of 3 of dd: {text}")
-print(f"ok - (f) within a factor of 3 of dd: {text}")
+if not 1 / 3 <= ratio <= 5:
+    sys.exit(f"FAIL: (f) not from 1/3 to 5 times dd's rate: {text}")
+print(f"ok - (f) from 1/3 to 5 times dd's rate: {text}")
+EOF
+
+# --- (g) Random writes: on zeros, each request leaves one patterned block.
+dd_pass >/dev/null
+assert_our_loop
+run_and_wait "$ZCAV" access "$LOOP" --sizes 4k,64k --queue-depth 1,8 --cell-time 0.2s --write \
+  --destroy-data --format json -o "$WORK/random.json" </dev/null 2>"$ERR" ||
+  fail "(g) random writes exited $?: $(cat "$ERR")"
+python3 - "$WORK/random.json" "$LOOP" "$TAG" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["random_access"]
+tag = sys.argv[3].encode()
+data = open(sys.argv[2], "rb").read()
+errors = []
+if r["mode"] != "write":
+    errors.append(f"mode {r['mode']!r}")
+cells = {(c["size_bytes"], c["queue_depth"]): c for c in r["cells"]}
+if set(cells) != {(4096, 1), (4096, 8), (65536, 1), (65536, 8)}:
+    errors.append(f"cells {sorted(cells)}")
+for (size, depth), c in cells.items():
+    if c["ops"] < 1 or c["engine_depth"] != (depth if r["engine"] == "io_uring" else 1):
+        errors.append(f"cell {size}/{depth}: {c['ops']} ops, engine depth {c['engine_depth']} ({r['engine']})")
+# Every 512-byte piece that is not zeros must start with the pattern's tag.
+pieces = [i for i in range(0, len(data), 512) if data[i:i + 512] != bytes(512)]
+untagged = [i for i in pieces if not data[i:i + 512].startswith(tag)]
+if untagged:
+    errors.append(f"{len(untagged)} non-zero pieces without the pattern, first at {untagged[0]}")
+blocks4k = {i // 4096 for i in pieces}
+# A written 4 KiB block is whole: all 8 pieces patterned.
+partial = [b for b in blocks4k if any(data[b * 4096 + k * 512:b * 4096 + (k + 1) * 512] == bytes(512)
+                                      for k in range(8))]
+if partial:
+    errors.append(f"{len(partial)} 4 KiB blocks written in part, first {partial[0]}")
+ops = sum(c["ops"] for c in cells.values())
+most = sum(c["ops"] * c["size_bytes"] // 4096 for c in cells.values())
+if not 1 <= len(blocks4k) <= most:
+    errors.append(f"{len(blocks4k)} 4 KiB blocks written, expected 1 to {most}")
+if errors:
+    sys.exit("FAIL: (g) " + "; ".join(errors))
+print(f"ok - (g) random writes: {ops} requests in 4 cells ({r['engine']}), "
+      f"{len(blocks4k)} distinct 4 KiB blocks patterned, each whole; the rest zeros; IOPS "
+      + ", ".join(f"{s // 1024}k/{d}: {c['iops']:.0f}" for (s, d), c in sorted(cells.items())))
 EOF
 echo "PASS"

@@ -1,7 +1,10 @@
 // zcav access DEVICE and zcav burst DEVICE: the two probes of a drive's
 // mechanics and cache, each as a table or JSON.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include "../app_util.h"
 #include "../options.h"
+#include "../write_confirm.h"
 #include "commands.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
@@ -33,6 +37,10 @@ struct AccessCommandOptions : ProbeFlags {
   // --sizes, --queue-depth, --cell-time: random access by size and depth
   // (random_access.h) instead of the access time. Default: not given
   std::optional<RandomAccessOptions> grid;
+  // --write --destroy-data [--create-size SIZE]: random writes (grid only),
+  // under the write test's rules (OpenDeviceForWrite, ConfirmWrite).
+  bool destroy_data = false;
+  std::optional<NewTestFile> new_file;
 };
 struct BurstCommandOptions : ProbeFlags {
   BurstOptions burst;  // --region, --chunk-size, --repetitions; see burst.h
@@ -75,6 +83,36 @@ bool ParseProbeFlags(const Invocation& inv, const char* command, const char* abo
 
 std::vector<std::string> SplitList(const std::string& text, const std::string& what);
 
+// --write, --destroy-data, --create-size of zcav access: random writes by
+// size and depth only, and only with consent.
+void ParseAccessWrite(const po::variables_map& vm, AccessCommandOptions& out) {
+  const bool write = vm.count("write") > 0;
+  out.destroy_data = vm.count("destroy-data") > 0;
+  if (write && !out.grid) {
+    throw Error(
+        "--write measures random writes by size and depth: give --sizes (and --queue-depth); "
+        "the access time is read only",
+        ErrorKind::kBadInput);
+  }
+  if (write && !out.destroy_data) {
+    throw Error(
+        "--write overwrites the device at random places and destroys its data: add "
+        "--destroy-data to go on",
+        ErrorKind::kBadInput);
+  }
+  if (out.destroy_data && !write) {
+    throw Error("--destroy-data goes with --write; without --write zcav only reads",
+                ErrorKind::kBadInput);
+  }
+  if (vm.count("create-size")) {
+    if (!write) {
+      throw Error("--create-size goes with --write: it creates the file the test writes",
+                  ErrorKind::kBadInput);
+    }
+    out.new_file = NewTestFile{ParseSize(vm["create-size"].as<std::string>(), "--create-size")};
+  }
+}
+
 std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
   po::options_description desc = ProbeFlagsDescription();
   desc.add_options()("samples", po::value<std::string>()->value_name("N"),
@@ -89,12 +127,22 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
       "queue-depth", po::value<std::string>()->value_name("LIST"),
       "with random access by size: the requests kept in flight, e.g. 1,4,32 (default 1,4,32)")(
       "cell-time", po::value<std::string>()->value_name("DURATION"),
-      "with random access by size: how long each size and depth runs (default 1s)");
+      "with random access by size: how long each size and depth runs (default 1s)")(
+      "write",
+      "with --sizes: random WRITES instead of reads; overwrites the device at random places "
+      "and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device path typed "
+      "to confirm; refused for a mounted device, swap, or one in use")(
+      "destroy-data", "consent to --write destroying the data it overwrites")(
+      "create-size", po::value<std::string>()->value_name("SIZE"),
+      "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
+      "refused), written with O_DIRECT");
   AccessCommandOptions out;
   po::variables_map vm;
   if (!ParseProbeFlags(inv, "access",
                        "Average access time: small O_DIRECT reads at uniformly random positions;\n"
-                       "min/mean/median/p95/max ms and every sample (position, distance, ms).\n",
+                       "min/mean/median/p95/max ms and every sample (position, distance, ms).\n"
+                       "With --sizes: random access by transfer size and queue depth (IOPS, MB/s,\n"
+                       "latency); with --write --destroy-data, random writes (destroys data).\n",
                        desc, vm, out)) {
     return std::nullopt;
   }
@@ -132,8 +180,10 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
     if (vm.count("cell-time")) {
       grid.cell_time = ParseDuration(vm["cell-time"].as<std::string>(), "--cell-time");
     }
+    grid.write = vm.count("write") > 0;
     out.grid = grid;
   }
+  ParseAccessWrite(vm, out);
   return out;
 }
 
@@ -237,7 +287,13 @@ int RunRandomAccess(const AccessCommandOptions& options, OpenedDevice& d, const 
 
 int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   OpenedDevice d;
-  d.Open(options.device);
+  if (options.grid && options.grid->write) {
+    d.OpenForWrite(options.device, options.new_file);
+    ConfirmWrite(d.device().info(), options.device,
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, inv.err);
+  } else {
+    d.Open(options.device);
+  }
   if (options.grid) return RunRandomAccess(options, d, inv);
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;

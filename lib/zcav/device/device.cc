@@ -21,6 +21,10 @@ class SyncQueue final : public ReadQueue {
         write_(write) {}
 
   std::uint32_t depth() const override { return 1; }
+  const char* engine() const override {
+    if (device_.info().read_engine == "sim") return "sim";
+    return write_ ? "pwrite" : "pread";
+  }
   std::span<std::byte> Buffer(std::uint32_t) override { return buffer_.span(chunk_bytes_); }
   void Submit(std::uint32_t, std::uint64_t offset_bytes,
               std::uint64_t length_bytes) noexcept override {

@@ -42,6 +42,8 @@ class ReadQueue {
   virtual ~ReadQueue() = default;
 
   virtual std::uint32_t depth() const = 0;
+  // How requests are issued: "io_uring", "pread", "pwrite" or "sim".
+  virtual const char* engine() const = 0;
   // The slot's buffer (chunk_bytes long, aligned for O_DIRECT).
   virtual std::span<std::byte> Buffer(std::uint32_t slot) = 0;
   // Queues a read of length_bytes at offset_bytes into `slot`. It may start

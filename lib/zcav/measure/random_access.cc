@@ -19,6 +19,7 @@ RandomAccessCell RunCell(Device& device, Clock& clock, const RandomAccessOptions
   const std::unique_ptr<ReadQueue> queue =
       options.write ? device.OpenWriteQueue(depth, length) : device.OpenReadQueue(depth, length);
   const std::uint32_t slots = queue->depth();
+  result.engine = queue->engine();
   if (options.write) {
     for (std::uint32_t s = 0; s < slots; ++s) FillWritePattern(queue->Buffer(s).first(length));
   }
@@ -97,7 +98,7 @@ RandomAccessResult MeasureRandomAccess(Device& device, Clock& clock,
     if (depth == 0) throw Error("invalid queue depth 0: must be at least 1", ErrorKind::kBadInput);
   }
   RandomAccessResult result;
-  result.engine = info.read_engine.empty() ? info.kind : info.read_engine;
+  result.engine = info.read_engine;  // until a queue says how it issues requests
   std::mt19937_64 rng(options.seed);
   for (const std::uint64_t size : options.sizes) {
     for (const std::uint32_t depth : options.depths) {

@@ -51,8 +51,8 @@ struct RandomAccessCell {
 
 struct RandomAccessResult {
   std::vector<RandomAccessCell> cells;  // sizes outer, depths inner, in the order given
-  std::string engine;                   // the device's read_engine ("io_uring", "pread", "sim")
-  std::error_code error;                // the failed request that ended the test, if any
+  std::string engine;     // how requests were issued (ReadQueue::engine): "io_uring", "pwrite", ...
+  std::error_code error;  // the failed request that ended the test, if any
   std::uint64_t error_offset_bytes = 0;
   bool interrupted = false;  // *stop was set: the cells so far are kept
 };

@@ -161,6 +161,8 @@ class PosixDevice final : public Device {
       : fd_(std::move(fd)),
         info_(std::move(info)),
         writable_(writable),
+        // Writes go through io_uring when this kernel allows it (asked once).
+        write_uring_(writable && ProbeUring().empty()),
         read_throttled_(read_throttled) {}
 
   const DeviceInfo& info() const override { return info_; }
@@ -222,10 +224,8 @@ class PosixDevice final : public Device {
   std::unique_ptr<ReadQueue> OpenWriteQueue(std::uint32_t depth,
                                             std::uint64_t chunk_bytes) override {
     // Opened for writing, the device has no read engine chosen: io_uring
-    // when this kernel allows it.
-    if (!writable_ || !ProbeUring().empty()) {
-      return MakeSyncQueue(*this, chunk_bytes, true);
-    }
+    // when this kernel allows it (write_uring_).
+    if (!write_uring_) return MakeSyncQueue(*this, chunk_bytes, true);
     return OpenUringQueue(fd_.get(), depth, chunk_bytes, DirectIoAlignment(info_.sector_bytes),
                           false, true);
   }
@@ -243,6 +243,7 @@ class PosixDevice final : public Device {
   Fd fd_;
   DeviceInfo info_;
   bool writable_;        // opened by OpenPosixDeviceForWrite
+  bool write_uring_;     // writable, and io_uring is available for writes
   bool read_throttled_;  // a cgroup read throttle applies: IOSQE_ASYNC
 };
 

@@ -44,6 +44,7 @@ class UringQueue final : public ReadQueue {
   ~UringQueue() override { io_uring_queue_exit(&ring_); }
 
   std::uint32_t depth() const override { return depth_; }
+  const char* engine() const override { return "io_uring"; }
   std::span<std::byte> Buffer(std::uint32_t slot) override {
     return {buffers_.span(buffers_.size()).data() + slot * stride_, chunk_bytes_};
   }
