@@ -323,20 +323,27 @@ TEST_CASE("An existing regular file is never written", "[write_safety][posix_dev
   CHECK(WriteOpenError("sim:hdd", NewTestFile{1024 * 1024}).find("simulated") != std::string::npos);
 }
 
+// A new write-test file of `bytes` at `path`; null when the file system
+// refuses O_DIRECT (the only refusal allowed: the temp dir's), and then no
+// file is left.
+std::unique_ptr<Device> NewWriteTestFile(const fs::path& path, std::uint64_t bytes,
+                                         VirtualClock& clock) {
+  try {
+    return OpenDeviceForWrite(path.string(), NewTestFile{bytes}, clock);
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
+    CHECK_FALSE(fs::exists(path));
+    return nullptr;
+  }
+}
+
 TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone at once",
           "[write_safety][posix_device]") {
   test::TempDir dir;
   const fs::path path = dir.path() / "new.bin";
   VirtualClock clock;
-  std::unique_ptr<Device> device;
-  try {
-    device = OpenDeviceForWrite(path.string(), NewTestFile{3 * kMiB + 1}, clock);
-  } catch (const Error& e) {
-    // Only a file system without O_DIRECT may refuse (the temp dir's).
-    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
-    CHECK_FALSE(fs::exists(path));
-    return;
-  }
+  const std::unique_ptr<Device> device = NewWriteTestFile(path, 3 * kMiB + 1, clock);
+  if (!device) return;
   const DeviceInfo& info = device->info();
   CHECK(info.kind == "file");
   CHECK(info.direct_io);
@@ -354,15 +361,10 @@ TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone
 TEST_CASE("Random writes by size and depth on a write-test file: the pattern, size-aligned",
           "[write_safety][posix_device][random_access]") {
   test::TempDir dir;
-  const fs::path path = dir.path() / "random.bin";
   VirtualClock clock;
-  std::unique_ptr<Device> device;
-  try {
-    device = OpenDeviceForWrite(path.string(), NewTestFile{4 * kMiB}, clock);
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("refuses O_DIRECT") != std::string::npos);
-    return;
-  }
+  const std::unique_ptr<Device> device =
+      NewWriteTestFile(dir.path() / "random.bin", 4 * kMiB, clock);
+  if (!device) return;
   RandomAccessOptions o;
   o.sizes = {8192};
   o.depths = {1, 4};
