@@ -83,10 +83,11 @@ constexpr std::size_t kMaxRobustSamples = std::size_t{1} << 20;
 // At most this many zone labels: more overlap into an unreadable smear (the
 // issue's 275 labels); the zone table lists every zone.
 constexpr std::size_t kMaxZoneLabels = 20;
-// A zone label's box as a share of the plot area: "Z123 1234.5 MB/s" in the
-// 8-point label font is about 90 x 12 pixels of the plot's 880 x 440.
-constexpr double kLabelWidthShare = 0.13;
-constexpr double kLabelHeightShare = 0.035;
+// A zone label's box as a share of the plot area (about 880 x 440 pixels):
+// a character of the 8-point label font is about 5.5 pixels wide, a line
+// about 11 high ("Z12 1234.5 MB/s" is some 85 x 11 pixels).
+constexpr double kLabelCharShare = 5.5 / 880;
+constexpr double kLabelHeightShare = 11.0 / 440;
 // A zone's jitter band (p5-p95) is drawn when the widest is at least this
 // share of the y axis: 2 % is about 9 pixels of the 600-pixel image's plot
 // area; a narrower band hides under the curve (2 px) and the zone line
@@ -645,17 +646,25 @@ Media CommonMedia(const std::vector<PlotInput>& inputs) {
   return first;
 }
 
-// Which zones get a label: every one up to kMaxZoneLabels (as always);
-// beyond that at most kMaxZoneLabels, chosen so that none covers another:
-// the fastest and the slowest (the range a reader looks for), then the
-// longest (the levels that cover most of the device), each only where its
-// label box (kLabelWidthShare x kLabelHeightShare of the plot, centred on
-// the zone's middle, on an axis up to `axis_top`) is clear of those chosen
-// before.
-std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top) {
+// Zone i's label (from 0): "Z1 60.0 MB/s", and its X speed on optical media.
+std::string ZoneLabel(const Zone& z, std::size_t i, Media media) {
+  std::string label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
+  if (media != Media::kNone) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(media), 1) + "x";
+  return label;
+}
+
+// Which zones get a label: at most kMaxZoneLabels, chosen so that none
+// covers another: the fastest and the slowest (the range a reader looks
+// for), then the longest (the levels that cover most of the device), each
+// only where its label's box (its characters x kLabelCharShare wide,
+// kLabelHeightShare high, centred on the zone's middle, on an axis up to
+// `axis_top`) is clear of those chosen before. A staircase of a few zones
+// gets every label; short zones side by side at close levels (a virtual
+// disk's stretches) do not write over each other.
+std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top, Media media) {
   const std::size_t n = a.zones.size();
-  std::vector<bool> labelled(n, n <= kMaxZoneLabels);
-  if (n <= kMaxZoneLabels) return labelled;
+  std::vector<bool> labelled(n, false);
+  if (n == 0) return labelled;
   const double x0 = static_cast<double>(a.zones.front().start_bytes);
   const double width = std::max(1.0, static_cast<double>(a.zones.back().end_bytes) - x0);
   const double height = axis_top > 0 ? axis_top : 1;
@@ -664,6 +673,9 @@ std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top) {
     return (static_cast<double>(z.start_bytes) + static_cast<double>(z.end_bytes)) / 2 - x0;
   };
   const auto length = [&](std::size_t i) { return a.zones[i].end_bytes - a.zones[i].start_bytes; };
+  const auto chars = [&](std::size_t i) {
+    return static_cast<double>(ZoneLabel(a.zones[i], i, media).size());
+  };
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -674,7 +686,7 @@ std::vector<bool> LabelledZones(const ZoneAnalysis& a, double axis_top) {
     if (chosen.size() >= kMaxZoneLabels) break;
     if (i >= n || labelled[i]) continue;
     const bool clear = std::none_of(chosen.begin(), chosen.end(), [&](std::size_t j) {
-      return std::abs(x(i) - x(j)) / width < kLabelWidthShare &&
+      return std::abs(x(i) - x(j)) / width < (chars(i) + chars(j)) / 2 * kLabelCharShare &&
              std::abs(a.zones[i].mb_per_s - a.zones[j].mb_per_s) / height < kLabelHeightShare;
     });
     if (!clear) continue;
@@ -695,8 +707,7 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   const PlotInput& in = inputs.front();
   const ZoneAnalysis& a = in.zones;
   if (a.zones.empty() || !DrawsLevels(a.type)) return;
-  const bool optical = in.media != Media::kNone;
-  const std::vector<bool> labelled = LabelledZones(a, axis_top);
+  const std::vector<bool> labelled = LabelledZones(a, axis_top, in.media);
   const auto labels = static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
   flags.insert("zones");
   v["zones_data"] = name + ".zones.dat";
@@ -715,11 +726,7 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   s += "# start_gb end_gb start_pct end_pct median_mb_per_s label\n";
   for (std::size_t i = 0; i < a.zones.size(); ++i) {
     const Zone& z = a.zones[i];
-    std::string label;
-    if (labelled[i]) {
-      label = "Z" + std::to_string(i + 1) + " " + FormatFixed(z.mb_per_s, 1) + " MB/s";
-      if (optical) label += " " + FormatFixed(z.mb_per_s / OneXMbPerS(in.media), 1) + "x";
-    }
+    const std::string label = labelled[i] ? ZoneLabel(z, i, in.media) : std::string();
     s += FormatFixed(Gb(z.start_bytes), 6) + ' ' + FormatFixed(Gb(z.end_bytes), 6) + ' ' +
          FormatFixed(Percent(static_cast<double>(z.start_bytes), device), 4) + ' ' +
          FormatFixed(Percent(static_cast<double>(z.end_bytes), device), 4) + ' ' +

@@ -86,9 +86,9 @@ struct PlotFiles {
 // top. Then the axis reaches 15 % above the bulk, and the blocks above it are
 // written to NAME.offscale.dat (the comparison's lines start with the input's
 // number) and drawn as triangles on the top edge, the legend saying "N blocks
-// off scale (max X MB/s)". The falloff plot labels every zone up to 20; of
-// more, at most 20 whose labels do not overlap (the fastest, the slowest, then
-// the longest), the legend saying "N zones, M labelled" (every zone is still
+// off scale (max X MB/s)". The falloff plot labels at most 20 zones whose
+// labels do not overlap (the fastest, the slowest, then the longest), the
+// legend saying "N zones, M labelled" when some are not (every zone is still
 // drawn and listed in NAME.zones.dat, the others with an empty label). When
 // the analysis knows the jitter (texture.jitter_p5_rel < 1 or jitter_p95_rel
 // > 1) and the widest zone's band is at least 2 % of the axis, NAME.jitter.dat
