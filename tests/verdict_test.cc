@@ -120,6 +120,20 @@ TEST_CASE("A falling curve is media-limited even with no burst and no known bus"
   CHECK(v.kind == zcav::VerdictKind::kMediaLimited);
 }
 
+TEST_CASE("A write sweep's fall from its write cache is no media or bus verdict", "[verdict]") {
+  // Two zones falling 4:1 would be media-limited for a read sweep.
+  const auto a = Analysis(zcav::CurveType::kZoned, {{240, 0.25}, {60, 0.75}});
+  auto in = Inputs(240, std::nullopt, zcav::TransportFromName("sata3"));
+  CHECK(zcav::DecideVerdict(a, in).kind == zcav::VerdictKind::kMediaLimited);
+  in.write_cache = zcav::AnalyzeWriteCache(a, 0);
+  REQUIRE(in.write_cache);
+  const auto v = zcav::DecideVerdict(a, in);
+  CAPTURE(v.reason);
+  CHECK(v.kind == zcav::VerdictKind::kUndetermined);
+  CHECK(Has(v.reason, "write cache (" + in.write_cache->description + ")"));
+  CHECK(Has(v.reason, "not the media or the bus"));
+}
+
 TEST_CASE("A curve falling less than 1.2:1 but more than 1.1:1 is undetermined", "[verdict]") {
   const auto a = Analysis(zcav::CurveType::kZoned, {{60, 0.5}, {52, 0.5}});
   const auto v = zcav::DecideVerdict(a, Inputs(60, std::nullopt, zcav::TransportFromName("usb3")));

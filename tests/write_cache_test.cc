@@ -46,6 +46,16 @@ TEST_CASE("A fast first zone then a slower last one is a cache and its sustained
   CHECK(later->size_bytes == 16000000000);
 }
 
+TEST_CASE("A cache smaller than 10 GB is said with three significant digits", "[write_cache]") {
+  // A 128 MiB cache is 0.134 GB, not "0.1 GB".
+  const auto w = AnalyzeWriteCache(ZonesOf({{0.134217728, 240}, {0.4, 60}}), 0);
+  REQUIRE(w);
+  CHECK(w->description == "0.134 GB at 240 MB/s, then 60 MB/s sustained");
+  CHECK(CacheGbText(1500000000) == "1.50 GB");
+  CHECK(CacheGbText(21500000000) == "21.5 GB");
+  CHECK(CacheGbText(67108864) == "0.0671 GB");
+}
+
 TEST_CASE("Zones between the cache and the sustained rate are one folding phase", "[write_cache]") {
   // The cache in two zones within 10 %, folding in two, the sustained rate.
   const auto w =

@@ -95,9 +95,11 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
       recorded.link = profile.link;
       context.transport = TransportFromDevice(recorded);
     }
-    if (context.transport) context.verdict = VerdictFor(analysis, *context.transport);
     if (profile.plan && profile.plan->write) {
       context.write_cache = AnalyzeWriteCache(analysis, profile.plan->start_bytes);
+    }
+    if (context.transport) {
+      context.verdict = VerdictFor(analysis, *context.transport, std::nullopt, context.write_cache);
     }
     results.emplace_back(std::move(analysis), std::move(context));
   }

@@ -330,6 +330,11 @@ const char* VerdictKindName(VerdictKind kind) {
 
 Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
   if (z.zones.empty()) return Undetermined("No data: the sweep produced no curve to judge.");
+  if (in.write_cache) {
+    return Undetermined("A write sweep that filled a write cache (" + in.write_cache->description +
+                        "): the fall is the cache, not the media or the bus. The bus-or-media "
+                        "verdict is for reads.");
+  }
   double level = in.sustained_max_mb_per_s > 0
                      ? in.sustained_max_mb_per_s
                      : z.zones[std::min(z.fastest_zone, z.zones.size() - 1)].mb_per_s;

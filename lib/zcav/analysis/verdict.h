@@ -9,6 +9,7 @@
 #include <string>
 
 #include "zcav/analysis/transport.h"
+#include "zcav/analysis/write_cache.h"
 #include "zcav/analysis/zone_detector.h"
 
 namespace zcav {
@@ -33,6 +34,10 @@ struct VerdictInputs {
   // Burst (drive-cache) read rate, MB/s; nullopt = not measured.
   std::optional<double> burst_mb_per_s;
   Transport transport;  // ceiling_mb_per_s 0 = unknown
+  // A write sweep's write cache (write_cache.h), when it found one: the fall
+  // is the cache filling, not the media or the bus, so the verdict is
+  // undetermined and says so.
+  std::optional<WriteCacheAnalysis> write_cache;
 };
 
 struct Verdict {

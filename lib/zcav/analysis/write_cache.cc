@@ -50,12 +50,12 @@ std::optional<WriteCacheAnalysis> AnalyzeWriteCache(const ZoneAnalysis& analysis
   w.after_cache_mb_per_s = w.phases.back().mb_per_s;
   if (w.in_cache_mb_per_s < kWriteCacheMinRatio * w.after_cache_mb_per_s) return std::nullopt;
   w.size_bytes = w.phases.front().end_bytes - std::min(start_bytes, w.phases.front().end_bytes);
-  w.description = FormatFixed(static_cast<double>(w.size_bytes) / kGB, 1) + " GB at " +
-                  FormatFixed(w.in_cache_mb_per_s, 0) + " MB/s, then ";
+  w.description =
+      CacheGbText(w.size_bytes) + " at " + FormatFixed(w.in_cache_mb_per_s, 0) + " MB/s, then ";
   if (w.phases.size() == 3) {
     const WritePhase& f = w.phases[1];
-    w.description += FormatFixed(static_cast<double>(f.end_bytes - f.start_bytes) / kGB, 1) +
-                     " GB folding at " + FormatFixed(f.mb_per_s, 0) + " MB/s, then ";
+    w.description += CacheGbText(f.end_bytes - f.start_bytes) + " folding at " +
+                     FormatFixed(f.mb_per_s, 0) + " MB/s, then ";
   }
   w.description += FormatFixed(w.after_cache_mb_per_s, 0) + " MB/s sustained";
   return w;
@@ -65,8 +65,13 @@ std::string RecoveryText(const WriteCacheAnalysis& w) {
   const WriteCacheRecovery& r = *w.recovery;
   return "after " + FormatDuration(r.idle_seconds) +
          " idle: " + FormatFixed(static_cast<double>(r.regained_bytes) / kGB, 2) + " GB" +
-         (r.at_least ? " or more" : "") + " of " +
-         FormatFixed(static_cast<double>(w.size_bytes) / kGB, 1) + " GB came back";
+         (r.at_least ? " or more" : "") + " of " + CacheGbText(w.size_bytes) + " came back";
+}
+
+std::string CacheGbText(std::uint64_t bytes) {
+  const double gb = static_cast<double>(bytes) / kGB;
+  const int decimals = gb >= 10 ? 1 : gb >= 1 ? 2 : gb >= 0.1 ? 3 : 4;
+  return FormatFixed(gb, decimals) + " GB";
 }
 
 }  // namespace zcav

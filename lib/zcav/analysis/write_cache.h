@@ -49,6 +49,10 @@ struct WriteCacheAnalysis {
   std::optional<WriteCacheRecovery> recovery;  // with --idle-probe
 };
 
+// A cache-sized amount in GB (10^9 B) for a sentence: 3 significant digits
+// below 10 GB ("0.134 GB", "1.50 GB"), else one decimal ("20.0 GB").
+std::string CacheGbText(std::uint64_t bytes);
+
 // "after 10 s idle: 5.00 GB of 20.0 GB came back" (GB = 10^9 B), with "or
 // more" when the probe hit its limit. REQUIRES: w.recovery.
 std::string RecoveryText(const WriteCacheAnalysis& w);

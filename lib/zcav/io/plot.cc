@@ -929,10 +929,9 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
       flags.insert("cliff");
       const double at = Gb(cache->phases.front().end_bytes);
       v["cliff_gb"] = FormatFixed(at, 6);
-      v["cliff_label"] =
-          GpQuoted("write cache ends: " + FormatFixed(Gb(cache->size_bytes), 1) + " GB at " +
-                   FormatFixed(cache->in_cache_mb_per_s, 0) + " MB/s, then " +
-                   FormatFixed(cache->after_cache_mb_per_s, 0) + " MB/s");
+      v["cliff_label"] = GpQuoted("write cache ends: " + CacheGbText(cache->size_bytes) + " at " +
+                                  FormatFixed(cache->in_cache_mb_per_s, 0) + " MB/s, then " +
+                                  FormatFixed(cache->after_cache_mb_per_s, 0) + " MB/s");
     }
   }
 

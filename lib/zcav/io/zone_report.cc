@@ -466,13 +466,15 @@ ZoneDetectingSink::ZoneDetectingSink(ResultSink& inner, ZoneOptions options, Med
       burst_mb_per_s_(burst_mb_per_s) {}
 
 Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
-                   std::optional<double> burst_mb_per_s) {
+                   std::optional<double> burst_mb_per_s,
+                   const std::optional<WriteCacheAnalysis>& write_cache) {
   VerdictInputs in;
   in.sustained_max_mb_per_s =
       analysis.zones.empty() ? 0 : analysis.zones[analysis.fastest_zone].mb_per_s;
   in.sustained_avg_mb_per_s = AverageMbPerS(analysis);
   in.burst_mb_per_s = burst_mb_per_s;
   in.transport = transport;
+  in.write_cache = write_cache;
   return DecideVerdict(analysis, in);
 }
 
@@ -512,7 +514,7 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   }
   if (transport_) {
     context_.transport = transport_;
-    context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_);
+    context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_, context_.write_cache);
   }
   inner().OnZones(analysis_, context_);
   inner().OnFinish(result);

@@ -46,9 +46,11 @@ struct ZoneReportContext {
 };
 
 // The verdict for `analysis` on `transport`: sustained figures from the zones
-// (fastest zone's median; bytes-weighted average), burst when measured.
+// (fastest zone's median; bytes-weighted average), burst when measured, and
+// a write sweep's write cache when it found one (VerdictInputs).
 Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
-                   std::optional<double> burst_mb_per_s = std::nullopt);
+                   std::optional<double> burst_mb_per_s = std::nullopt,
+                   const std::optional<WriteCacheAnalysis>& write_cache = std::nullopt);
 
 // An aligned, human-readable table with a title line and summary lines,
 // each line ending in '\n'. GB = 10^9 B.
