@@ -128,6 +128,28 @@ TEST_CASE("AnalyzeFleet groups by model and flags exactly the weak drives, with 
   CHECK(*a.scores[5].ratio < 1);
 }
 
+TEST_CASE("In a small group a weak drive is measured against its siblings alone", "[fleet]") {
+  // Four drives: one 25 % slow from 25 to 50 %; one sibling 12 % slow from
+  // 30 to 40 % (a passing slowdown). With the weak drive in its own
+  // reference, the median there is the mean of the slowed sibling and a
+  // normal one, and the spread of the four is wide: the weak region would
+  // break up. Against its three siblings it is whole.
+  std::vector<FleetDrive> drives;
+  drives.push_back(Drive("WD", 0, Falling(1000 * kMiB, 0.25, 0.50, 0.75, 0)));
+  drives.push_back(Drive("WD", 1, Falling(1000 * kMiB, 0.30, 0.40, 0.88, 1)));
+  drives.push_back(Drive("WD", 2, Falling(1000 * kMiB, 0, 0, 1, 2)));
+  drives.push_back(Drive("WD", 3, Falling(1000 * kMiB, 0, 0, 1, 3)));
+  const FleetAnalysis a = AnalyzeFleet(drives);
+  REQUIRE(a.scores[0].worst_region);
+  CHECK(a.scores[0].worst_region->start_percent == 25);
+  CHECK(a.scores[0].worst_region->end_percent == 50);
+  CHECK(a.scores[0].worst_region->ratio == Approx(0.75).epsilon(0.03));
+  CHECK(a.scores[0].reasons.front() ==
+        "25 % below its 3 siblings between 25 and 50 % of the surface");
+  // The group's curves (the plot's band) still hold every drive.
+  CHECK(a.groups[0].drives.size() == 4);
+}
+
 TEST_CASE("AnalyzeFleet flags what needs no siblings, and compares access and burst", "[fleet]") {
   std::vector<FleetDrive> drives;
   for (int i = 0; i < 4; ++i) {

@@ -125,12 +125,14 @@ std::optional<double> OverallRatio(const FleetDrive& drive, const FleetGroup& g)
   return median_time / drive_time;
 }
 
+// Drive d scored against the reference `g` (its group, or its siblings
+// without it) with `spread`; `sibling_count` for the reasons' text.
 FleetScore Score(const std::vector<FleetDrive>& drives, std::size_t d, const FleetGroup& g,
-                 std::size_t group, const FleetCurve& spread) {
+                 std::size_t group, const FleetCurve& spread, std::size_t sibling_count) {
   const FleetDrive& drive = drives[d];
   FleetScore s;
   s.group = group;
-  const std::string siblings = "its " + std::to_string(g.drives.size() - 1) + " siblings";
+  const std::string siblings = "its " + std::to_string(sibling_count) + " siblings";
   if (g.has_reference) {
     s.ratio = OverallRatio(drive, g);
     s.worst_region = WorstRegion(drive, g, spread);
@@ -256,7 +258,16 @@ FleetAnalysis AnalyzeFleet(const std::vector<FleetDrive>& drives) {
   }
   for (std::size_t d = 0; d < drives.size(); ++d) {
     const std::size_t g = group_of[d];
-    a.scores.push_back(Score(drives, d, a.groups[g], g, spreads[g]));
+    const FleetGroup& group = a.groups[g];
+    const std::size_t n = group.drives.size();
+    if (n > kFleetMinDrives && n <= kFleetLeaveOneOutMax) {
+      FleetGroup siblings = group;
+      std::erase(siblings.drives, d);
+      BuildReference(drives, siblings);
+      a.scores.push_back(Score(drives, d, siblings, g, RelativeSpread(drives, siblings), n - 1));
+    } else {
+      a.scores.push_back(Score(drives, d, group, g, spreads[g], n - 1));
+    }
   }
   a.order.resize(drives.size());
   for (std::size_t d = 0; d < drives.size(); ++d) a.order[d] = d;

@@ -6,7 +6,10 @@
 // block counts. Drives are grouped by model and firmware (FleetGroupKey);
 // each group of at least kFleetMinDrives drives gets a reference curve: per
 // bin the median of its drives' rates and the 10th and 90th percentiles.
-// Every drive is then scored against its group's median:
+// Every drive is then scored against its group's median, in a group of at
+// most kFleetLeaveOneOutMax drives the median of its siblings alone (the
+// group without it: in a small group the drive's own slowness would move
+// the reference and widen the spread it is measured against):
 //   ratio         the drive's average rate over the surface as a share of
 //                 the median's (time-weighted: the time to read every bin
 //                 at the median's rates over the time at the drive's);
@@ -41,6 +44,11 @@ inline constexpr std::size_t kFleetMinDrives = 3;
 inline constexpr double kFleetMinDeficit = 0.05;
 inline constexpr double kFleetMinOverallDeficit = 0.10;
 inline constexpr std::size_t kFleetMinRegionBins = 2;
+// Groups up to this size score each drive against its siblings without it
+// (when they are still at least kFleetMinDrives); in a larger group one
+// drive barely moves the median, and leaving each out would cost a
+// reference per drive.
+inline constexpr std::size_t kFleetLeaveOneOutMax = 20;
 
 // MB/s per 1 % of the surface; NaN = nothing measured there.
 using FleetCurve = std::array<double, kFleetBins>;
