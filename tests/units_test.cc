@@ -1,6 +1,8 @@
 #include "zcav/base/units.h"
 
 #include <catch2/catch.hpp>
+#include <string_view>
+#include <vector>
 
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
@@ -121,4 +123,16 @@ TEST_CASE("UtcPlusSeconds adds whole seconds across days and refuses other forms
   CHECK(zcav::UtcPlusSeconds("", 1).empty());
   CHECK(zcav::UtcPlusSeconds("2026-11-29 22:30:50", 1).empty());
   CHECK(zcav::UtcPlusSeconds("2026-11-29T22:30:50Z", -1).empty());
+}
+
+TEST_CASE("Join puts the separator between items; SplitAt keeps every piece", "[units]") {
+  CHECK(zcav::Join({}).empty());
+  CHECK(zcav::Join({"a"}) == "a");
+  CHECK(zcav::Join({"a", "", "c"}) == "a, , c");
+  CHECK(zcav::Join({"x", "y"}, "; ") == "x; y");
+  using Pieces = std::vector<std::string_view>;
+  CHECK(zcav::SplitAt("4k,64k,1M", ',') == Pieces{"4k", "64k", "1M"});
+  CHECK(zcav::SplitAt("a,,b", ',') == Pieces{"a", "", "b"});
+  CHECK(zcav::SplitAt(",", ',') == Pieces{"", ""});
+  CHECK(zcav::SplitAt("", ',') == Pieces{""});
 }

@@ -190,17 +190,14 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
 // "4k,64k,1M" split at commas; an empty item is bad input.
 std::vector<std::string> SplitList(const std::string& text, const std::string& what) {
   std::vector<std::string> items;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', from);
-    items.push_back(text.substr(from, comma == std::string::npos ? comma : comma - from));
-    if (items.back().empty()) {
+  for (const std::string_view item : SplitAt(text, ',')) {
+    if (item.empty()) {
       throw Error(what + ": '" + text + "' has an empty item (give e.g. 4k,64k,1M)",
                   ErrorKind::kBadInput);
     }
-    if (comma == std::string::npos) return items;
-    from = comma + 1;
+    items.emplace_back(item);
   }
+  return items;
 }
 
 std::optional<BurstCommandOptions> ParseBurst(const Invocation& inv) {

@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -180,13 +179,9 @@ double ParseFillShare(const std::string& text) {
   const std::string bad = "--fill: '" + text + "' is not a share of the free space from 1% to " +
                           FormatFixed(kMaxFillShare * 100, 0) + "% (e.g. 50%)";
   if (text.size() < 2 || text.back() != '%') throw Error(bad, ErrorKind::kBadInput);
-  double pct = 0;
-  const char* end = text.data() + text.size() - 1;
-  const auto [ptr, ec] = std::from_chars(text.data(), end, pct);
-  if (ec != std::errc() || ptr != end || !(pct >= 1) || pct > kMaxFillShare * 100) {
-    throw Error(bad, ErrorKind::kBadInput);
-  }
-  return pct / 100;
+  const std::optional<double> pct = ParseDecimal(text.substr(0, text.size() - 1));
+  if (!pct || !(*pct >= 1) || *pct > kMaxFillShare * 100) throw Error(bad, ErrorKind::kBadInput);
+  return *pct / 100;
 }
 
 // --write, --destroy-data, --create-size, --fill, --discard: the write test

@@ -61,4 +61,25 @@ std::string UtcPlusSeconds(const std::string& iso_utc, double seconds) {
   return buf.data();
 }
 
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+std::vector<std::string_view> SplitAt(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(separator); at != std::string_view::npos;
+       at = text.find(separator, from)) {
+    pieces.push_back(text.substr(from, at - from));
+    from = at + 1;
+  }
+  pieces.push_back(text.substr(from));
+  return pieces;
+}
+
 }  // namespace zcav

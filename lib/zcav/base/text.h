@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zcav {
 
@@ -23,6 +24,14 @@ std::string_view Trim(std::string_view s);
 // that becomes one '#' comment line (a header field, a note, an error
 // message) cannot end the comment early.
 std::string OneLine(std::string_view text);
+
+// `items` joined with `separator` between them ("a, b, c"); "" for none.
+std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+// `text` cut at every `separator` (each piece as it is, empty pieces kept:
+// "a,,b" gives "a", "", "b"; "" gives one empty piece). The views point into
+// `text`.
+std::vector<std::string_view> SplitAt(std::string_view text, char separator);
 
 // The number `text` spells as a whole (std::stod's syntax: leading white
 // space allowed, nothing after the number), if it is finite; nullopt for

@@ -8,6 +8,7 @@
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
+#include "zcav/io/plot.h"
 #include "zcav/io/report.h"
 #include "zcav/io/writers.h"  // kSchemaVersion
 
@@ -40,12 +41,6 @@ std::string RegionText(const FleetScore& s) {
   const FleetRegion& r = *s.worst_region;
   return FormatFixed(r.start_percent, 0) + "-" + FormatFixed(r.end_percent, 0) + " % at " +
          FormatFixed(r.ratio, 3);
-}
-
-std::string Joined(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string CsvField(const std::string& text) {
@@ -83,7 +78,7 @@ std::vector<std::vector<std::string>> Rows(const std::vector<FleetDrive>& drives
     const FleetScore& s = a.scores[d];
     rows.push_back({drives[d].name, a.groups[s.group].key, s.flagged ? "yes" : "no",
                     RatioText(s.ratio), RegionText(s),
-                    s.reasons.empty() ? "-" : Joined(s.reasons, "; "), drives[d].source});
+                    s.reasons.empty() ? "-" : Join(s.reasons, "; "), drives[d].source});
   }
   return rows;
 }
@@ -164,13 +159,6 @@ std::string HtmlReport(const std::vector<FleetDrive>& drives, const FleetAnalysi
   }
   h << "</body>\n</html>\n";
   return h.str();
-}
-
-std::string TerminalFor(const std::string& image) {
-  if (image.size() >= 4 && image.compare(image.size() - 4, 4, ".svg") == 0) {
-    return "set terminal svg size 1000,600 font 'sans,10' background rgb 'white'";
-  }
-  return "set terminal pngcairo size 1000,600 font 'sans,10'";
 }
 
 }  // namespace
@@ -294,7 +282,7 @@ std::string FleetCsv(const std::vector<FleetDrive>& drives, const FleetAnalysis&
       << (r ? FormatFixed(r->end_percent, 0) : "") << "," << (r ? FormatFixed(r->ratio, 4) : "")
       << "," << drive.unreadable_ranges << "," << drive.slow_regions << "," << drive.health << ","
       << opt(drive.access_mean_ms, 3) << "," << opt(drive.burst_mb_per_s, 3) << ","
-      << CsvField(Joined(s.reasons, "; ")) << "," << CsvField(drive.source) << "\n";
+      << CsvField(Join(s.reasons, "; ")) << "," << CsvField(drive.source) << "\n";
   }
   return c.str();
 }
@@ -338,7 +326,7 @@ PlotFiles WriteFleetPlot(const std::vector<FleetDrive>& drives, const FleetAnaly
   std::ostringstream gp;
   gp << "# zcav merge: " << group.key << "\n"
      << "# Draw with: gnuplot " << name << ".gp (MB = 10^6 B)\n"
-     << TerminalFor(image) << "\n"
+     << GnuplotTerminal(image) << "\n"
      << "set output " << GpQuote(image) << "\n"
      << "set title " << GpQuote(PlotTitle(a, g)) << " noenhanced\n"
      << "set xlabel 'position (% of the surface)' noenhanced\n"

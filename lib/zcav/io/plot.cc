@@ -588,13 +588,6 @@ double HistogramBinMs(const std::vector<PlotInput>& inputs) {
 
 // Output commands: the first image before the plot command, the others
 // re-plotted after it.
-std::string TerminalFor(const std::string& image) {
-  const std::string size = " size " + std::to_string(kWidthPx) + "," + std::to_string(kHeightPx);
-  if (EndsWith(image, ".svg")) {
-    return "set terminal svg" + size + " font 'sans,10' background rgb 'white'";
-  }
-  return "set terminal pngcairo" + size + " font 'sans,10'";
-}
 
 // Writes `text` to `path` (via a temporary name), refusing to replace one of
 // `inputs`' source files.
@@ -1487,10 +1480,10 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   std::string first =
       "# Images: the terminal follows the extension (pngcairo for .png, svg "
       "for .svg).\n";
-  first += TerminalFor(outputs.front()) + "\nset output " + GpQuote(outputs.front());
+  first += GnuplotTerminal(outputs.front()) + "\nset output " + GpQuote(outputs.front());
   std::string more;
   for (std::size_t i = 1; i < outputs.size(); ++i) {
-    more += TerminalFor(outputs[i]) + "\nset output " + GpQuote(outputs[i]) + "\nreplot\n";
+    more += GnuplotTerminal(outputs[i]) + "\nset output " + GpQuote(outputs[i]) + "\nreplot\n";
   }
   more += "unset output";
   values["output"] = first;
@@ -1501,7 +1494,7 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const std::string n = std::to_string(i + 1);
     image_list += (i ? "\n" : "") + std::string("terminal[") + n +
-                  "] = " + GpQuote(TerminalFor(outputs[i])) + "; image[" + n +
+                  "] = " + GpQuote(GnuplotTerminal(outputs[i])) + "; image[" + n +
                   "] = " + GpQuote(outputs[i]);
   }
   values["images"] = std::to_string(outputs.size());
@@ -1509,6 +1502,14 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
   WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
   return files;
+}
+
+std::string GnuplotTerminal(const std::string& image) {
+  const std::string size = " size " + std::to_string(kWidthPx) + "," + std::to_string(kHeightPx);
+  if (EndsWith(image, ".svg")) {
+    return "set terminal svg" + size + " font 'sans,10' background rgb 'white'";
+  }
+  return "set terminal pngcairo" + size + " font 'sans,10'";
 }
 
 std::string GpQuote(const std::string& text) {

@@ -148,6 +148,10 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 // once per process).
 bool GnuplotAvailable();
 
+// The gnuplot terminal line for an image name: svg for .svg, else pngcairo;
+// 1000x600 pixels, sans 10.
+std::string GnuplotTerminal(const std::string& image);
+
 // `text` as a gnuplot single-quoted string: no escapes but '' for a quote; a
 // newline would end the command, so it becomes a space.
 std::string GpQuote(const std::string& text);

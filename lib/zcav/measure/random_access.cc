@@ -1,10 +1,10 @@
 #include "zcav/measure/random_access.h"
 
-#include <algorithm>
 #include <memory>
 #include <random>
 
 #include "zcav/base/error.h"
+#include "zcav/base/stats.h"
 #include "zcav/base/units.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/read_checks.h"
@@ -30,6 +30,7 @@ RandomAccessCell RunCell(Device& device, Clock& clock, const RandomAccessOptions
   std::vector<std::chrono::nanoseconds> started(slots);
   std::vector<std::uint64_t> offsets(slots);
   std::vector<double> ms;
+  ms.reserve(4096);  // the requests of a short cell without a reallocation
   const auto t0 = clock.Now();
   const auto deadline = t0 + options.cell_time;
   std::uint32_t in_flight = 0;
@@ -75,10 +76,9 @@ RandomAccessCell RunCell(Device& device, Clock& clock, const RandomAccessOptions
   if (cell.ops == 0 || cell.seconds <= 0) return cell;
   cell.iops = static_cast<double>(cell.ops) / cell.seconds;
   cell.mb_per_s = cell.iops * static_cast<double>(length) / kMB;
-  double sum = 0;
-  for (const double x : ms) sum += x;
-  cell.mean_ms = sum / static_cast<double>(ms.size());
-  cell.max_ms = *std::max_element(ms.begin(), ms.end());
+  const RateStats latency = Summarize(ms);
+  cell.mean_ms = latency.mean;
+  cell.max_ms = latency.max;
   cell.p50_ms = NearestRankPercentile(ms, 50);
   cell.p99_ms = NearestRankPercentile(std::move(ms), 99);
   return cell;

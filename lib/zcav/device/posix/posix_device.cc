@@ -450,12 +450,6 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
 
 namespace {
 
-std::string Joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const std::string& item : items) s += (s.empty() ? "" : ", ") + item;
-  return s;
-}
-
 // The file a write test creates: `path` itself, or a name of zcav's in it
 // when it is a directory (--fill DIR).
 std::string NewTestFilePath(const std::string& path) {
@@ -614,7 +608,7 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
       const std::vector<std::string> users = ProcessesUsing(id);
       throw Error("refusing to write " + path + ": held open exclusively by " +
                       (users.empty() ? std::string("the kernel or another program")
-                                     : "another program (open in " + Joined(users) + ")") +
+                                     : "another program (open in " + Join(users) + ")") +
                       "; nothing written",
                   ErrorKind::kBadInput);
     }

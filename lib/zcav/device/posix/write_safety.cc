@@ -72,12 +72,6 @@ BlockNode ReadNode(const fs::path& dir) {
   return node;
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const std::string& item : items) s += (s.empty() ? "" : ", ") + item;
-  return s;
-}
-
 }  // namespace
 
 std::vector<MountEntry> ParseMountinfo(const std::string& text) {
