@@ -15,7 +15,7 @@ _zcav_opts_profile="--help --output --full --quick -b -c --label --quiet --live 
   $_zcav_gate_opts
   $_zcav_zone_opts"
 _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --queue-depth
-  --engine --start --end --skip --quick --no-warmup --no-zones --smart --live --events --resume
+  --engine --start --end --skip --quick --adaptive --budget --grid --no-warmup --no-zones --smart --live --events --resume
   --stop-on-error --slow-factor --plot --label --alone-and-together --quiet --write
   --destroy-data --create-size --fill --discard --idle-probe $_zcav_zone_opts $_zcav_gate_opts"
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"

@@ -75,7 +75,7 @@ plot \
 {{?unreadable}}  unreadable_data using (($1 + $2) / 2):(band_top / 2):(($2 - $1) / 2):(band_top / 2) with boxxyerror fs transparent solid 0.3 border lc rgb '#ce1256' lc rgb '#f768a1' title '{{unreadable_title}}', \
 {{?jitter}}  jitter_data using (($1 + $2) / 2):(($3 + $4) / 2):(($2 - $1) / 2):(($4 - $3) / 2) with boxxyerror fs transparent solid 0.35 noborder lc rgb '#fdae6b' title '{{jitter_title}}', \
 {{?band}}  data using 1:4:5 with filledcurves lc rgb '#9ecae1' title 'min-max across passes', \
-  data using 1:3 with lines lw 2 lc rgb '#08519c' title '{{curve_title}}', \
+  data using 1:3 with {{curve_style}} lc rgb '#08519c' title '{{curve_title}}', \
 {{?zones}}  zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title '{{zones_title}}', \
 {{?zones}}  zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle, \
 {{?outliers}}  outliers_data using 1:3 with points pt 7 ps 0.9 lc rgb '#cb181d' title 'outliers', \

@@ -622,6 +622,93 @@ offsets = [b["offset_bytes"] for b in d["blocks"]]
 assert offsets[0] < 0.01 * size and offsets[-1] > 0.99 * size - d["options"]["block_bytes"] * 10, offsets[-1]
 PY
 
+check "--adaptive finds a 2 TB disk's 16 zones from under 1 % of it, and says what it does" 0 \
+  "$ZCAV" sweep "sim:hdd?size=2T" --adaptive --format json -o adaptive.json
+ADAPTIVE_JSON=$DIR/adaptive.json
+expect_grep 'adaptive: grid: probe 1 of 200' "$ERR" stderr
+expect_grep 'adaptive: refining edge 1 of 15' "$ERR" stderr
+expect_grep 'curve zoned \(16 zones' "$ERR" stderr
+expect_grep 'note: adaptive: [0-9]+ probes read .* inferred, not measured' "$ERR" stderr
+"$ZCAV" sweep "sim:hdd?size=2T" --quiet --format json -o full.json
+python3 - adaptive.json full.json <<'PY' || problem "adaptive.json: not the full sweep's 16 zones from probes alone"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, size = d["adaptive"], d["device"]["size_bytes"]
+assert a["share_read"] < 0.01 and a["bytes_read"] == round(a["share_read"] * a["range_bytes"]), a
+assert len(a["edges"]) == 15 and len(a["inferred"]) == 16 and len(d["zones"]) == 16
+# The blocks are the probes: all of the same length, far apart, as many as said.
+assert len(d["blocks"]) == a["probes"] and all(b["length_bytes"] == a["probe_bytes"] for b in d["blocks"])
+assert sum(b["length_bytes"] for b in d["blocks"]) < 0.01 * size
+# Each edge within a block (and a probe) of the full sweep's.
+full = json.load(open(sys.argv[2]))
+block = full["options"]["block_bytes"]
+assert len(full["zones"]) == 16
+for z, e in zip(full["zones"][1:], a["edges"]):
+    assert abs(e["at_bytes"] - z["start_bytes"]) <= block + a["probe_bytes"], (z, e)
+    assert e["uncertainty_bytes"] <= a["probe_bytes"], e
+PY
+
+check "an adaptive raw result reads back: zcav zones finds the same 16 zones and notes the probes" 0 \
+  "$ZCAV" sweep "sim:hdd?size=2T" --adaptive --quiet -o adaptive.dat
+expect_grep '^# adaptive: \{"budget_hit":false' adaptive.dat raw
+run "$ZCAV" zones adaptive.dat
+expect_exit 0
+expect_grep 'curve zoned \(16 zones' "$OUT" stdout
+expect_grep 'note: adaptive: ' "$OUT" stdout
+expect_no_grep 'fewer than .* passes' "$OUT" stdout
+run "$ZCAV" zones "$ADAPTIVE_JSON" --format json
+expect_exit 0
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["zones"]) == 16, len(d["zones"])' "$OUT" ||
+  problem "zones of the adaptive JSON: not 16"
+
+check "zcav plot draws an adaptive result's probes as points and its zones as inferred levels" 0 \
+  "$ZCAV" plot "$ADAPTIVE_JSON" -o plot/adaptive.png
+gp=$(ls plot/*.gp 2>/dev/null | head -n 1)
+[[ -n $gp ]] || problem "no gnuplot script written"
+expect_grep "with points pt 7 .* title 'probes read: [0-9]+, 0\.[0-9]+ % of the range'" "$gp" script
+expect_grep "zone levels inferred between the probes" "$gp" script
+
+check "--adaptive on a flat device stops after the grid and says flat" 0 \
+  "$ZCAV" sweep "sim:ssd?size=500G" --adaptive --grid 50 --format json -o flat.json
+expect_grep 'curve flat' "$ERR" stderr
+expect_no_grep 'refining edge' "$ERR" stderr
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["adaptive"]; assert a["probes"] == 50 and not a["edges"], a' flat.json ||
+  problem "flat.json: more than the grid read, or an edge"
+
+check "--budget 0.05% stops the refinement and leaves the open edges wide" 0 \
+  "$ZCAV" sweep "sim:hdd?size=2T" --adaptive --budget 0.05% --quiet --format json -o budget.json
+python3 - budget.json <<'PY' || problem "budget.json: the budget was not kept, or not said"
+import json, sys
+a = json.load(open(sys.argv[1]))["adaptive"]
+assert a["budget_hit"] and a["bytes_read"] <= 0.0005 * a["range_bytes"] + 2 * a["probe_bytes"], a
+assert max(e["uncertainty_bytes"] for e in a["edges"]) > a["probe_bytes"], a["edges"]
+PY
+
+check "zcav merge takes adaptive results beside full sweeps" 0 \
+  "$ZCAV" sweep "sim:hdd?size=2T&seed=2" --adaptive --quiet --format json -o fleet-a.json
+run "$ZCAV" sweep "sim:hdd?size=2T&seed=3&weak=40%-60%:0.7" --adaptive --quiet --format json -o fleet-b.json
+run "$ZCAV" sweep "sim:hdd?size=2T&seed=4" --adaptive --quiet --format json -o fleet-c.json
+run "$ZCAV" merge fleet-a.json fleet-b.json fleet-c.json "$ADAPTIVE_JSON" -o fleet.json --quiet
+expect_exit 0
+python3 - fleet.json <<'PY' || problem "fleet.json: the weak adaptive drive not singled out"
+import json, sys
+d = json.load(open(sys.argv[1]))
+flagged = [x["source"].split("/")[-1] for x in d["drives"] if x["flagged"]]
+assert flagged == ["fleet-b.json"], flagged
+region = next(x["worst_region"] for x in d["drives"] if x["flagged"])
+assert abs(region["start_percent"] - 40) <= 3 and abs(region["end_percent"] - 60) <= 3, region
+PY
+
+bad_input "--budget without --adaptive" sweep sim:hdd --budget 1%
+bad_input "--grid without --adaptive" sweep sim:hdd --grid 50
+bad_input "--adaptive with CSV output" sweep sim:hdd --adaptive --format csv
+bad_input "--adaptive with --passes 2" sweep sim:hdd --adaptive --passes 2
+bad_input "--adaptive with --quick" sweep sim:hdd --adaptive --quick
+bad_input "--adaptive with --write" sweep sim:hdd --adaptive --write --destroy-data
+bad_input "--budget 0%" sweep sim:hdd --adaptive --budget 0%
+bad_input "--budget in an unknown unit" sweep sim:hdd --adaptive --budget 5x
+bad_input "--grid 2" sweep sim:hdd --adaptive --grid 2
+
 check "classic -u is accepted but ignored, with a warning" 0 \
   "$ZCAV" -u 1000 "sim:ssd?size=1G" --quiet -o ignored.dat
 expect_one_error_line "warning: .*-u"

@@ -64,6 +64,9 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     (w / "burst.json").write_text(zcav("burst", "sim:hdd", "--format", "json", cwd=w))
     zcav("sweep", "sim:hdd?size=1G&seed=1", "sim:hdd?size=1G&seed=2", "-o", "two",
          "--format", "json", "--quiet", cwd=w)
+    # An adaptive sweep: its probes and its "adaptive" member.
+    zcav("sweep", "sim:hdd?size=200G", "--adaptive", "--format", "json", "-o", "adaptive.json",
+         "--quiet", cwd=w)
     # A fleet of three, one weak, merged.
     (w / "fleet").mkdir()
     for seed, weak in ((1, ""), (2, "&weak=20%-40%:0.7"), (3, "")):
@@ -72,7 +75,8 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     zcav("merge", "fleet", "-o", "merge.json", "--quiet", cwd=w)
     fresh = [w / n for n in ("sweep.json", "sweep.jsonl", "profile.jsonl", "p/profile.json",
                              "zones-one.json", "zones-two.json", "zones-events.json",
-                             "access.json", "burst.json", "two/aggregate.json", "merge.json")]
+                             "access.json", "burst.json", "two/aggregate.json", "merge.json",
+                             "adaptive.json")]
     fresh += sorted(p for p in (w / "two").glob("*.json") if p.name != "aggregate.json")
     for path in fresh:
         if not path.is_file() or path.stat().st_size == 0:
@@ -106,6 +110,9 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     block = copy.deepcopy(next(e for e in events if e["event"] == "block"))
     del block["offset_bytes"]
     rejects("events", block, "a block event without its offset")
+    broken = json.loads((w / "adaptive.json").read_text()) if (w / "adaptive.json").is_file() else {}
+    broken.get("adaptive", {}).get("edges", [{}])[0].pop("uncertainty_bytes", None)
+    rejects("sweep", broken, "an adaptive edge without its uncertainty")
     aggregate = json.loads((w / "two/aggregate.json").read_text()) if (w / "two/aggregate.json").is_file() else {}
     aggregate.pop("devices", None)
     rejects("aggregate", aggregate, "no devices")

@@ -23,6 +23,7 @@
 #include "../output_space.h"
 #include "../write_confirm.h"
 #include "commands.h"
+#include "zcav/analysis/adaptive_steps.h"
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/base/clock.h"
@@ -39,6 +40,7 @@
 #include "zcav/io/resume.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/access.h"
+#include "zcav/measure/adaptive.h"
 #include "zcav/measure/burst.h"
 #include "zcav/measure/cache_recovery.h"
 #include "zcav/measure/estimate.h"
@@ -78,6 +80,17 @@ po::options_description SweepFlagsDescription() {
       "skip", po::value<std::string>()->value_name("N"),
       "read every Nth block and skip the rest (default 1)")(
       "quick", "read an evenly spaced tenth of the surface (about 1000 points)")(
+      "adaptive",
+      "find the zones from a small share of the surface: a grid of probes (each one untimed "
+      "chunk, then timed; --block-size sets their size), then every level change bisected "
+      "down to one probe; the result holds the probes (the only data read) and the zones "
+      "inferred between them, with each edge's uncertainty")(
+      "budget", po::value<std::string>()->value_name("LIMIT"),
+      "with --adaptive: stop refining the edges once LIMIT is spent: a time (10m, 30s) or a "
+      "share of the range (1%); the edges left open say how wide they are")(
+      "grid", po::value<std::string>()->value_name("N"),
+      "with --adaptive: probes of the coarse grid, 3 or more (default 200, fewer on a small "
+      "range so that the grid reads at most 5 % of it)")(
       "no-warmup", "do not read one untimed chunk before the first timed block")(
       "no-zones", "do not detect zones at the end of the sweep")(
       "live",
@@ -379,6 +392,50 @@ void ParseSweepReading(const po::variables_map& vm, SweepOptions& s) {
   }
 }
 
+// --adaptive, --budget, --grid, and what they cannot go with.
+void ParseAdaptive(const po::variables_map& vm, SweepCommandOptions& out) {
+  out.adaptive = vm.count("adaptive") > 0;
+  if (!out.adaptive) {
+    for (const char* flag : {"budget", "grid"}) {
+      if (vm.count(flag)) {
+        throw Error(std::string("--") + flag + " goes with --adaptive", ErrorKind::kBadInput);
+      }
+    }
+    return;
+  }
+  const auto refuse = [](const std::string& what) {
+    throw Error("--adaptive " + what, ErrorKind::kBadInput);
+  };
+  if (out.sweep.write) refuse("measures reads; a write test writes the whole range");
+  if (out.devices.size() > 1) refuse("samples one device at a time");
+  if (!out.resume_file.empty()) refuse("cannot be resumed: run it again (it is short)");
+  if (out.sweep.passes > 1) refuse("reads each probe as often as it needs: drop --passes");
+  if (out.sweep.quick || out.sweep.skip > 1) refuse("chooses its own probes: drop --quick/--skip");
+  if (out.sweep.max_time.count() > 0) refuse("takes --budget TIME, not --max-time");
+  if (out.live) refuse("reads its probes out of order: --live draws a sweep's curve");
+  if (!out.detect_zones) refuse("is a search for the zones' edges: drop --no-zones");
+  if (out.format == OutputFormat::kCsv) {
+    refuse("writes raw or json: CSV has no place for the edges and the inferred zones");
+  }
+  if (vm.count("grid")) {
+    out.grid_probes = ParseCount32(vm["grid"].as<std::string>(), "--grid");
+    if (out.grid_probes < 3) refuse("needs a grid of 3 or more probes (--grid)");
+  }
+  if (vm.count("budget")) {
+    const std::string text = vm["budget"].as<std::string>();
+    if (!text.empty() && text.back() == '%') {
+      const std::optional<double> pct = ParseDecimal(text.substr(0, text.size() - 1));
+      if (!pct || !(*pct > 0) || *pct > 100) {
+        throw Error("--budget: '" + text + "' is not a share of the range above 0% and up to 100%",
+                    ErrorKind::kBadInput);
+      }
+      out.budget_share = *pct / 100;
+    } else {
+      out.budget_time = ParseDuration(text, "--budget");
+    }
+  }
+}
+
 // Reads the options; nullopt after printing the help on inv.out.
 std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   SweepCommandOptions out;
@@ -415,6 +472,7 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   ParseZoneFlags(vm, out);
   ParseGateFlags(vm, out, out.sweep);
   ParseEventsFlags(vm, out);
+  ParseAdaptive(vm, out);
   if (!out.events.empty() && out.devices.size() > 1) {
     throw Error("--events follows one device's sweep: give one device", ErrorKind::kBadInput);
   }
@@ -493,10 +551,11 @@ std::unique_ptr<AtomicFile> OpenResultFile(const SweepCommandOptions& options) {
 // of `health`) into options.plot_dir.
 void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const SweepResult& result,
                Curve points, Media media, ZoneAnalysis zones, const HealthReport& health,
-               std::ostream& err) {
+               const std::optional<AdaptiveResult>& adaptive, std::ostream& err) {
   PlotInput input;
   Profile& p = input.profile;
   p = SweepProfile(options.device, "sweep", run, result, std::move(points));
+  p.adaptive = adaptive;
   p.plan = run.plan;  // a write sweep's plot says so and marks its cache's cliff
   p.unreadable = result.unreadable;
   p.slow_regions = result.slow_regions;
@@ -568,6 +627,88 @@ void DiscardBeforeWrite(OpenedDevice& d, DeviceInfo& info, bool quiet, std::ostr
   }
 }
 
+// --adaptive: the probes' shape (DefaultAdaptiveShape, or --block-size as
+// the probe and --chunk-size as its reads, --grid) put into `sweep` as its
+// block and chunk, so that PlanSweep picks the engine and depth for them.
+AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const DeviceInfo& info,
+                                 SweepOptions& sweep) {
+  const SweepPlan full = PlanSweep(info, sweep);
+  const std::uint64_t sector = info.sector_bytes;
+  AdaptiveShape shape = DefaultAdaptiveShape(full.end_bytes - full.start_bytes,
+                                             sweep.expected_mb_per_s, full.chunk_bytes, sector);
+  if (options.sweep.block_bytes > 0) {
+    shape.probe_bytes = options.sweep.block_bytes;
+    shape.chunk_bytes = options.sweep.chunk_bytes > 0 ? options.sweep.chunk_bytes
+                                                      : std::min(full.chunk_bytes,
+                                                                 shape.probe_bytes / 4);
+  } else if (options.sweep.chunk_bytes > 0) {
+    shape.chunk_bytes = options.sweep.chunk_bytes;
+  }
+  // As SampleAdaptively reads them: chunks of at most half a probe, whole
+  // sectors; the probe whole chunks.
+  // A byte budget: the grid takes at most half of it (smaller probes, down
+  // to 256 KiB, then fewer of them, down to 20), the edges the rest.
+  const std::uint64_t budget = static_cast<std::uint64_t>(
+      options.budget_share * static_cast<double>(full.end_bytes - full.start_bytes));
+  std::uint32_t grid = options.grid_probes > 0 ? options.grid_probes : shape.grid_probes;
+  if (budget > 0 && options.sweep.block_bytes == 0 && shape.probe_bytes * grid > budget / 2) {
+    shape.probe_bytes = std::max<std::uint64_t>(256 * kKiB, budget / 2 / grid);
+    shape.chunk_bytes = std::min(shape.chunk_bytes, shape.probe_bytes / 4);
+    if (options.grid_probes == 0 && shape.probe_bytes * grid > budget / 2) {
+      grid = static_cast<std::uint32_t>(
+          std::max<std::uint64_t>(20, budget / 2 / shape.probe_bytes));
+    }
+  }
+  shape.chunk_bytes =
+      std::max(sector, std::min(shape.chunk_bytes, shape.probe_bytes / 2) / sector * sector);
+  shape.probe_bytes = RoundUp(std::max(shape.probe_bytes, 2 * sector), shape.chunk_bytes);
+  sweep.block_bytes = shape.probe_bytes;
+  sweep.chunk_bytes = shape.chunk_bytes;
+  AdaptiveOptions a;
+  a.probe_bytes = shape.probe_bytes;
+  a.chunk_bytes = shape.chunk_bytes;
+  a.grid_probes = grid;
+  a.start_bytes = full.start_bytes;
+  a.end_bytes = full.end_bytes;
+  a.byte_budget = budget;
+  a.time_budget = options.budget_time;
+  return a;
+}
+
+// --adaptive's progress on stderr: what it is doing (the grid, or refining
+// edge k of n) and how much it has read; redrawn in place on a terminal (at
+// most every 0.2 s), else one line when each phase begins.
+std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& err, bool tty,
+                                                                  std::uint64_t range_bytes) {
+  struct State {
+    std::chrono::steady_clock::time_point last{};
+    int phase = -1;
+  };
+  auto state = std::make_shared<State>();
+  return [&err, tty, range_bytes, state](const AdaptiveProgress& p) {
+    const int phase = p.phase == AdaptiveProgress::Phase::kGrid ? 0 : 1;
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = phase == 0 && p.done == p.total;
+    if (tty ? (now - state->last < std::chrono::milliseconds(200) && !last &&
+               phase == state->phase)
+            : phase == state->phase) {
+      return;
+    }
+    state->last = now;
+    state->phase = phase;
+    const std::string what =
+        phase == 0 ? "grid: probe " + std::to_string(p.done) + " of " + std::to_string(p.total)
+                   : "refining edge " + std::to_string(p.done + 1) + " of " +
+                         std::to_string(p.total);
+    err << (tty ? "\r\033[K" : "") << "zcav: adaptive: " << what << ", "
+        << FormatFixed(static_cast<double>(p.bytes_read) / kGB, 3) << " GB read ("
+        << FormatFixed(100.0 * static_cast<double>(p.bytes_read) /
+                           static_cast<double>(std::max<std::uint64_t>(1, range_bytes)),
+                       3)
+        << " % of the range; GB = 10^9 B)" << (tty ? "" : "\n") << std::flush;
+  };
+}
+
 // One device swept (several: RunSeveralSweeps).
 int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   std::ostream& err = inv.err;
@@ -604,6 +745,8 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   if (options.resume_file.empty()) {
     sweep_options = WithStartRate(d.device(), d.clock(), sweep_options, &stop_requested);
   }
+  std::optional<AdaptiveOptions> adaptive;
+  if (options.adaptive) adaptive = AdaptiveShapeFor(options, info, sweep_options);
   const RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
   SayBeforeSweep(options, run, err);
 
@@ -627,9 +770,12 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   EventsOutput events(options.events, inv.out);
   if (events.sink() != nullptr) sinks.push_back(events.sink());
   std::unique_ptr<ProgressSink> progress;
-  if (!options.quiet && !DrawsInTerminal(live.get())) {
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  if (adaptive && !options.quiet) {
+    adaptive->progress = AdaptiveProgressLine(err, tty, run.plan.end_bytes - run.plan.start_bytes);
+  } else if (!options.quiet && !DrawsInTerminal(live.get())) {
     // Progress is paced in real time, also for a simulated device.
-    progress = std::make_unique<ProgressSink>(err, d.steady_clock(), isatty(STDERR_FILENO) == 1);
+    progress = std::make_unique<ProgressSink>(err, d.steady_clock(), tty);
     sinks.push_back(progress.get());
   }
   CurveSink curve;
@@ -651,7 +797,16 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
                     HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
-      RunSweep(d.device(), run, d.clock(), health, &stop_requested, resume ? &*resume : nullptr);
+      adaptive
+          ? RunAdaptiveSweep(
+                d.device(), run, d.clock(), *adaptive,
+                [&](const std::vector<AdaptiveProbe>& grid) {
+                  return GridSteps(grid, zone_options, media != Media::kNone);
+                },
+                health, &stop_requested)
+          : RunSweep(d.device(), run, d.clock(), health, &stop_requested,
+                     resume ? &*resume : nullptr);
+  if (adaptive && !options.quiet && tty) err << "\n";  // below the progress line
   if (DrawsInTerminal(live.get())) err << "\n";  // below the chart
   const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
                                          result.partial(), inv.out);
@@ -670,7 +825,8 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   }
   if (!options.plot_dir.empty() && !curve.points.empty()) {
     PlotSweep(options, run, result, std::move(curve.points), media,
-              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(), err);
+              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(),
+              zones.adaptive(), err);
   }
   const int code = [&] {
     const int sweep_code =

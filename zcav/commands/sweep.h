@@ -46,6 +46,18 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   // --idle-probe DURATION (with --write): after the sweep, idle that long,
   // then probe how much of the write cache came back. Default: none
   std::optional<std::chrono::nanoseconds> idle_probe;
+  // --adaptive: sample the range adaptively (measure/adaptive.h: a grid of
+  // probes, each level change bisected to one probe) instead of reading it
+  // all; --block-size is then the probe's size. Default: false
+  bool adaptive = false;
+  // --budget with --adaptive: stop refining once this share of the range is
+  // read (budget_share, 0..1; "1%") or this much time has passed
+  // (budget_time; "10m"). Default: none (every edge to one probe).
+  double budget_share = 0;
+  std::chrono::nanoseconds budget_time{0};
+  // --grid N with --adaptive: probes of the coarse grid. Default: 0 = the
+  // default shape's (DefaultAdaptiveShape: 200, fewer on small ranges).
+  std::uint32_t grid_probes = 0;
   bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
   bool detect_zones = true;         // --no-zones turns it off. Default: true
   bool smart = false;               // --smart: SMART before and after. Default: false

@@ -73,12 +73,15 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     context.device_bytes = profile.device_bytes;
     context.media = options.media_given ? options.media : GuessMedia(profile.device_path);
     context.notes = profile.notes;
+    if (profile.adaptive) {
+      context.notes.push_back(AdaptiveNote(*profile.adaptive, profile.points.size()));
+    }
     ZoneOptions zone_options = options.zones;
     zone_options.blur_blocks = profile.blur_blocks;
     zone_options.non_rotational =
         zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
     ZoneAnalysis analysis =
-        DetectZones(profile.points, zone_options, context.media != Media::kNone);
+        DetectZones(ZoneCurve(profile), zone_options, context.media != Media::kNone);
     // A saved multi-pass sweep keeps its samples: position or time, as the
     // sweep itself told (step_origin.h).
     if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&

@@ -1,9 +1,11 @@
 #include "zcav/analysis/adaptive_steps.h"
 
+#include <algorithm>
+
 namespace zcav {
 
 std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
-                                    const ZoneOptions& options) {
+                                    const ZoneOptions& options, bool optical) {
   // Each probe stands for its stretch of the grid (to the next probe): the
   // detector sees a contiguous curve of grid.size() blocks, as a sweep's.
   Curve curve;
@@ -14,7 +16,7 @@ std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
     curve.push_back(
         CurvePoint{.offset_bytes = p.offset_bytes, .length_bytes = length, .mb_per_s = p.mb_per_s});
   }
-  const ZoneAnalysis a = DetectZones(curve, options);
+  const ZoneAnalysis a = DetectZones(curve, options, optical);
   std::vector<AdaptiveStep> steps;
   if (a.type == CurveType::kCav || a.type == CurveType::kPcav) return steps;
   for (std::size_t z = 0; z + 1 < a.zones.size(); ++z) {
@@ -27,6 +29,33 @@ std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
                                  .right_mb_per_s = right.mb_per_s});
   }
   return steps;
+}
+
+Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
+                    std::uint64_t start_bytes, std::uint64_t end_bytes) {
+  Curve out;
+  out.reserve(probes.size());
+  std::uint64_t from = start_bytes;
+  std::size_t e = 0;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const CurvePoint p = probes[i];
+    std::uint64_t to = end_bytes;
+    if (i + 1 < probes.size()) {
+      const std::uint64_t gap_from = p.offset_bytes + p.length_bytes;
+      const std::uint64_t gap_to = probes.offset_bytes(i + 1);
+      while (e < edges.size() && edges[e].at_bytes < gap_from) ++e;
+      to = e < edges.size() && edges[e].at_bytes <= gap_to ? edges[e].at_bytes
+                                                           : gap_from + (gap_to - gap_from) / 2;
+    }
+    to = std::max(to, from);
+    out.push_back(CurvePoint{.offset_bytes = from,
+                             .length_bytes = to - from,
+                             .mb_per_s = p.mb_per_s,
+                             .min_mb_per_s = p.min_mb_per_s,
+                             .max_mb_per_s = p.max_mb_per_s});
+    from = to;
+  }
+  return out;
 }
 
 }  // namespace zcav

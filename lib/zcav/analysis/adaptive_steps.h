@@ -1,8 +1,10 @@
-// Where an adaptive sampler's grid changes level (measure/adaptive.h): the
-// zone detector's segmentation of the grid's probes, as steps to bisect.
+// Adaptive sampling's analysis (measure/adaptive.h): where the grid changes
+// level (the zone detector's segmentation of the grid's probes, as steps to
+// bisect), and the curve the zone detector reads for an adaptive result.
 // Pure.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "zcav/analysis/zone_detector.h"
@@ -14,7 +16,19 @@ namespace zcav {
 // DetectZones with `options`: a step between the last probe of each zone
 // and the first of the next, at the two zones' medians. None for a flat
 // curve (one zone) and for a smooth one (cav, pcav: a slope, no edges).
+// `optical`: as DetectZones's.
 std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
-                                    const ZoneOptions& options);
+                                    const ZoneOptions& options, bool optical = false);
+
+// The probes of an adaptive result (position order, as read) as the curve
+// the zone detector reads: each probe stretched over its share of the range
+// [start_bytes, end_bytes): to the edge between it and its neighbour where
+// one of `edges` lies between them, else to the midpoint. The zones' bytes,
+// edges and shares are then the surface's, while every rate is a probe's
+// own: nothing between the probes is presented as measured (the result's
+// probes stay the data; this curve is for the analysis). Empty for no
+// probes. REQUIRES: probes sorted by offset, inside the range.
+Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
+                    std::uint64_t start_bytes, std::uint64_t end_bytes);
 
 }  // namespace zcav

@@ -19,6 +19,8 @@
 //         printed offset lies within its rounding of that grid. "++++" rows
 //         (a block read in under a second) are recomputed from the time
 //         column, which has 1 ms resolution.
+#include "zcav/analysis/adaptive_steps.h"
+#include "zcav/io/adaptive_format.h"
 #include "zcav/io/data_reader.h"
 
 #include <algorithm>
@@ -50,6 +52,9 @@
 namespace zcav {
 
 namespace {
+
+// The end of the note on blocks with fewer passes than the rest.
+constexpr const char* kFewerPassesNote = " passes behind them (an interrupted or partial run)";
 
 using Json = nlohmann::json;
 
@@ -194,6 +199,7 @@ class Input {
   [[noreturn]] void FailFile(const std::string& what) const {
     throw Error(source_ + ": " + what, ErrorKind::kBadInput);
   }
+  const std::string& source() const { return source_; }
 
  private:
   std::string source_;
@@ -319,7 +325,7 @@ void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
   if (fewer > 0) {
     profile.notes.push_back(std::to_string(fewer) + " of " + std::to_string(passes_of.size()) +
                             " blocks have fewer than " + std::to_string(max_passes) +
-                            " passes behind them (an interrupted or partial run)");
+                            kFewerPassesNote);
   }
 }
 
@@ -397,7 +403,7 @@ class RowReducer {
       profile_.notes.push_back(std::to_string(fewer) + " of " +
                                std::to_string(profile_.points.size()) + " blocks have fewer than " +
                                std::to_string(max_passes) +
-                               " passes behind them (an interrupted or partial run)");
+                               kFewerPassesNote);
     }
   }
 
@@ -958,6 +964,9 @@ class RawParser {
       LatencyLine(line.substr(11), n);
     } else if (StartsWith(line, "# temperature: ")) {
       TemperatureLine(line.substr(15), n);
+    } else if (StartsWith(line, "# adaptive: ")) {
+      profile_.adaptive =
+          ParseAdaptiveJson(std::string(line.substr(12)), in_.source() + ":" + std::to_string(n));
     }
   }
 
@@ -1722,6 +1731,9 @@ void ReadJsonRandomAccess(const Input& in, const Json& root, Profile& profile) {
 // "burst", "verdict" and "random_access".
 void ReadJsonProfileMeasurements(const Input& in, const Json& root, Profile& profile) {
   ReadJsonRandomAccess(in, root, profile);
+  if (const auto a = root.find("adaptive"); a != root.end()) {
+    profile.adaptive = ParseAdaptiveJson(a->dump(), in.source());
+  }
   if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
     profile.access_mean_ms = JsonNonNegative(*acc, "mean_ms");
     if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
@@ -2095,6 +2107,12 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
     parser.parse(input, profile);
   }
   if (profile.chunk_bytes == 0 && profile.plan) profile.chunk_bytes = profile.plan->chunk_bytes;
+  if (profile.adaptive) {
+    // An adaptive run read each probe as often as it needed (its "passes"
+    // are its reads): not a partial run.
+    std::erase_if(profile.notes, [](const std::string& n) { return n.ends_with(kFewerPassesNote); });
+    profile.passes = 1;
+  }
   return profile;
 }
 
@@ -2155,6 +2173,12 @@ Profile ReadRandomAccess(const std::string& path) {
   if (profile.random_access.empty()) in.FailFile(none);
   profile.points.clear();
   return profile;
+}
+
+Curve ZoneCurve(const Profile& profile) {
+  if (!profile.adaptive) return profile.points;
+  const AdaptiveResult& a = *profile.adaptive;
+  return AdaptiveCurve(profile.points, a.edges, a.start_bytes, a.start_bytes + a.range_bytes);
 }
 
 }  // namespace zcav

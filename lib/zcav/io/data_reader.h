@@ -11,6 +11,7 @@
 #include "zcav/analysis/thermal.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/device/device.h"
+#include "zcav/measure/adaptive.h"
 #include "zcav/measure/random_access.h"
 #include "zcav/measure/sample.h"
 
@@ -102,6 +103,9 @@ struct Profile {
   double blur_blocks = 0;
   std::string status;
   std::vector<Sample> samples;
+  // An adaptive run's edges, inferred zones and bytes read (adaptive_format.h;
+  // its probes are `points`, the only measured data); nullopt for a sweep.
+  std::optional<AdaptiveResult> adaptive;
   // What a user should know about the import, e.g. "12 '++++' rates
   // recomputed from the time column and the 100 MiB block size".
   std::vector<std::string> notes;
@@ -141,6 +145,11 @@ Profile ReadProfile(const std::string& path);
 // random_access_mode filled. Throws Error(kBadInput) as ReadProfile does, and
 // "FILE: no random access results ..." for a file without them.
 Profile ReadRandomAccess(const std::string& path);
+
+// The curve the zone detector reads for `profile`: its points, or for an
+// adaptive result its probes stretched to the edges (AdaptiveCurve): what
+// `zcav zones`, the plots, the report and merge analyse.
+Curve ZoneCurve(const Profile& profile);
 
 // The device facts a profile recorded, as a DeviceInfo (path, size,
 // transport, rotational flags; the rest default): for KnownNotToRotate.

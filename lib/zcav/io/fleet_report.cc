@@ -173,7 +173,7 @@ FleetDrive FleetDriveFrom(const Profile& p) {
   d.device_path = p.device_path;
   d.size_bytes = p.device_bytes;
   d.name = !d.serial.empty() ? d.serial : !d.device_path.empty() ? d.device_path : d.source;
-  d.bins = FleetBins(p.points, p.device_bytes);
+  d.bins = FleetBins(ZoneCurve(p), p.device_bytes);
   d.unreadable_ranges = p.unreadable.size();
   d.slow_regions = p.slow_regions.size();
   d.health = p.health_verdict;

@@ -39,6 +39,7 @@
 #include <system_error>
 #include <vector>
 
+#include "zcav/io/adaptive_format.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -317,6 +318,7 @@ class JsonWriter final : public ResultSink {
     // far never ends in a dangling comma.
     Write((first_block_ ? "\n" : ",\n") + Dump(BlockJson(block)));
     first_block_ = false;
+    ++blocks_;
   }
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
@@ -329,6 +331,9 @@ class JsonWriter final : public ResultSink {
   }
 
   void OnHealth(const HealthReport& report) override { health_ = HealthMembers(report); }
+  void OnAdaptive(const AdaptiveResult& result) override {
+    adaptive_ = "\"adaptive\":" + AdaptiveJsonText(result, blocks_) + ",\n";
+  }
 
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
@@ -338,6 +343,7 @@ class JsonWriter final : public ResultSink {
     s += Member("passes", pass_array) + ",\n";
     s += Member("summary", SummaryJson(r)) + ",\n";
     s += health_;
+    s += adaptive_;
     // The zone analysis, when the sweep ran the detector: "curve_type",
     // "zones", "outliers", "zone_summary" at the top level.
     for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
@@ -393,6 +399,8 @@ class JsonWriter final : public ResultSink {
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
   std::string health_;               // set by OnHealth: members, each ending ",\n"
+  std::string adaptive_;             // set by OnAdaptive: the member, ending ",\n"
+  std::size_t blocks_ = 0;           // blocks written
   std::uint32_t passes_planned_ = 1;
   std::string started_;  // RunInfo::start_time_utc
   struct TimedSample {

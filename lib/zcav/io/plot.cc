@@ -704,7 +704,8 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   const auto labels = static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
   flags.insert("zones");
   v["zones_data"] = name + ".zones.dat";
-  v["zones_title"] = "detected zones (median)";
+  v["zones_title"] = in.profile.adaptive ? "zone levels inferred between the probes"
+                                         : "detected zones (median)";
   if (labels < a.zones.size()) {
     v["zones_title"] +=
         ": " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) + " labelled";
@@ -908,6 +909,17 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   v["curve_title"] = in.profile.passes > 1
                          ? "median of " + std::to_string(in.profile.passes) + " passes"
                          : std::string(write ? "write rate per block" : "read rate per block");
+  // An adaptive run: its probes are points (all it read); the zone levels
+  // between them are drawn as the zones, inferred.
+  v["curve_style"] = "lines lw 2";
+  if (const std::optional<AdaptiveResult>& a = in.profile.adaptive) {
+    v["curve_style"] = "points pt 7 ps 0.6";
+    v["curve_title"] = "probes read: " + std::to_string(points.size()) + ", " +
+                       FormatFixed(100.0 * static_cast<double>(a->bytes_read) /
+                                       static_cast<double>(std::max<std::uint64_t>(1, a->range_bytes)),
+                                   3) +
+                       " % of the range";
+  }
   const bool optical = in.media != Media::kNone;
   if (optical) {
     flags.insert("optical");
@@ -1431,7 +1443,7 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
   if (recorded.blur_blocks <= 0) recorded.blur_blocks = input.profile.blur_blocks;
   recorded.non_rotational =
       recorded.non_rotational || KnownNotToRotate(RecordedDevice(input.profile));
-  input.zones = DetectZones(input.profile.points, recorded, input.media != Media::kNone);
+  input.zones = DetectZones(ZoneCurve(input.profile), recorded, input.media != Media::kNone);
   input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
   input.access = input.profile.access_samples;
   return input;

@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "zcav/io/adaptive_format.h"
 #include "zcav/base/enum_names.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
@@ -166,6 +167,7 @@ class RawWriter final : public ResultSink {
     line += ' ' + FormatFixed(b.stddev_mb_per_s, 3);
     line += ' ' + std::to_string(b.passes) + '\n';
     Write(line);
+    ++blocks_;
   }
 
   void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
@@ -210,9 +212,13 @@ class RawWriter final : public ResultSink {
     }
   }
 
+  void OnAdaptive(const AdaptiveResult& result) override {
+    adaptive_ = "# adaptive: " + AdaptiveJsonText(result, blocks_) + "\n";
+  }
+
   void OnFinish(const SweepResult& r) override {
     const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
-    std::string f;
+    std::string f = adaptive_;
     for (const PassSummary& p : passes) {
       f += "# pass " + std::to_string(p.pass + 1) + ": " + std::to_string(p.bytes) + " bytes in " +
            FormatFixed(Seconds(p.read_time), 6) + " s, " + FormatFixed(p.mb_per_s, 3) + " MB/s" +
@@ -320,6 +326,8 @@ class RawWriter final : public ResultSink {
   std::uint32_t passes_planned_ = 1;
   std::string started_;              // RunInfo::start_time_utc
   std::string health_;               // OnHealth's footer lines
+  std::string adaptive_;             // OnAdaptive's footer line
+  std::size_t blocks_ = 0;           // data lines written
   std::vector<PassSummary> passes_;  // fallback when the result carries none
 };
 

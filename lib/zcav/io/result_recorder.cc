@@ -39,6 +39,10 @@ void ResultRecorder::OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) 
   order_.push_back(Kind::kZones);
   zones_.emplace_back(a, c);
 }
+void ResultRecorder::OnAdaptive(const AdaptiveResult& x) {
+  order_.push_back(Kind::kAdaptive);
+  adaptive_.push_back(x);
+}
 void ResultRecorder::OnFinish(const SweepResult& x) {
   order_.push_back(Kind::kFinish);
   finishes_.push_back(x);
@@ -46,7 +50,7 @@ void ResultRecorder::OnFinish(const SweepResult& x) {
 
 void ResultRecorder::Replay(ResultSink& sink) const {
   std::size_t start = 0, sample = 0, block = 0, pass = 0, unreadable = 0, slow = 0, zones = 0,
-              health = 0, finish = 0;
+              health = 0, adaptive = 0, finish = 0;
   for (const Kind kind : order_) {
     switch (kind) {
       case Kind::kStart:
@@ -73,6 +77,9 @@ void ResultRecorder::Replay(ResultSink& sink) const {
       case Kind::kZones:
         sink.OnZones(zones_[zones].first, zones_[zones].second);
         ++zones;
+        break;
+      case Kind::kAdaptive:
+        sink.OnAdaptive(adaptive_[adaptive++]);
         break;
       case Kind::kFinish:
         sink.OnFinish(finishes_[finish++]);
@@ -120,6 +127,9 @@ void WriteGuard::OnHealth(const HealthReport& h) {
 
 void WriteGuard::OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) {
   Guard([&] { writer_.OnZones(a, c); });
+}
+void WriteGuard::OnAdaptive(const AdaptiveResult& x) {
+  Guard([&] { writer_.OnAdaptive(x); });
 }
 void WriteGuard::OnFinish(const SweepResult& x) {
   Guard([&] { writer_.OnFinish(x); });

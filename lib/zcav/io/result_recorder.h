@@ -27,6 +27,7 @@ class ResultRecorder final : public ResultSink {
   void OnSlowRegion(const SlowRegion& x) override;
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override;
   void OnHealth(const HealthReport& h) override;
+  void OnAdaptive(const AdaptiveResult& x) override;
   void OnFinish(const SweepResult& x) override;
 
   // Sends every event kept so far to `sink`, in the order they came. A
@@ -44,6 +45,7 @@ class ResultRecorder final : public ResultSink {
     kSlowRegion,
     kZones,
     kHealth,
+    kAdaptive,
     kFinish
   };
   std::vector<Kind> order_;
@@ -55,6 +57,7 @@ class ResultRecorder final : public ResultSink {
   std::vector<SlowRegion> slow_;
   std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> zones_;
   std::vector<HealthReport> health_;
+  std::vector<AdaptiveResult> adaptive_;
   std::vector<SweepResult> finishes_;
 };
 
@@ -72,6 +75,7 @@ class WriteGuard final : public ResultSink {
   void OnSlowRegion(const SlowRegion& x) override;
   void OnZones(const ZoneAnalysis& a, const ZoneReportContext& c) override;
   void OnHealth(const HealthReport& h) override;
+  void OnAdaptive(const AdaptiveResult& x) override;
   void OnFinish(const SweepResult& x) override;
 
   bool failed() const { return failed_; }

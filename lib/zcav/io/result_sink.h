@@ -41,6 +41,7 @@ class SampleForwardingSink : public ResultSink {
   void OnPassDone(const PassSummary& x) override { samples_.OnPassDone(x); }
   void OnUnreadable(const UnreadableRange& x) override { samples_.OnUnreadable(x); }
   void OnSlowRegion(const SlowRegion& x) override { samples_.OnSlowRegion(x); }
+  void OnAdaptive(const AdaptiveResult& x) override { samples_.OnAdaptive(x); }
   void OnFinish(const SweepResult& x) override { samples_.OnFinish(x); }
 
  private:

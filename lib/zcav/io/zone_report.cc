@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "zcav/analysis/adaptive_steps.h"
 #include "zcav/base/enum_names.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
@@ -205,6 +206,21 @@ std::string RegionsText(const ZoneAnalysis& a, const ZoneReportContext& c) {
 }
 
 }  // namespace
+
+std::string AdaptiveNote(const AdaptiveResult& r, std::size_t probes) {
+  std::uint64_t widest = 0;
+  for (const AdaptiveEdge& e : r.edges) widest = std::max(widest, e.uncertainty_bytes);
+  std::string s = "adaptive: " + std::to_string(probes) + " probes read " +
+                  FormatFixed(Gb(r.bytes_read), 3) + " GB of " + FormatFixed(Gb(r.range_bytes), 3) +
+                  " GB (" + FormatFixed(Pct(r.bytes_read, r.range_bytes), 3) +
+                  " %; GB = 10^9 B); between the probes the zone levels are inferred, not measured";
+  if (!r.edges.empty()) {
+    s += "; each edge within +-" + FormatFixed(static_cast<double>(widest) / kMiB, 1) +
+         " MiB (the widest)";
+  }
+  if (r.budget_hit) s += "; the budget ended the refinement";
+  return s;
+}
 
 std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
   const std::uint64_t total = DeviceBytes(a, c);
@@ -503,7 +519,17 @@ void ZoneDetectingSink::OnBlock(const BlockResult& block) {
   inner().OnBlock(block);
 }
 
+void ZoneDetectingSink::OnAdaptive(const AdaptiveResult& result) {
+  adaptive_ = result;
+  inner().OnAdaptive(result);
+}
+
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
+  if (adaptive_) {
+    context_.notes.push_back(AdaptiveNote(*adaptive_, points_.size()));
+    points_ = AdaptiveCurve(points_, adaptive_->edges, adaptive_->start_bytes,
+                            adaptive_->start_bytes + adaptive_->range_bytes);
+  }
   analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
   points_ = Curve();  // the curve is not needed any more: give its memory back
   context_.unreadable = result.unreadable;

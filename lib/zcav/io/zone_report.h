@@ -45,6 +45,11 @@ struct ZoneReportContext {
   std::optional<WriteCacheAnalysis> write_cache;
 };
 
+// What a zone table says of an adaptive result: "adaptive: 412 probes read
+// 4.95 GB of 20000 GB (0.025 %; GB = 10^9 B), the rest inferred from the
+// zone levels; edges within +-64.0 MiB (the widest)".
+std::string AdaptiveNote(const AdaptiveResult& result, std::size_t probes);
+
 // The verdict for `analysis` on `transport`: sustained figures from the zones
 // (fastest zone's median; bytes-weighted average), burst when measured, and
 // a write sweep's write cache when it found one (VerdictInputs).
@@ -79,6 +84,9 @@ class ZoneDetectingSink final : public ForwardingSink {
                     std::optional<double> burst_mb_per_s = std::nullopt);
   void OnStart(const RunInfo& run) override;
   void OnBlock(const BlockResult& block) override;
+  // An adaptive run: the zones are found on its probes stretched to the
+  // edges (AdaptiveCurve), and the context's notes say how much was read.
+  void OnAdaptive(const AdaptiveResult& result) override;
   void OnFinish(const SweepResult& result) override;
 
   // A write sweep's cache found, before the zones go on: `probe` may write
@@ -91,6 +99,8 @@ class ZoneDetectingSink final : public ForwardingSink {
   // Valid after OnFinish.
   const ZoneAnalysis& analysis() const { return analysis_; }
   const ZoneReportContext& context() const { return context_; }
+  // The adaptive run's result (probes left empty), after OnAdaptive.
+  const std::optional<AdaptiveResult>& adaptive() const { return adaptive_; }
 
  private:
   ZoneOptions options_;
@@ -101,6 +111,7 @@ class ZoneDetectingSink final : public ForwardingSink {
   bool write_ = false;             // a write sweep: its cache is looked for
   std::uint64_t start_bytes_ = 0;  // where it began
   WriteCacheProbe probe_;
+  std::optional<AdaptiveResult> adaptive_;
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
 };

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 
-#include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/units.h"
 #include "zcav/measure/read_checks.h"
+#include "zcav/measure/sample_sink.h"
 
 namespace zcav {
 namespace {
@@ -19,15 +20,17 @@ class Sampler {
   Sampler(Device& device, Clock& clock, const AdaptiveOptions& options,
           const std::atomic<bool>* stop, AdaptiveResult& result, std::uint64_t start,
           std::uint64_t probe, std::uint64_t chunk)
-      : device_(device),
-        clock_(clock),
+      : clock_(clock),
         options_(options),
         stop_(stop),
         result_(result),
-        buffer_(chunk, DirectIoAlignment(device.info().sector_bytes)),
+        queue_(device.OpenReadQueue(std::max<std::uint32_t>(1, options.queue_depth), chunk)),
+        completions_(queue_->depth()),
         start_(start),
         probe_(probe),
-        chunk_(chunk) {}
+        chunk_(chunk) {
+    result_.engine = queue_->engine();
+  }
 
   // False once the sampling must end: a read failed, or a stop was asked.
   bool Going() {
@@ -35,19 +38,28 @@ class Sampler {
     return !result_.error && !result_.interrupted;
   }
   bool OverBudget() const {
-    return options_.byte_budget != 0 && result_.bytes_read >= options_.byte_budget;
+    return (options_.byte_budget != 0 && result_.bytes_read >= options_.byte_budget) ||
+           (options_.time_budget.count() > 0 && clock_.Now() - began_ >= options_.time_budget);
   }
 
   // Slot k read once more: its rate, or nullopt when a read failed.
   std::optional<double> ReadOnce(std::uint64_t k) {
     const std::uint64_t offset = start_ + k * probe_;
     // Untimed: the seek, the head settling, the first chunk.
-    if (!Read(offset, chunk_)) return std::nullopt;
+    std::error_code ec = Read(offset, offset + chunk_);
     const auto t0 = clock_.Now();
-    for (std::uint64_t at = offset + chunk_; at < offset + probe_; at += chunk_) {
-      if (!Read(at, std::min(chunk_, offset + probe_ - at))) return std::nullopt;
+    if (!ec) ec = Read(offset + chunk_, offset + probe_);
+    if (!ec) return MbPerS(probe_ - chunk_, clock_.Now() - t0);
+    if (!IsDeviceGone(ec)) {
+      // A bad sector is data: the probe is unreadable, the sampling goes on.
+      result_.unreadable.push_back(UnreadableRange{.offset_bytes = offset,
+                                                   .length_bytes = probe_,
+                                                   .errno_value = ec.value(),
+                                                   .bounded_by_budget = true});
+    } else if (!result_.error) {
+      result_.error = ec;
     }
-    return MbPerS(probe_ - chunk_, clock_.Now() - t0);
+    return std::nullopt;
   }
 
   // Slot k's probe, read once, or again (up to max_reads, median) while its
@@ -55,10 +67,10 @@ class Sampler {
   // of one probe, in log). Null when a read failed.
   const AdaptiveProbe* Probe(std::uint64_t k, double left = 0, double right = 0,
                              double noise_log = 0) {
-    AdaptiveProbe& p = probes_[k];
+    Slot& slot = slots_[k];
+    AdaptiveProbe& p = slot.probe;
     p.offset_bytes = start_ + k * probe_;
     p.length_bytes = probe_;
-    std::vector<double>& rates = reads_[k];
     const auto marginal = [&] {
       if (left <= 0 || right <= 0 || p.mb_per_s <= 0) return false;
       const double to_left = std::abs(std::log(p.mb_per_s / left));
@@ -68,37 +80,89 @@ class Sampler {
     do {
       const std::optional<double> rate = ReadOnce(k);
       if (!rate) return nullptr;
-      rates.push_back(*rate);
-      std::vector<double> copy = rates;
-      p.mb_per_s = MedianInPlace(copy);
-      p.reads = static_cast<std::uint32_t>(rates.size());
-    } while (marginal() && rates.size() < std::max<std::uint32_t>(1, options_.max_reads) &&
+      slot.rates.push_back(*rate);
+      slot.sorted = slot.rates;
+      p.mb_per_s = MedianInPlace(slot.sorted);
+      p.reads = static_cast<std::uint32_t>(slot.rates.size());
+    } while (marginal() && slot.rates.size() < std::max<std::uint32_t>(1, options_.max_reads) &&
              Going());
     return &p;
   }
 
-  std::map<std::uint64_t, AdaptiveProbe>& probes() { return probes_; }
-
- private:
-  bool Read(std::uint64_t offset, std::uint64_t length) {
-    if (const std::error_code ec = device_.ReadAt(offset, buffer_.span(length))) {
-      result_.error = ec;
-      result_.error_offset_bytes = offset;
-      return false;
+  // The probe of slot k, when it was read.
+  const AdaptiveProbe* Find(std::uint64_t k) const {
+    const auto it = slots_.find(k);
+    return it == slots_.end() || it->second.probe.mb_per_s <= 0 ? nullptr : &it->second.probe;
+  }
+  // Every probe read, in position order.
+  std::vector<AdaptiveProbe> Probes() const {
+    std::vector<AdaptiveProbe> out;
+    for (const auto& [k, slot] : slots_) {
+      if (slot.probe.mb_per_s > 0) out.push_back(slot.probe);
     }
-    result_.bytes_read += length;
-    return true;
+    return out;
   }
 
-  Device& device_;
+  void Report(AdaptiveProgress::Phase phase, std::size_t done, std::size_t total) const {
+    if (options_.progress) options_.progress({phase, done, total, result_.bytes_read});
+  }
+
+ private:
+  struct Slot {
+    AdaptiveProbe probe;
+    std::vector<double> rates;   // each read's rate, in the order read
+    std::vector<double> sorted;  // scratch for the median
+  };
+
+  // [from, to) through the queue, up to its depth in flight; the first
+  // error (its offset in error_offset_bytes), or none.
+  std::error_code Read(std::uint64_t from, std::uint64_t to) {
+    std::vector<std::uint64_t> at(queue_->depth());
+    std::uint32_t in_flight = 0;
+    std::uint64_t next = from;
+    std::vector<std::uint32_t> free_slots;
+    for (std::uint32_t s = queue_->depth(); s > 0; --s) free_slots.push_back(s - 1);
+    std::error_code failed;
+    bool ok = true;
+    while (ok && (next < to || in_flight > 0)) {
+      while (ok && next < to && !free_slots.empty()) {
+        const std::uint32_t s = free_slots.back();
+        free_slots.pop_back();
+        at[s] = next;
+        queue_->Submit(s, next, std::min(chunk_, to - next));
+        next += std::min(chunk_, to - next);
+        ++in_flight;
+      }
+      const std::size_t n = queue_->Wait(completions_);
+      for (std::size_t i = 0; i < n; ++i) {
+        const ReadQueue::Completion& c = completions_[i];
+        --in_flight;
+        free_slots.push_back(c.slot);
+        if (c.error && ok) {
+          failed = c.error;
+          result_.error_offset_bytes = at[c.slot];
+          ok = false;
+        } else if (!c.error) {
+          result_.bytes_read += std::min(chunk_, to - at[c.slot]);
+        }
+      }
+      if (!ok) {
+        // Drain what is still in flight before the queue is used again.
+        while (in_flight > 0) in_flight -= static_cast<std::uint32_t>(queue_->Wait(completions_));
+      }
+    }
+    return failed;
+  }
+
   Clock& clock_;
   const AdaptiveOptions& options_;
   const std::atomic<bool>* stop_;
   AdaptiveResult& result_;
-  AlignedBuffer buffer_;
+  std::unique_ptr<ReadQueue> queue_;
+  std::vector<ReadQueue::Completion> completions_;
   std::uint64_t start_, probe_, chunk_;
-  std::map<std::uint64_t, AdaptiveProbe> probes_;  // by slot
-  std::map<std::uint64_t, std::vector<double>> reads_;
+  std::chrono::nanoseconds began_ = clock_.Now();
+  std::map<std::uint64_t, Slot> slots_;
 };
 
 // The grid's slots (count of them, evenly spread over `slots`), in an order
@@ -156,28 +220,38 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                 ErrorKind::kBadInput);
   }
   AdaptiveResult r;
+  r.start_bytes = start;
   r.range_bytes = end - start;
+  r.probe_bytes = probe;
   const std::uint64_t slots = (end - start) / probe;
   Sampler sampler(device, clock, options, stop, r, start, probe, chunk);
 
   // The grid.
   const std::uint64_t count = std::min<std::uint64_t>(options.grid_probes, slots);
+  r.grid_probes = static_cast<std::uint32_t>(count);
   std::vector<std::uint64_t> grid_slots(count);
   for (std::uint64_t i = 0; i < count; ++i) grid_slots[i] = i * (slots - 1) / (count - 1);
+  std::size_t grid_done = 0;
   for (const std::uint64_t i : GridOrder(count)) {
-    if (!sampler.Going() || !sampler.Probe(grid_slots[i])) break;
+    if (!sampler.Going()) break;
+    if (sampler.OverBudget()) {
+      r.budget_hit = true;  // not even the grid: no edges
+      break;
+    }
+    if (!sampler.Probe(grid_slots[i])) continue;  // unreadable: the grid goes on without it
+    sampler.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
   }
   std::vector<AdaptiveProbe> grid;
   for (const std::uint64_t k : grid_slots) {
-    const auto it = sampler.probes().find(k);
-    if (it != sampler.probes().end() && it->second.mb_per_s > 0) grid.push_back(it->second);
+    if (const AdaptiveProbe* p = sampler.Find(k)) grid.push_back(*p);
   }
   r.noise_rel = NoiseLog(grid);
 
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
   if (sampler.Going() && grid.size() == count) steps = find_steps(grid);
-  for (const AdaptiveStep& step : steps) {
+  for (std::size_t n = 0; n < steps.size(); ++n) {
+    const AdaptiveStep& step = steps[n];
     if (step.left >= step.right || step.right >= grid.size()) continue;
     std::uint64_t lo = grid_slots[step.left];
     std::uint64_t hi = grid_slots[step.right];
@@ -190,6 +264,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       const std::uint64_t mid = lo + (hi - lo) / 2;
       const AdaptiveProbe* p = sampler.Probe(mid, left, right, r.noise_rel);
       if (p == nullptr) break;
+      sampler.Report(AdaptiveProgress::Phase::kRefine, n, steps.size());
       const bool left_side =
           std::abs(std::log(p->mb_per_s / left)) <= std::abs(std::log(p->mb_per_s / right));
       (left_side ? lo : hi) = mid;
@@ -206,13 +281,11 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   std::sort(r.edges.begin(), r.edges.end(),
             [](const AdaptiveEdge& a, const AdaptiveEdge& b) { return a.at_bytes < b.at_bytes; });
 
-  for (const auto& [slot, p] : sampler.probes()) {
-    if (p.mb_per_s > 0) r.probes.push_back(p);
-  }
+  r.probes = sampler.Probes();
   // The zones between the edges: the median of the probes wholly inside.
   std::vector<std::uint64_t> bounds{start};
   for (const AdaptiveEdge& e : r.edges) bounds.push_back(e.at_bytes);
-  bounds.push_back(start + slots * probe);
+  bounds.push_back(end);
   for (std::size_t z = 0; z + 1 < bounds.size(); ++z) {
     AdaptiveZone zone;
     zone.start_bytes = bounds[z];
@@ -232,6 +305,91 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     r.zones.push_back(zone);
   }
   return r;
+}
+
+namespace {
+
+// The probes' timed reading: one pass of them.
+PassSummary ProbePass(const std::vector<AdaptiveProbe>& probes, std::uint64_t chunk_bytes) {
+  PassSummary pass;
+  pass.complete = true;
+  double seconds = 0;
+  for (const AdaptiveProbe& p : probes) {
+    const std::uint64_t timed = p.length_bytes - std::min(p.length_bytes, chunk_bytes);
+    pass.bytes += timed * p.reads;
+    seconds += static_cast<double>(timed * p.reads) / (p.mb_per_s * 1e6);
+  }
+  pass.read_time = std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9));
+  pass.mb_per_s = MbPerS(pass.bytes, pass.read_time);
+  return pass;
+}
+
+}  // namespace
+
+SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
+                             const AdaptiveOptions& options, const AdaptiveStepFinder& find_steps,
+                             SampleSink& sink, const std::atomic<bool>* stop) {
+  const auto wall_start = clock.Now();
+  const auto cpu_start = clock.ProcessCpuTime();
+  AdaptiveResult r = SampleAdaptively(device, clock, options, find_steps, stop);
+  sink.OnStart(run);
+  SweepResult out;
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    const AdaptiveProbe& p = r.probes[i];
+    BlockResult b;
+    b.index = i;
+    b.offset_bytes = p.offset_bytes;
+    b.length_bytes = p.length_bytes;
+    b.passes = p.reads;
+    b.mb_per_s = b.mean_mb_per_s = b.min_mb_per_s = b.max_mb_per_s = p.mb_per_s;
+    b.seconds = static_cast<double>(p.length_bytes) / (p.mb_per_s * 1e6);
+    sink.OnBlock(b);
+    out.min_mb_per_s = i == 0 ? p.mb_per_s : std::min(out.min_mb_per_s, p.mb_per_s);
+    out.max_mb_per_s = std::max(out.max_mb_per_s, p.mb_per_s);
+  }
+  for (const UnreadableRange& u : r.unreadable) sink.OnUnreadable(u);
+  const PassSummary pass = ProbePass(r.probes, run.plan.chunk_bytes);
+  sink.OnPassDone(pass);
+  out.passes.push_back(pass);
+  out.blocks_measured = r.probes.size();
+  out.bytes_read = pass.bytes;
+  out.read_time = pass.read_time;
+  out.avg_mb_per_s = pass.mb_per_s;
+  out.unreadable = r.unreadable;
+  if (r.error) {
+    out.status = SweepStatus::kDeviceGone;
+    out.error = r.error;
+    out.error_offset_bytes = r.error_offset_bytes;
+  } else if (r.interrupted) {
+    out.status = SweepStatus::kInterrupted;
+  }
+  r.probes.clear();
+  sink.OnAdaptive(r);
+  const auto wall = clock.Now() - wall_start;
+  out.wall_seconds = static_cast<double>(wall.count()) * 1e-9;
+  out.cpu_percent = CpuPercent(clock.ProcessCpuTime() - cpu_start, wall);
+  sink.OnFinish(out);
+  return out;
+}
+
+AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb_per_s,
+                                   std::uint64_t chunk_bytes, std::uint64_t sector_bytes) {
+  constexpr std::uint64_t kMinProbe = 256 * kKiB;
+  constexpr std::uint64_t kGridShare = 20;  // the grid reads at most 1/20 of the range
+  AdaptiveShape shape;
+  const std::uint64_t target =
+      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.05)
+                            : 16 * kMiB;
+  const std::uint64_t cap = range_bytes / (std::uint64_t{kDefaultGridProbes} * kGridShare);
+  const std::uint64_t probe = std::max(std::min(target, cap), kMinProbe);
+  const std::uint64_t sector = std::max<std::uint64_t>(1, sector_bytes);
+  shape.chunk_bytes = std::max(sector, std::min(chunk_bytes, probe / 4) / sector * sector);
+  shape.probe_bytes = RoundUp(probe, shape.chunk_bytes);
+  const std::uint64_t fits = range_bytes / (shape.probe_bytes * kGridShare);
+  shape.grid_probes = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(fits, std::min<std::uint64_t>(20, range_bytes / shape.probe_bytes),
+                                kDefaultGridProbes));
+  return shape;
 }
 
 }  // namespace zcav

@@ -11,41 +11,66 @@
 //
 // Each probe is one untimed chunk at its offset (the seek, and the head
 // settling, outside the time) and then the rest of its probe_bytes read in
-// chunks and timed from the first to the last: the rate is the media's, as
-// a sweep's. Two edges between the same two grid probes are seen as one
+// chunks through the device's read queue (the sweep's engine, queue_depth
+// chunks in flight) and timed from the first submission to the last
+// completion: the rate is the media's, as a sweep's. Two edges between the same two grid probes are seen as one
 // (the grid's spacing must be below the narrowest zone).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <vector>
 
 #include "zcav/base/clock.h"
 #include "zcav/device/device.h"
+#include "zcav/measure/sample.h"
 
 namespace zcav {
+
+class SampleSink;  // sample_sink.h
+
+// What the sampling is doing, after each probe: reading the grid (probe k
+// of n), or refining edge k of n.
+struct AdaptiveProgress {
+  enum class Phase { kGrid, kRefine };
+  Phase phase = Phase::kGrid;
+  std::size_t done = 0;   // grid probes read, or edges finished before this one
+  std::size_t total = 0;  // grid probes, or edges to refine
+  std::uint64_t bytes_read = 0;
+};
 
 struct AdaptiveOptions {
   // Bytes each probe times (rounded up to the chunk). REQUIRED: > 0.
   std::uint64_t probe_bytes = 0;
   // Bytes per read call within a probe. Default: 1 MiB (at most the probe).
   std::uint64_t chunk_bytes = std::uint64_t{1} << 20;
+  // Chunks in flight within a probe (the device's read queue; a device
+  // without a queue reads one at a time). Default: 1.
+  std::uint32_t queue_depth = 1;
   // Probes of the coarse grid, evenly spaced over the range. Default: 200.
-  std::uint32_t grid_probes = 200;
+  std::uint32_t grid_probes = 200;  // kDefaultGridProbes
   // Reads of a probe whose side is marginal (its distances to the two
   // levels, in log, within two noise sigmas of each other); the median is
   // kept. Default: 3.
   std::uint32_t max_reads = 3;
   // Stop refining once this many bytes have been read (0 = no limit): the
-  // edges still open keep their wider uncertainty. Default: 0.
+  // edges still open keep their wider uncertainty. A budget the grid itself
+  // overruns ends the grid too (no edges then). Default: 0.
   std::uint64_t byte_budget = 0;
+  // The same for the clock's time since the sampling began (0 = no limit).
+  // Default: 0.
+  std::chrono::nanoseconds time_budget{0};
   // The range. Defaults: the whole device.
   std::uint64_t start_bytes = 0;
   std::optional<std::uint64_t> end_bytes;
+  // Called after every probe (may be empty). Must not throw.
+  std::function<void(const AdaptiveProgress&)> progress;
 };
 
 // One probe read (its median over `reads` reads).
@@ -81,10 +106,19 @@ struct AdaptiveResult {
   std::vector<AdaptiveEdge> edges;    // in position order
   std::vector<AdaptiveZone> zones;    // edges.size() + 1 of them
   std::uint64_t bytes_read = 0;       // timed and untimed
+  std::uint64_t start_bytes = 0;      // the range sampled
   std::uint64_t range_bytes = 0;
+  std::uint64_t probe_bytes = 0;  // each probe's length (the options', rounded to the chunk)
+  std::uint32_t grid_probes = 0;  // probes of the grid
+  std::string engine;             // how the probes were read: "io_uring", "pread", "sim"
   double noise_rel = 0;  // the probes' relative noise (robust sigma of neighbour steps)
   bool budget_hit = false;
-  std::error_code error;  // a failed read ends the sampling (what was read is kept)
+  // Probes that could not be read (a bad sector is data: each failed probe
+  // is one range, its whole length, and the sampling goes on without it).
+  std::vector<UnreadableRange> unreadable;
+  // The device went away (read_checks.h IsDeviceGone): the sampling ended
+  // there; what was read is kept.
+  std::error_code error;
   std::uint64_t error_offset_bytes = 0;
   bool interrupted = false;
 };
@@ -110,5 +144,38 @@ using AdaptiveStepFinder =
 AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOptions& options,
                                 const AdaptiveStepFinder& find_steps,
                                 const std::atomic<bool>* stop = nullptr);
+
+// The default shape of an adaptive run over `range_bytes` read at about
+// expected_mb_per_s (MB/s; 0 = not known) with read calls of up to
+// chunk_bytes (a multiple of sector_bytes):
+//  - probe: 50 ms of reading at the expected rate (16 MiB when not known),
+//    at most range / (grid x 20) so that the grid reads at most 5 % of the
+//    range, but at least 256 KiB (a probe must be long enough to time);
+//  - chunk: at most a quarter of the probe (one untimed, three or more
+//    timed), whole sectors; the probe a whole number of chunks;
+//  - grid: 200 probes, fewer (at least 20) where 200 would read over 5 %.
+// Pure.
+struct AdaptiveShape {
+  std::uint64_t probe_bytes = 0;
+  std::uint64_t chunk_bytes = 0;
+  std::uint32_t grid_probes = 0;
+};
+inline constexpr std::uint32_t kDefaultGridProbes = 200;
+AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb_per_s,
+                                   std::uint64_t chunk_bytes, std::uint64_t sector_bytes);
+
+// An adaptive run as a sweep's events, for the writers behind `sink`: samples
+// `device` (SampleAdaptively with run.plan's range), then OnStart(run), each
+// probe as a block (OnBlock, position order, index = its rank; `passes` =
+// its reads), each unreadable probe (OnUnreadable), one PassSummary of the
+// timed reads, OnAdaptive (the edges and zones; probes left empty) and
+// OnFinish. The result: status kComplete, kInterrupted, or kDeviceGone;
+// bytes_read and read_time the probes' timed bytes and time; wall_seconds
+// on `clock` (virtual for a simulated device), warm-ups and seeks included.
+// REQUIRES: run.plan from PlanSweep with block_bytes = options.probe_bytes.
+// Throws as SampleAdaptively.
+SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
+                             const AdaptiveOptions& options, const AdaptiveStepFinder& find_steps,
+                             SampleSink& sink, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace zcav

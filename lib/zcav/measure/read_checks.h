@@ -5,9 +5,11 @@
 #pragma once
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <system_error>
 
 #include "zcav/device/device_info.h"
 
@@ -31,6 +33,15 @@ void RequireFitsDevice(std::uint64_t bytes, const DeviceInfo& info, const std::s
 // True when `stop` is set (a stop was requested); false when it is null.
 inline bool StopRequested(const std::atomic<bool>* stop) {
   return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
+
+// True for a read error that means the device is gone, not a bad sector:
+// ENODEV, ENXIO (it went away or shrank), ENOMEDIUM, ENOTCONN (a FUSE
+// server gone), ESTALE: nothing more can be read.
+inline bool IsDeviceGone(const std::error_code& ec) {
+  return ec && ec.category() == std::system_category() &&
+         (ec.value() == ENODEV || ec.value() == ENXIO || ec.value() == ENOMEDIUM ||
+          ec.value() == ENOTCONN || ec.value() == ESTALE);
 }
 
 }  // namespace zcav

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "zcav/measure/adaptive.h"
 #include "zcav/measure/sample.h"
 
 namespace zcav {
@@ -28,6 +29,11 @@ class SampleSink {
   virtual void OnUnreadable(const UnreadableRange& range) { (void)range; }
   // A slow region, once it has ended.
   virtual void OnSlowRegion(const SlowRegion& region) { (void)region; }
+  // An adaptive run (adaptive.h): its edges, zones and bytes read, after its
+  // probes (OnBlock, in position order; the result's `probes` are left
+  // empty: the blocks are the probes) and before OnFinish. A sweep never
+  // calls it.
+  virtual void OnAdaptive(const AdaptiveResult& result) { (void)result; }
   // Last call. Output must be complete and flushed when it returns.
   virtual void OnFinish(const SweepResult& result) { (void)result; }
 };
@@ -53,6 +59,9 @@ class TeeSink final : public SampleSink {
   }
   void OnSlowRegion(const SlowRegion& x) override {
     for (auto* s : sinks_) s->OnSlowRegion(x);
+  }
+  void OnAdaptive(const AdaptiveResult& x) override {
+    for (auto* s : sinks_) s->OnAdaptive(x);
   }
   void OnFinish(const SweepResult& x) override {
     for (auto* s : sinks_) s->OnFinish(x);

@@ -16,6 +16,7 @@
 #include "zcav/base/stats.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/read_checks.h"
 #include "zcav/measure/resume_point.h"
 
 namespace zcav {
@@ -52,12 +53,6 @@ constexpr std::size_t kSlowWarmup = 8;
 // (it was 70 % of a simulated sweep's time); a quarter of the window moves
 // it little.
 constexpr std::size_t kSlowRefresh = 8;
-
-bool IsGone(const std::error_code& ec) {
-  return ec && ec.category() == std::system_category() &&
-         (ec.value() == ENODEV || ec.value() == ENXIO || ec.value() == ENOMEDIUM ||
-          ec.value() == ENOTCONN || ec.value() == ESTALE);
-}
 
 // Bytes of [offset, offset+length) inside the (sorted, disjoint) ranges.
 std::uint64_t OverlapBytes(const std::vector<UnreadableRange>& ranges, std::uint64_t offset,
@@ -127,7 +122,7 @@ struct Bisector {
     --reads_left;
     const std::error_code ec = device.ReadAt(offset, buffer.span(length));
     if (!ec) return true;
-    if (IsGone(ec)) gone = ec;
+    if (IsDeviceGone(ec)) gone = ec;
     last = ec;
     return false;
   }
@@ -872,13 +867,13 @@ void SweepRunner::EmitBlock(std::uint64_t i, std::uint32_t count) {
 bool SweepRunner::RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_code ec,
                                bool& clean) {
   if (plan_.write) {  // write mode: the first failing write ends the sweep
-    Fail(IsGone(ec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, ec);
+    Fail(IsDeviceGone(ec) ? SweepStatus::kDeviceGone : SweepStatus::kWriteError, pos, ec);
     return false;
   }
-  if (!IsGone(ec)) {
+  if (!IsDeviceGone(ec)) {
     if (const std::error_code gone = device_.CheckPresent()) ec = gone;
   }
-  if (IsGone(ec)) {
+  if (IsDeviceGone(ec)) {
     Fail(SweepStatus::kDeviceGone, pos, ec);
     return false;
   }
@@ -888,7 +883,7 @@ bool SweepRunner::RecoverChunk(std::uint64_t pos, std::uint64_t n, std::error_co
   }
   ec = device_.ReadAt(pos, buffer_.span(n));  // one retry
   if (!ec) return true;
-  if (IsGone(ec)) {
+  if (IsDeviceGone(ec)) {
     Fail(SweepStatus::kDeviceGone, pos, ec);
     return false;
   }
