@@ -647,12 +647,12 @@ AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const Devic
   // As SampleAdaptively reads them: chunks of at most half a probe, whole
   // sectors; the probe whole chunks.
   // A byte budget: the grid takes at most half of it (smaller probes, down
-  // to 256 KiB, then fewer of them, down to 20), the edges the rest.
+  // to 1 MiB, then fewer of them, down to 20), the edges the rest.
   const std::uint64_t budget = static_cast<std::uint64_t>(
       options.budget_share * static_cast<double>(full.end_bytes - full.start_bytes));
   std::uint32_t grid = options.grid_probes > 0 ? options.grid_probes : shape.grid_probes;
   if (budget > 0 && options.sweep.block_bytes == 0 && shape.probe_bytes * grid > budget / 2) {
-    shape.probe_bytes = std::max<std::uint64_t>(256 * kKiB, budget / 2 / grid);
+    shape.probe_bytes = std::max<std::uint64_t>(kMiB, budget / 2 / grid);
     shape.chunk_bytes = std::min(shape.chunk_bytes, shape.probe_bytes / 4);
     if (options.grid_probes == 0 && shape.probe_bytes * grid > budget / 2) {
       grid = static_cast<std::uint32_t>(

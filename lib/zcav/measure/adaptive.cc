@@ -45,11 +45,18 @@ class Sampler {
   // Slot k read once more: its rate, or nullopt when a read failed.
   std::optional<double> ReadOnce(std::uint64_t k) {
     const std::uint64_t offset = start_ + k * probe_;
-    // Untimed: the seek, the head settling, the first chunk.
-    std::error_code ec = Read(offset, offset + chunk_);
-    const auto t0 = clock_.Now();
-    if (!ec) ec = Read(offset + chunk_, offset + probe_);
-    if (!ec) return MbPerS(probe_ - chunk_, clock_.Now() - t0);
+    // The whole probe in one stream of reads (the queue kept full, so the
+    // device never idles inside it), timed from the first completion (the
+    // seek, the head settling and what came with them outside the time) to
+    // the last.
+    Timing t;
+    const std::error_code ec = Read(offset, offset + probe_, &t);
+    if (!ec) {
+      if (t.bytes_at_first < probe_) {
+        return MbPerS(probe_ - t.bytes_at_first, t.last_at - t.first_at);
+      }
+      return MbPerS(probe_, t.last_at - t.submitted_at);  // all came at once
+    }
     if (!IsDeviceGone(ec)) {
       // A bad sector is data: the probe is unreadable, the sampling goes on.
       result_.unreadable.push_back(UnreadableRange{.offset_bytes = offset,
@@ -62,31 +69,31 @@ class Sampler {
     return std::nullopt;
   }
 
-  // Slot k's probe, read once, or again (up to max_reads, median) while its
-  // side between levels `left` and `right` is marginal (noise_log: the noise
-  // of one probe, in log). Null when a read failed.
-  const AdaptiveProbe* Probe(std::uint64_t k, double left = 0, double right = 0,
-                             double noise_log = 0) {
+  // Slot k's probe read once more (its rate: the median of its reads so
+  // far). Null when the read failed.
+  const AdaptiveProbe* ReadMore(std::uint64_t k) {
     Slot& slot = slots_[k];
     AdaptiveProbe& p = slot.probe;
     p.offset_bytes = start_ + k * probe_;
     p.length_bytes = probe_;
-    const auto marginal = [&] {
-      if (left <= 0 || right <= 0 || p.mb_per_s <= 0) return false;
-      const double to_left = std::abs(std::log(p.mb_per_s / left));
-      const double to_right = std::abs(std::log(p.mb_per_s / right));
-      return std::abs(to_left - to_right) < 2 * noise_log;
-    };
-    do {
-      const std::optional<double> rate = ReadOnce(k);
-      if (!rate) return nullptr;
-      slot.rates.push_back(*rate);
-      slot.sorted = slot.rates;
-      p.mb_per_s = MedianInPlace(slot.sorted);
-      p.reads = static_cast<std::uint32_t>(slot.rates.size());
-    } while (marginal() && slot.rates.size() < std::max<std::uint32_t>(1, options_.max_reads) &&
-             Going());
+    const std::optional<double> rate = ReadOnce(k);
+    if (!rate) return nullptr;
+    slot.rates.push_back(*rate);
+    slot.sorted = slot.rates;
+    p.mb_per_s = MedianInPlace(slot.sorted);
+    p.reads = static_cast<std::uint32_t>(slot.rates.size());
     return &p;
+  }
+
+  // One untimed chunk at the far end of the range from slot k (the first
+  // or the last slot): read between two probes near each other, so that
+  // the second is not served from the read-ahead of the first.
+  void Divert(std::uint64_t k, std::uint64_t slots) {
+    const std::uint64_t far = k < slots / 2 ? slots - 1 : 0;
+    const std::uint64_t offset = start_ + far * probe_ + probe_ - chunk_;
+    if (const std::error_code ec = Read(offset, offset + chunk_); IsDeviceGone(ec)) {
+      if (!result_.error) result_.error = ec;
+    }
   }
 
   // The probe of slot k, when it was read.
@@ -114,9 +121,18 @@ class Sampler {
     std::vector<double> sorted;  // scratch for the median
   };
 
+  // When a stream of reads began and ended: the clock at the first
+  // submission, at the first completions (and their bytes) and at the last.
+  struct Timing {
+    std::chrono::nanoseconds submitted_at{0}, first_at{0}, last_at{0};
+    std::uint64_t bytes_at_first = 0;
+  };
+
   // [from, to) through the queue, up to its depth in flight; the first
-  // error (its offset in error_offset_bytes), or none.
-  std::error_code Read(std::uint64_t from, std::uint64_t to) {
+  // error (its offset in error_offset_bytes), or none. `timing`: filled in.
+  std::error_code Read(std::uint64_t from, std::uint64_t to, Timing* timing = nullptr) {
+    if (timing != nullptr) timing->submitted_at = clock_.Now();
+    bool first = true;
     std::vector<std::uint64_t> at(queue_->depth());
     std::uint32_t in_flight = 0;
     std::uint64_t next = from;
@@ -134,6 +150,8 @@ class Sampler {
         ++in_flight;
       }
       const std::size_t n = queue_->Wait(completions_);
+      const auto now = clock_.Now();
+      std::uint64_t batch = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const ReadQueue::Completion& c = completions_[i];
         --in_flight;
@@ -144,7 +162,16 @@ class Sampler {
           ok = false;
         } else if (!c.error) {
           result_.bytes_read += std::min(chunk_, to - at[c.slot]);
+          batch += std::min(chunk_, to - at[c.slot]);
         }
+      }
+      if (timing != nullptr) {
+        if (first) {
+          timing->first_at = now;
+          timing->bytes_at_first = batch;
+          first = false;
+        }
+        timing->last_at = now;
       }
       if (!ok) {
         // Drain what is still in flight before the queue is used again.
@@ -238,7 +265,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       r.budget_hit = true;  // not even the grid: no edges
       break;
     }
-    if (!sampler.Probe(grid_slots[i])) continue;  // unreadable: the grid goes on without it
+    if (!sampler.ReadMore(grid_slots[i])) continue;  // unreadable: the grid goes on without it
     sampler.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
   }
   std::vector<AdaptiveProbe> grid;
@@ -250,32 +277,76 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
   if (sampler.Going() && grid.size() == count) steps = find_steps(grid);
-  for (std::size_t n = 0; n < steps.size(); ++n) {
-    const AdaptiveStep& step = steps[n];
+  // The steps bisected in turns, one read per open step per round, so that
+  // two reads in a row are at different edges (far apart: no read-ahead
+  // between them); a marginal probe is read again in the next round. With
+  // one step left open, a read elsewhere (Divert) separates its probes.
+  struct Open {
+    std::uint64_t lo = 0, hi = 0;
+    double left = 0, right = 0;
+    std::optional<std::uint64_t> pending;  // a marginal probe to read again
+    bool done = false;
+  };
+  std::vector<Open> open;
+  for (const AdaptiveStep& step : steps) {
     if (step.left >= step.right || step.right >= grid.size()) continue;
-    std::uint64_t lo = grid_slots[step.left];
-    std::uint64_t hi = grid_slots[step.right];
-    const double left = step.left_mb_per_s, right = step.right_mb_per_s;
-    while (hi - lo > 1 && sampler.Going()) {
+    open.push_back(Open{.lo = grid_slots[step.left],
+                        .hi = grid_slots[step.right],
+                        .left = step.left_mb_per_s,
+                        .right = step.right_mb_per_s,
+                        .pending = std::nullopt,
+                        .done = false});
+  }
+  const auto marginal = [&](const AdaptiveProbe& p, const Open& o) {
+    const double to_left = std::abs(std::log(p.mb_per_s / o.left));
+    const double to_right = std::abs(std::log(p.mb_per_s / o.right));
+    return std::abs(to_left - to_right) < 2 * r.noise_rel;
+  };
+  std::size_t finished = 0;
+  for (Open& o : open) {
+    if (o.hi - o.lo <= 1) {
+      o.done = true;
+      ++finished;
+    }
+  }
+  while (finished < open.size() && sampler.Going() && !r.budget_hit) {
+    for (Open& o : open) {
+      if (o.done || !sampler.Going()) continue;
       if (sampler.OverBudget()) {
         r.budget_hit = true;
         break;
       }
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      const AdaptiveProbe* p = sampler.Probe(mid, left, right, r.noise_rel);
-      if (p == nullptr) break;
-      sampler.Report(AdaptiveProgress::Phase::kRefine, n, steps.size());
+      const std::uint64_t k = o.pending.value_or(o.lo + (o.hi - o.lo) / 2);
+      if (finished + 1 == open.size()) sampler.Divert(k, slots);
+      const AdaptiveProbe* p = sampler.ReadMore(k);
+      if (p == nullptr) {
+        o.done = true;  // unreadable there: the edge keeps its width
+        ++finished;
+        continue;
+      }
+      sampler.Report(AdaptiveProgress::Phase::kRefine, finished, open.size());
+      if (marginal(*p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
+        o.pending = k;
+        continue;
+      }
+      o.pending.reset();
       const bool left_side =
-          std::abs(std::log(p->mb_per_s / left)) <= std::abs(std::log(p->mb_per_s / right));
-      (left_side ? lo : hi) = mid;
+          std::abs(std::log(p->mb_per_s / o.left)) <= std::abs(std::log(p->mb_per_s / o.right));
+      (left_side ? o.lo : o.hi) = k;
+      if (o.hi - o.lo <= 1) {
+        o.done = true;
+        ++finished;
+      }
     }
+  }
+  for (const Open& o : open) {
     AdaptiveEdge e;
     // Neighbouring slots: the edge is at their boundary, within a probe
     // either way (the probe that straddles it joined the closer side).
-    e.at_bytes = start + (lo + 1 + (hi - lo - 1) / 2) * probe;
-    e.uncertainty_bytes = (hi - lo - 1) * probe / 2 + probe;
-    e.left_mb_per_s = left;
-    e.right_mb_per_s = right;
+    e.at_bytes = start + (o.lo + 1 + (o.hi - o.lo - 1) / 2) * probe;
+    e.uncertainty_bytes = (o.hi - o.lo - 1) * probe / 2 + probe;
+    e.left_mb_per_s = o.left;
+    e.right_mb_per_s = o.right;
     r.edges.push_back(e);
   }
   std::sort(r.edges.begin(), r.edges.end(),
@@ -374,12 +445,12 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
 
 AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb_per_s,
                                    std::uint64_t chunk_bytes, std::uint64_t sector_bytes) {
-  constexpr std::uint64_t kMinProbe = 256 * kKiB;
+  constexpr std::uint64_t kMinProbe = kMiB;
   constexpr std::uint64_t kGridShare = 20;  // the grid reads at most 1/20 of the range
   AdaptiveShape shape;
   const std::uint64_t target =
-      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.05)
-                            : 16 * kMiB;
+      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.1)
+                            : 64 * kMiB;
   const std::uint64_t cap = range_bytes / (std::uint64_t{kDefaultGridProbes} * kGridShare);
   const std::uint64_t probe = std::max(std::min(target, cap), kMinProbe);
   const std::uint64_t sector = std::max<std::uint64_t>(1, sector_bytes);

@@ -9,12 +9,17 @@
 // with the number of edges (log2 of the grid step per edge), not with the
 // size of the device.
 //
-// Each probe is one untimed chunk at its offset (the seek, and the head
-// settling, outside the time) and then the rest of its probe_bytes read in
-// chunks through the device's read queue (the sweep's engine, queue_depth
-// chunks in flight) and timed from the first submission to the last
-// completion: the rate is the media's, as a sweep's. Two edges between the same two grid probes are seen as one
-// (the grid's spacing must be below the narrowest zone).
+// Each probe is read in chunks through the device's read queue (the
+// sweep's engine, queue_depth chunks in flight, the queue kept full so that
+// the device never idles inside a probe) and timed from the first
+// completion to the last: the seek, the head settling and the first chunk
+// stay outside the time, and the rate is the media's, as a sweep's. The
+// steps are bisected in turns (one read per open step per round), so that
+// two reads in a row are at different edges, far apart: no read-ahead from
+// one probe serves the next; a marginal probe is read again a round later,
+// and with one step left open an untimed chunk at the far end of the range
+// separates its probes. Two edges between the same two grid probes are seen
+// as one (the grid's spacing must be below the narrowest zone).
 #pragma once
 
 #include <atomic>
@@ -148,9 +153,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
 // The default shape of an adaptive run over `range_bytes` read at about
 // expected_mb_per_s (MB/s; 0 = not known) with read calls of up to
 // chunk_bytes (a multiple of sector_bytes):
-//  - probe: 50 ms of reading at the expected rate (16 MiB when not known),
+//  - probe: 100 ms of reading at the expected rate (64 MiB when not known),
 //    at most range / (grid x 20) so that the grid reads at most 5 % of the
-//    range, but at least 256 KiB (a probe must be long enough to time);
+//    range, but at least 1 MiB (a probe must be long enough to time: a
+//    FUSE file of 300 MB/s times 256 KiB probes up to 40 % fast);
 //  - chunk: at most a quarter of the probe (one untimed, three or more
 //    timed), whole sectors; the probe a whole number of chunks;
 //  - grid: 200 probes, fewer (at least 20) where 200 would read over 5 %.

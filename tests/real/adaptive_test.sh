@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Real-I/O test: `zcav sweep --adaptive` finds a zoned disk's zone table,
+# read through the kernel, from a small share of it.
+# The zoned_fuse fixture serves a 1 GiB file of 8 zones of 128 MiB (300 down
+# to 110 MB/s) with 2 % per-request jitter. A full sweep of it (4 MiB blocks,
+# 3 passes: one pass of this jitter now and then splits a few blocks off a
+# zone) is the reference: the adaptive run must give the same zone count,
+# every edge within a full sweep's block plus one probe of the full sweep's,
+# every zone's rate within 3 % of the full sweep's, the curve zoned, and at
+# most 10 % of the file read (a small device needs relatively more probes:
+# the figure is printed). Then the same on a read-only loop device over the
+# file (root, losetup), and on a flat fixture (one zone at 200 MB/s): the
+# adaptive run says flat and reads the grid only.
+#
+# Usage: bash adaptive_test.sh /path/to/zcav /path/to/zoned_fuse
+# Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
+# where /dev/fuse is not open to users). Needs python3.
+# Unmounts, detaches its loop device, ends the fixtures it started and removes
+# its files on every exit path. Takes about 40 s.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+readonly ZCAV=${1:?usage: adaptive_test.sh /path/to/zcav /path/to/zoned_fuse}
+readonly FIXTURE=${2:?usage: adaptive_test.sh /path/to/zcav /path/to/zoned_fuse}
+readonly ZONES="0:300,128M:270,256M:240,384M:210,512M:180,640M:150,768M:130,896M:110"
+readonly JITTER=0.02
+readonly MAX_SHARE=0.10   # of the device read by the adaptive run
+readonly TOLERANCE=0.03   # each zone's rate against the full sweep's
+
+require_fuse "$FIXTURE"
+require_zcav "$ZCAV"
+
+fuse_test_setup zcav-adaptive
+mkdir "$WORK/mnt" "$WORK/flat"
+start_fixture "$FIXTURE" "$WORK/mnt" "$WORK/fixture.log" disk.img --size 1G \
+  --zones "$ZONES" --jitter "$JITTER"
+start_fixture "$FIXTURE" "$WORK/flat" "$WORK/flat.log" disk.img --size 1G \
+  --zones 0:200 --jitter "$JITTER"
+readonly IMAGE=$WORK/mnt/disk.img
+
+# sweep OUT ARGS...: zcav sweep ARGS into the JSON file OUT.
+sweep() {
+  local out=$1 rc=0
+  shift
+  run_and_wait "$ZCAV" sweep "$@" --format json -o "$out" 2>"$out.err" || rc=$?
+  [[ $rc -eq 0 ]] || fail "zcav sweep $* exited with $rc: $(tail -n 3 "$out.err")"
+  [[ -s $out ]] || fail "zcav wrote no output to $out"
+}
+
+# check ADAPTIVE FULL LABEL: the adaptive run against the full sweep.
+check() {
+  python3 - "$1" "$2" "$3" "$MAX_SHARE" "$TOLERANCE" <<'EOF'
+import json, sys
+path, full_path, label, max_share, tol = sys.argv[1:]
+max_share, tol = float(max_share), float(tol)
+doc, full = json.load(open(path)), json.load(open(full_path))
+a = doc["adaptive"]
+errors = []
+if doc["device"].get("direct_io") is not True:
+    errors.append(f"device.direct_io is {doc['device'].get('direct_io')!r}")
+if doc.get("curve_type") != "zoned" or full.get("curve_type") != "zoned":
+    errors.append(f"curve {doc.get('curve_type')!r}, the full sweep's {full.get('curve_type')!r}")
+zones, ref = doc["zones"], full["zones"]
+if len(zones) != len(ref) or len(a["edges"]) != len(ref) - 1:
+    errors.append(f"{len(zones)} zones ({len(a['edges'])} edges), the full sweep {len(ref)}")
+else:
+    slack = full["options"]["block_bytes"] + a["probe_bytes"]
+    for z, r, e in zip(zones[1:], ref[1:], a["edges"]):
+        if abs(e["at_bytes"] - r["start_bytes"]) > slack:
+            errors.append(f"edge at {e['at_bytes']} B, the full sweep's at {r['start_bytes']} B")
+    for k, (z, r) in enumerate(zip(zones, ref), 1):
+        if abs(z["mb_per_s"] - r["mb_per_s"]) > tol * r["mb_per_s"]:
+            errors.append(f"zone {k}: {z['mb_per_s']:.1f} MB/s, the full sweep {r['mb_per_s']:.1f}")
+if a["share_read"] > max_share:
+    errors.append(f"read {a['share_read']:.1%} of the device, more than {max_share:.0%}")
+for e in errors:
+    print(f"FAIL ({label}): {e}")
+if errors:
+    sys.exit(1)
+print(f"{label}: {len(zones)} zones as the full sweep's, {a['probes']} probes of "
+      f"{a['probe_bytes'] >> 10} KiB read {a['share_read']:.2%} of the device; widest edge "
+      f"+-{max(e['uncertainty_bytes'] for e in a['edges']) >> 10} KiB; wall "
+      f"{doc['summary']['wall_seconds']:.2f} s against the full sweep's "
+      f"{full['summary']['wall_seconds']:.2f} s")
+EOF
+}
+
+sweep "$WORK/full.json" "$IMAGE" --block-size 4M --passes 3 --quiet
+sweep "$WORK/adaptive.json" "$IMAGE" --adaptive
+grep -q 'adaptive: refining edge 1 of 7' "$WORK/adaptive.json.err" ||
+  fail "no progress line 'refining edge 1 of 7' on stderr: $(head -n 3 "$WORK/adaptive.json.err")"
+check "$WORK/adaptive.json" "$WORK/full.json" "the file" || fail "the adaptive run of the file"
+
+if [[ $(id -u) -eq 0 && -e /dev/loop-control ]] && command -v losetup >/dev/null; then
+  LOOP=$(losetup -r -f --show "$IMAGE") || fail "losetup -r could not attach $IMAGE"
+  sweep "$WORK/loop.json" "$LOOP" --adaptive --quiet
+  check "$WORK/loop.json" "$WORK/full.json" "$LOOP over the file" ||
+    fail "the adaptive run of the loop device"
+  detach_loop "$LOOP" && LOOP=""
+else
+  skip_part "the loop-device part" "needs root, losetup and /dev/loop-control"
+fi
+
+sweep "$WORK/flat.json" "$WORK/flat/disk.img" --adaptive --quiet
+python3 - "$WORK/flat.json" <<'EOF' || fail "the flat fixture's adaptive run"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+a = doc["adaptive"]
+assert doc["curve_type"] == "flat", doc["curve_type"]
+assert not a["edges"] and a["probes"] == a["grid_probes"], (a["probes"], a["grid_probes"])
+assert abs(doc["zones"][0]["mb_per_s"] - 200) <= 0.05 * 200, doc["zones"][0]["mb_per_s"]
+print(f"flat: {a['probes']} grid probes, {a['share_read']:.2%} read, "
+      f"{doc['zones'][0]['mb_per_s']:.1f} MB/s, no edge")
+EOF
+echo "PASS"
