@@ -204,8 +204,11 @@ class Assessor {
 
   Health Good() const {
     Health h;
-    h.reasons.push_back("no unreadable sectors and no slow regions in " +
-                        Plural(in_.latency.Total(), "chunk", "chunks") + " read");
+    // No chunk times (an adaptive run times whole probes): no count to give.
+    h.reasons.push_back(in_.latency.Total() > 0
+                            ? "no unreadable sectors and no slow regions in " +
+                                  Plural(in_.latency.Total(), "chunk", "chunks") + " read"
+                            : std::string("no unreadable sectors found"));
     std::size_t worst = 0;
     for (std::size_t i = 0; i < in_.latency.chunks.size(); ++i) {
       if (in_.latency.chunks[i] > 0) worst = i;
