@@ -638,9 +638,9 @@ AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const Devic
                                              sweep.expected_mb_per_s, full.chunk_bytes, sector);
   if (options.sweep.block_bytes > 0) {
     shape.probe_bytes = options.sweep.block_bytes;
-    shape.chunk_bytes = options.sweep.chunk_bytes > 0 ? options.sweep.chunk_bytes
-                                                      : std::min(full.chunk_bytes,
-                                                                 shape.probe_bytes / 4);
+    shape.chunk_bytes = options.sweep.chunk_bytes > 0
+                            ? options.sweep.chunk_bytes
+                            : std::min(full.chunk_bytes, shape.probe_bytes / 4);
   } else if (options.sweep.chunk_bytes > 0) {
     shape.chunk_bytes = options.sweep.chunk_bytes;
   }
@@ -655,8 +655,8 @@ AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const Devic
     shape.probe_bytes = std::max<std::uint64_t>(kMiB, budget / 2 / grid);
     shape.chunk_bytes = std::min(shape.chunk_bytes, shape.probe_bytes / 4);
     if (options.grid_probes == 0 && shape.probe_bytes * grid > budget / 2) {
-      grid = static_cast<std::uint32_t>(
-          std::max<std::uint64_t>(20, budget / 2 / shape.probe_bytes));
+      grid =
+          static_cast<std::uint32_t>(std::max<std::uint64_t>(20, budget / 2 / shape.probe_bytes));
     }
   }
   shape.chunk_bytes =
@@ -689,17 +689,16 @@ std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& 
     const int phase = p.phase == AdaptiveProgress::Phase::kGrid ? 0 : 1;
     const auto now = std::chrono::steady_clock::now();
     const bool last = phase == 0 && p.done == p.total;
-    if (tty ? (now - state->last < std::chrono::milliseconds(200) && !last &&
-               phase == state->phase)
+    if (tty ? (now - state->last < std::chrono::milliseconds(200) && !last && phase == state->phase)
             : phase == state->phase) {
       return;
     }
     state->last = now;
     state->phase = phase;
     const std::string what =
-        phase == 0 ? "grid: probe " + std::to_string(p.done) + " of " + std::to_string(p.total)
-                   : "refining edge " + std::to_string(p.done + 1) + " of " +
-                         std::to_string(p.total);
+        phase == 0
+            ? "grid: probe " + std::to_string(p.done) + " of " + std::to_string(p.total)
+            : "refining edge " + std::to_string(p.done + 1) + " of " + std::to_string(p.total);
     err << (tty ? "\r\033[K" : "") << "zcav: adaptive: " << what << ", "
         << FormatFixed(static_cast<double>(p.bytes_read) / kGB, 3) << " GB read ("
         << FormatFixed(100.0 * static_cast<double>(p.bytes_read) /
@@ -797,17 +796,16 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
                     HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
-      adaptive
-          ? RunAdaptiveSweep(
-                d.device(), run, d.clock(), *adaptive,
-                [&](const std::vector<AdaptiveProbe>& grid) {
-                  return GridSteps(grid, zone_options, media != Media::kNone);
-                },
-                health, &stop_requested)
-          : RunSweep(d.device(), run, d.clock(), health, &stop_requested,
-                     resume ? &*resume : nullptr);
+      adaptive ? RunAdaptiveSweep(
+                     d.device(), run, d.clock(), *adaptive,
+                     [&](const std::vector<AdaptiveProbe>& grid) {
+                       return GridSteps(grid, zone_options, media != Media::kNone);
+                     },
+                     health, &stop_requested)
+               : RunSweep(d.device(), run, d.clock(), health, &stop_requested,
+                          resume ? &*resume : nullptr);
   if (adaptive && !options.quiet && tty) err << "\n";  // below the progress line
-  if (DrawsInTerminal(live.get())) err << "\n";  // below the chart
+  if (DrawsInTerminal(live.get())) err << "\n";        // below the chart
   const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
                                          result.partial(), inv.out);
   // The partial result this run completed is not needed any more.

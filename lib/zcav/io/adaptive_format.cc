@@ -21,8 +21,7 @@ std::uint64_t Bytes(const Json& o, const char* key, const std::string& where) {
 double Rate(const Json& o, const char* key, const std::string& where) {
   const auto it = o.find(key);
   if (it == o.end() || !it->is_number() || it->get<double>() < 0) {
-    throw Error(where + ": adaptive: '" + key + "' is missing or not a rate",
-                ErrorKind::kBadInput);
+    throw Error(where + ": adaptive: '" + key + "' is missing or not a rate", ErrorKind::kBadInput);
   }
   return it->get<double>();
 }
@@ -52,9 +51,9 @@ std::string AdaptiveJsonText(const AdaptiveResult& r, std::size_t probes) {
       {"bytes_read", r.bytes_read},
       {"range_start_bytes", r.start_bytes},
       {"range_bytes", r.range_bytes},
-      {"share_read", r.range_bytes == 0 ? 0.0
-                                        : static_cast<double>(r.bytes_read) /
-                                              static_cast<double>(r.range_bytes)},
+      {"share_read", r.range_bytes == 0
+                         ? 0.0
+                         : static_cast<double>(r.bytes_read) / static_cast<double>(r.range_bytes)},
       {"noise_rel", r.noise_rel},
       {"budget_hit", r.budget_hit},
       {"edges", edges},

@@ -19,8 +19,6 @@
 //         printed offset lies within its rounding of that grid. "++++" rows
 //         (a block read in under a second) are recomputed from the time
 //         column, which has 1 ms resolution.
-#include "zcav/analysis/adaptive_steps.h"
-#include "zcav/io/adaptive_format.h"
 #include "zcav/io/data_reader.h"
 
 #include <algorithm>
@@ -44,10 +42,12 @@
 #include <utility>
 #include <vector>
 
+#include "zcav/analysis/adaptive_steps.h"
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/io/adaptive_format.h"
 
 namespace zcav {
 
@@ -402,8 +402,7 @@ class RowReducer {
     if (fewer > 0) {
       profile_.notes.push_back(std::to_string(fewer) + " of " +
                                std::to_string(profile_.points.size()) + " blocks have fewer than " +
-                               std::to_string(max_passes) +
-                               kFewerPassesNote);
+                               std::to_string(max_passes) + kFewerPassesNote);
     }
   }
 
@@ -2110,7 +2109,8 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
   if (profile.adaptive) {
     // An adaptive run read each probe as often as it needed (its "passes"
     // are its reads): not a partial run.
-    std::erase_if(profile.notes, [](const std::string& n) { return n.ends_with(kFewerPassesNote); });
+    std::erase_if(profile.notes,
+                  [](const std::string& n) { return n.ends_with(kFewerPassesNote); });
     profile.passes = 1;
   }
   return profile;

@@ -39,10 +39,10 @@
 #include <system_error>
 #include <vector>
 
-#include "zcav/io/adaptive_format.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/io/adaptive_format.h"
 #include "zcav/io/events_writer.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"

@@ -704,8 +704,8 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   const auto labels = static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), true));
   flags.insert("zones");
   v["zones_data"] = name + ".zones.dat";
-  v["zones_title"] = in.profile.adaptive ? "zone levels inferred between the probes"
-                                         : "detected zones (median)";
+  v["zones_title"] =
+      in.profile.adaptive ? "zone levels inferred between the probes" : "detected zones (median)";
   if (labels < a.zones.size()) {
     v["zones_title"] +=
         ": " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) + " labelled";
@@ -914,11 +914,12 @@ void FillFalloff(const std::vector<PlotInput>& inputs, const fs::path& dir, cons
   v["curve_style"] = "lines lw 2";
   if (const std::optional<AdaptiveResult>& a = in.profile.adaptive) {
     v["curve_style"] = "points pt 7 ps 0.6";
-    v["curve_title"] = "probes read: " + std::to_string(points.size()) + ", " +
-                       FormatFixed(100.0 * static_cast<double>(a->bytes_read) /
-                                       static_cast<double>(std::max<std::uint64_t>(1, a->range_bytes)),
-                                   3) +
-                       " % of the range";
+    v["curve_title"] =
+        "probes read: " + std::to_string(points.size()) + ", " +
+        FormatFixed(100.0 * static_cast<double>(a->bytes_read) /
+                        static_cast<double>(std::max<std::uint64_t>(1, a->range_bytes)),
+                    3) +
+        " % of the range";
   }
   const bool optical = in.media != Media::kNone;
   if (optical) {

@@ -16,11 +16,11 @@
 #include <system_error>
 #include <vector>
 
-#include "zcav/io/adaptive_format.h"
 #include "zcav/base/enum_names.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/io/adaptive_format.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/sweep.h"

@@ -449,17 +449,15 @@ AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb
   constexpr std::uint64_t kGridShare = 20;  // the grid reads at most 1/20 of the range
   AdaptiveShape shape;
   const std::uint64_t target =
-      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.1)
-                            : 64 * kMiB;
+      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.1) : 64 * kMiB;
   const std::uint64_t cap = range_bytes / (std::uint64_t{kDefaultGridProbes} * kGridShare);
   const std::uint64_t probe = std::max(std::min(target, cap), kMinProbe);
   const std::uint64_t sector = std::max<std::uint64_t>(1, sector_bytes);
   shape.chunk_bytes = std::max(sector, std::min(chunk_bytes, probe / 4) / sector * sector);
   shape.probe_bytes = RoundUp(probe, shape.chunk_bytes);
   const std::uint64_t fits = range_bytes / (shape.probe_bytes * kGridShare);
-  shape.grid_probes = static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(fits, std::min<std::uint64_t>(20, range_bytes / shape.probe_bytes),
-                                kDefaultGridProbes));
+  shape.grid_probes = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      fits, std::min<std::uint64_t>(20, range_bytes / shape.probe_bytes), kDefaultGridProbes));
   return shape;
 }
 

@@ -116,7 +116,7 @@ struct AdaptiveResult {
   std::uint64_t probe_bytes = 0;  // each probe's length (the options', rounded to the chunk)
   std::uint32_t grid_probes = 0;  // probes of the grid
   std::string engine;             // how the probes were read: "io_uring", "pread", "sim"
-  double noise_rel = 0;  // the probes' relative noise (robust sigma of neighbour steps)
+  double noise_rel = 0;           // the probes' relative noise (robust sigma of neighbour steps)
   bool budget_hit = false;
   // Probes that could not be read (a bad sector is data: each failed probe
   // is one range, its whole length, and the sampling goes on without it).
