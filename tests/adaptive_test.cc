@@ -3,33 +3,45 @@
 // tables are known.
 #include "zcav/measure/adaptive.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "testutil.h"
 #include "zcav/analysis/adaptive_steps.h"
+#include "zcav/analysis/zone_detector.h"
+#include "zcav/base/aligned_buffer.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 
 namespace zcav {
 namespace {
 
-AdaptiveResult Sample(const std::string& spec, VirtualClock& clock, AdaptiveOptions o = {}) {
-  auto dev = MakeSimulatedDevice(ParseSimSpec(spec), clock);
+// `model` sampled with 64 MiB probes (unless `o` says otherwise), its
+// steps from the zone detector.
+AdaptiveResult SampleModel(const SimModel& model, VirtualClock& clock, AdaptiveOptions o = {}) {
+  auto dev = MakeSimulatedDevice(model, clock);
   if (o.probe_bytes == 0) o.probe_bytes = 64 * kMiB;
   return SampleAdaptively(*dev, clock, o, [](const std::vector<AdaptiveProbe>& grid) {
     return GridSteps(grid, ZoneOptions{});
   });
 }
 
+AdaptiveResult Sample(const std::string& spec, VirtualClock& clock, AdaptiveOptions o = {}) {
+  return SampleModel(ParseSimSpec(spec), clock, o);
+}
+
 // Every model edge found within `tolerance` bytes, no other edge, and every
 // zone's rate within 1 % of the model's.
-void CheckAgainstModel(const std::string& spec, const AdaptiveResult& r, double tolerance) {
-  const SimModel m = ParseSimSpec(spec);
+void CheckAgainstModel(const SimModel& m, const AdaptiveResult& r, double tolerance) {
   const auto size = static_cast<double>(m.info.size_bytes);
   REQUIRE(r.edges.size() + 1 == m.zones.size());
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
@@ -45,27 +57,192 @@ void CheckAgainstModel(const std::string& spec, const AdaptiveResult& r, double 
   }
 }
 
+// What the adaptive sampling promises on a zoned disk: every edge within
+// 0.1 % of the device, every zone's rate within 1 %, under 1 % of the
+// device read, in at most 1/50 of a full sweep's time (seeks included; a
+// full sweep at the zones' rates takes the sum of length / rate).
+void CheckFoundModel(const SimModel& m, const AdaptiveResult& r, VirtualClock& clock) {
+  REQUIRE_FALSE(r.error);
+  const auto size = static_cast<double>(m.info.size_bytes);
+  double full_seconds = 0;
+  for (const SimZone& z : m.zones)
+    full_seconds += (z.end_frac - z.start_frac) * size / (z.mb_per_s * kMB);
+  const double seconds = std::chrono::duration<double>(clock.Now()).count();
+  INFO(r.edges.size() << " edges; read " << 100 * static_cast<double>(r.bytes_read) / size
+                      << " % in " << r.probes.size() << " probes, 1/" << full_seconds / seconds
+                      << " of a sweep's time");
+  CheckAgainstModel(m, r, 0.001 * size);
+  CHECK(static_cast<double>(r.bytes_read) <= 0.01 * size);
+  CHECK(seconds <= full_seconds / 50);
+}
+
+// The zones of a real disk's table in tests/data/zone-tables (see its
+// README), as fractions of the capacity at the estimated sequential rate:
+// consecutive bands of one visible_zone make one zone (their length over
+// their time).
+std::vector<SimZone> ReadZoneTable(const std::string& file) {
+  std::ifstream in(test::DataPath("zone-tables/" + file));
+  REQUIRE(in);
+  std::vector<std::string> header;
+  std::vector<SimZone> zones;
+  double last_zone = -1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    for (const std::string_view cell : SplitAt(line, ',')) cells.emplace_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    const auto column = [&](const char* name) {
+      const auto it = std::find(header.begin(), header.end(), name);
+      REQUIRE(it != header.end());
+      return std::stod(cells.at(static_cast<std::size_t>(it - header.begin())));
+    };
+    const SimZone band{column("start_frac"), column("end_frac"), column("seq_MBps_est")};
+    const double zone = column("visible_zone");
+    if (zone == last_zone) {
+      SimZone& z = zones.back();
+      const double seconds = (z.end_frac - z.start_frac) / z.mb_per_s +
+                             (band.end_frac - band.start_frac) / band.mb_per_s;
+      z.end_frac = band.end_frac;
+      z.mb_per_s = (z.end_frac - z.start_frac) / seconds;
+    } else {
+      zones.push_back(band);
+    }
+    last_zone = zone;
+  }
+  return zones;
+}
+
+// The probes of `r` as a curve, each standing for its stretch to the next
+// probe (as GridSteps shows the grid to the zone detector). Without edges
+// the probes are the grid's.
+Curve GridCurve(const AdaptiveResult& r) {
+  Curve curve;
+  for (std::size_t i = 0; i < r.probes.size(); ++i) {
+    const AdaptiveProbe& p = r.probes[i];
+    const std::uint64_t end =
+        i + 1 < r.probes.size() ? r.probes[i + 1].offset_bytes : p.offset_bytes + p.length_bytes;
+    curve.push_back({.offset_bytes = p.offset_bytes,
+                     .length_bytes = end - p.offset_bytes,
+                     .mb_per_s = p.mb_per_s});
+  }
+  return curve;
+}
+
+// A full sweep of `spec` in 1 MiB blocks, each block's rate its bytes over
+// its virtual time.
+Curve SweepCurve(const std::string& spec) {
+  VirtualClock clock;
+  auto dev = MakeSimulatedDevice(ParseSimSpec(spec), clock);
+  const std::uint64_t size = dev->info().size_bytes;
+  AlignedBuffer buffer(kMiB, 4096);
+  Curve curve;
+  for (std::uint64_t at = 0; at < size; at += kMiB) {
+    const std::uint64_t length = std::min(kMiB, size - at);
+    const auto before = clock.Now();
+    REQUIRE_FALSE(dev->ReadAt(at, buffer.span(length)));
+    curve.push_back({.offset_bytes = at,
+                     .length_bytes = length,
+                     .mb_per_s = MbPerS(length, clock.Now() - before)});
+  }
+  return curve;
+}
+
+// Options for 2 % noise with corr=0.5. A probe's rate is the mean of its
+// 1 MiB reads, and an AR(1) of 0.5 triples the variance of such a mean: 0.45 %
+// at 64 MiB, a quarter of the 1.7 % steps of the 30-zone disk and more than
+// half of the Quantum Atlas III's 0.74 % one. There the grid misses steps
+// and misplaces the probe beside an edge (see the [!shouldfail] case below);
+// 256 MiB probes halve that noise and still read under 1 % of the disk.
+AdaptiveOptions CorrelatedNoiseOptions() {
+  AdaptiveOptions o;
+  o.probe_bytes = 256 * kMiB;
+  return o;
+}
+
+// `file`'s zones on a 10 TB sim:hdd (its seek, rotation and cache) read as
+// `spec` says, sampled with `o`: CheckFoundModel's promises, and a flat
+// table stops after the grid.
+void CheckZoneTable(const char* file, const std::string& spec, const AdaptiveOptions& o) {
+  CAPTURE(file, spec);
+  SimModel m = ParseSimSpec(spec);
+  m.zones = ReadZoneTable(file);
+  VirtualClock clock;
+  const AdaptiveResult r = SampleModel(m, clock, o);
+  CheckFoundModel(m, r, clock);
+  if (m.zones.size() == 1) CHECK(r.probes.size() == o.grid_probes);
+}
+
 TEST_CASE("A 20 TB disk of 30 zones: every edge within 0.1 % from under 1 % of it read",
           "[adaptive]") {
   for (const char* spec :
        {"sim:hdd?size=20T&zones=30&noise=0", "sim:hdd?size=20T&zones=30&noise=2%"}) {
     CAPTURE(spec);
     VirtualClock clock;
-    const AdaptiveResult r = Sample(spec, clock);
+    CheckFoundModel(ParseSimSpec(spec), Sample(spec, clock), clock);
+  }
+  const std::string spec = "sim:hdd?size=20T&zones=30&noise=2%&corr=0.5";
+  CAPTURE(spec);
+  VirtualClock clock;
+  CheckFoundModel(ParseSimSpec(spec), Sample(spec, clock, CorrelatedNoiseOptions()), clock);
+}
+
+TEST_CASE("Real disks' zone tables on 10 TB: every edge and rate found, a flat one after the grid",
+          "[adaptive]") {
+  for (const char* file : {"DEC_RZ26.csv", "HP_C2247A.csv", "Quantum_AtlasIII_QM39100TD-SW.csv",
+                           "Seagate_ST41601N.csv"}) {
+    CheckZoneTable(file, "sim:hdd?size=10T&noise=2%&corr=0.5", CorrelatedNoiseOptions());
+  }
+  CheckZoneTable("DEC_RZ26.csv", "sim:hdd?size=10T&noise=0", AdaptiveOptions{});
+}
+
+// On a noiseless grid the residuals inside each zone are floating-point
+// rounding (~1e-16), all of one sign: the zone detector once read them as a
+// correlation of 0.98 and merged steps of 4-5 % (4 of HP C2247A's 8 zones).
+TEST_CASE("Noiseless real zone tables on 10 TB: every edge found", "[adaptive]") {
+  for (const char* file :
+       {"HP_C2247A.csv", "Quantum_AtlasIII_QM39100TD-SW.csv", "Seagate_ST41601N.csv"}) {
+    CheckZoneTable(file, "sim:hdd?size=10T&noise=0", AdaptiveOptions{});
+  }
+}
+
+// Known to fail: with 64 MiB probes under correlated noise (0.45 % a probe)
+// some seeds lose a 1.7 % step in the grid itself (seed 4: 28 of 29 edges).
+// (A grid probe beside an edge read on the wrong side no longer puts the
+// edge a grid gap off: the bracket is one grid probe wider each side.) Ten
+// seeds, so that chance does not pass it. Drop [!shouldfail] once the
+// sampler copes (longer probes where the grid's noise is high).
+TEST_CASE("A 20 TB disk of 30 zones under correlated noise with 64 MiB probes",
+          "[adaptive][!shouldfail]") {
+  for (int seed = 1; seed <= 10; ++seed) {
+    const std::string spec =
+        "sim:hdd?size=20T&zones=30&noise=2%&corr=0.5&seed=" + std::to_string(seed);
+    CAPTURE(spec);
+    VirtualClock clock;
+    CheckFoundModel(ParseSimSpec(spec), Sample(spec, clock), clock);
+  }
+}
+
+TEST_CASE("A CAV disc's grid alone gives the full sweep's CAV fit within 2 %", "[adaptive]") {
+  for (const char* spec : {"sim:cd", "sim:dvd"}) {
+    CAPTURE(spec);
+    VirtualClock clock;
+    AdaptiveOptions o;
+    o.grid_probes = 50;
+    o.probe_bytes = 4 * kMiB;
+    const AdaptiveResult r = Sample(spec, clock, o);
     REQUIRE_FALSE(r.error);
-    const double size = 20e12;
-    CheckAgainstModel(spec, r, 0.001 * size);
-    CHECK(static_cast<double>(r.bytes_read) <= 0.01 * size);
-    // A full sweep at the zones' rates takes size / rate; the sampling at
-    // most 1/50 of it (seeks included).
-    const SimModel m = ParseSimSpec(spec);
-    double full_seconds = 0;
-    for (const SimZone& z : m.zones)
-      full_seconds += (z.end_frac - z.start_frac) * size / (z.mb_per_s * 1e6);
-    const double seconds = std::chrono::duration<double>(clock.Now()).count();
-    CHECK(seconds <= full_seconds / 50);
-    INFO("read " << r.bytes_read << " bytes in " << r.probes.size() << " probes, " << seconds
-                 << " s of " << full_seconds << " s");
+    REQUIRE(r.edges.empty());
+    const ZoneAnalysis grid = DetectZones(GridCurve(r), ZoneOptions{}, true);
+    const ZoneAnalysis sweep = DetectZones(SweepCurve(spec), ZoneOptions{}, true);
+    CAPTURE(grid.fit_start_mb_per_s, grid.fit_end_mb_per_s, sweep.fit_start_mb_per_s,
+            sweep.fit_end_mb_per_s);
+    REQUIRE(sweep.type == CurveType::kCav);
+    CHECK(grid.type == CurveType::kCav);
+    CHECK(grid.fit_start_mb_per_s == Approx(sweep.fit_start_mb_per_s).epsilon(0.02));
+    CHECK(grid.fit_end_mb_per_s == Approx(sweep.fit_end_mb_per_s).epsilon(0.02));
   }
 }
 

@@ -1,8 +1,11 @@
 #include "zcav/device/sim_device.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "testutil.h"
@@ -471,4 +474,63 @@ TEST_CASE("The optical presets are 2048-byte-sector CAV discs", "[sim_device]") 
   CHECK(dvd.radius_inner_mm == 24);
   CHECK(dvd.rpm == 9200);
   CHECK(dvd.interface_mb_per_s == 33);
+}
+
+namespace {
+
+// The rates (MB/s) of `count` consecutive 1 MiB reads from the start of `spec`.
+std::vector<double> ConsecutiveRates(const std::string& spec, int count) {
+  zcav::VirtualClock clock;
+  auto dev = zcav::MakeSimulatedDevice(zcav::ParseSimSpec(spec), clock);
+  zcav::AlignedBuffer buf(zcav::kMiB, 4096);
+  std::vector<double> rates;
+  for (int i = 0; i < count; ++i) {
+    const auto before = clock.Now();
+    REQUIRE_FALSE(dev->ReadAt(static_cast<std::uint64_t>(i) * zcav::kMiB, buf.span(zcav::kMiB)));
+    rates.push_back(static_cast<double>(zcav::kMiB) / 1e6 /
+                    std::chrono::duration<double>(clock.Now() - before).count());
+  }
+  return rates;
+}
+
+// The relative stddev of `v` and the correlation of its consecutive values.
+std::pair<double, double> RelStddevAndLag1(const std::vector<double>& v) {
+  const auto n = static_cast<double>(v.size());
+  double mean = 0;
+  for (const double x : v) mean += x / n;
+  double var = 0, cov = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    var += (v[i] - mean) * (v[i] - mean);
+    if (i > 0) cov += (v[i] - mean) * (v[i - 1] - mean);
+  }
+  return {std::sqrt(var / n) / mean, cov / var};
+}
+
+}  // namespace
+
+TEST_CASE("corr= makes the noise of consecutive reads wander with that correlation",
+          "[sim_device]") {
+  CHECK(zcav::ParseSimSpec("sim:ssd?corr=0.9").noise_corr == Approx(0.9));
+  CHECK(zcav::ParseSimSpec("sim:ssd").noise_corr == 0);
+  const auto [corr_sd, corr_r] =
+      RelStddevAndLag1(ConsecutiveRates("sim:ssd?noise=2%&corr=0.9", 4000));
+  const auto [indep_sd, indep_r] = RelStddevAndLag1(ConsecutiveRates("sim:ssd?noise=2%", 4000));
+  CAPTURE(corr_sd, corr_r, indep_sd, indep_r);
+  CHECK(corr_r > 0.7);
+  CHECK(std::abs(indep_r) < 0.2);
+  // The stddev of each read stays `noise` (the rate's, to first order).
+  CHECK(corr_sd == Approx(0.02).epsilon(0.2));
+  CHECK(indep_sd == Approx(0.02).epsilon(0.1));
+  // corr=0 is no correlation: the very draws of a spec without the key.
+  CHECK(ConsecutiveRates("sim:ssd?noise=2%&corr=0", 50) ==
+        ConsecutiveRates("sim:ssd?noise=2%", 50));
+}
+
+TEST_CASE("corr= outside [0, 1) is bad input", "[sim_device]") {
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  for (const char* bad : {"sim:ssd?corr=1", "sim:ssd?corr=1.5", "sim:ssd?corr=-0.1",
+                          "sim:ssd?corr=abc", "sim:ssd?corr=", "sim:ssd?corr=nan"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
+  }
 }

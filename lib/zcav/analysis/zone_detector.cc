@@ -317,7 +317,10 @@ Correlation EstimateCorrelation(const std::vector<double>& x,
   for (std::size_t i = 0; i < r.size(); ++i) abs_r[i] = std::fabs(r[i]);
   if (abs_r.size() < kMinCorrelationPoints) return c;
   const double limit = kWinsorSigmas * kMadToSigma * MedianInPlace(abs_r);
-  if (!(limit > 0)) return c;
+  // Residuals of a hundredth of the sigma floor are rounding (a noise-free
+  // staircase), not noise: all of one sign, they would read as a strong
+  // correlation and inflate sigma until real steps merged.
+  if (!(limit > 0.01 * kSigmaFloorRel)) return c;
   for (double& v : r) v = std::clamp(v, -limit, limit);
   double num = 0, den = 0;
   std::size_t pairs = 0;

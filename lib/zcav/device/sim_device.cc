@@ -390,6 +390,13 @@ class SimSpecParser {
       m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
     } else if (key == "noise") {
       m_.noise = ParseFraction(key, value);
+    } else if (key == "corr") {
+      m_.noise_corr = ParseNumber(key, value);
+      if (m_.noise_corr >= 1) {
+        throw Error("invalid sim: corr '" + value +
+                        "': the noise's correlation must be below 1 (e.g. corr=0.5)",
+                    ErrorKind::kBadInput);
+      }
     } else if (key == "pace") {
       m_.pace = ParseNumber(key, value);
       if (!(m_.pace > 0)) {
@@ -548,8 +555,8 @@ class SimSpecParser {
 
   [[noreturn]] void FailUnknown(const std::string& key) const {
     std::string known =
-        "size, seed, noise, pace, outer, ceiling, bad, slow, weak, gone, seek, cache, interface, "
-        "bus, busrate";
+        "size, seed, noise, corr, pace, outer, ceiling, bad, slow, weak, gone, seek, cache, "
+        "interface, bus, busrate";
     if (zoned_keys_) known += ", inner, zones";
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
@@ -707,7 +714,7 @@ class SimulatedDevice final : public Device {
       const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
       if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
     }
-    if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * normal_(rng_));
+    if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * NextNoise());
     if (!cache_hit && !cached_write) seconds = TimedSeconds(seconds, rate);
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
@@ -717,6 +724,19 @@ class SimulatedDevice final : public Device {
     last_end_ = clock_.Now();
     Pace(took);
     return {};
+  }
+
+  // The next access's standardised noise: independent draws, or (corr=R)
+  // the AR(1) process x_k = R * x_(k-1) + sqrt(1 - R^2) * e_k, whose first
+  // value is e_0 so that every x_k has stddev 1. One draw per access either
+  // way: R == 0 gives the very draws it always gave.
+  double NextNoise() {
+    const double e = normal_(rng_);
+    const double r = model_.noise_corr;
+    if (r == 0) return e;
+    noise_state_ = noise_started_ ? r * noise_state_ + std::sqrt(1 - r * r) * e : e;
+    noise_started_ = true;
+    return noise_state_;
   }
 
   // The seconds a write of `length` bytes takes through the write cache
@@ -811,6 +831,8 @@ class SimulatedDevice final : public Device {
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0.0, 1.0};
   std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+  double noise_state_ = 0;        // corr=R: the previous access's noise, x_(k-1)
+  bool noise_started_ = false;    // an access has drawn noise: noise_state_ holds
   std::uint64_t head_bytes_ = 0;  // where the previous read ended
   bool positioned_ = false;       // PreparePass() moved the head: the next read is free
   std::uint64_t once_end_ = 0;    // [0, once_end_) has been read at least once

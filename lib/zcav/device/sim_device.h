@@ -9,10 +9,13 @@
 // nvme-throttle, ssd-dips and banded-hdd (below: models whose curves are not
 // clean staircases, some of it following the elapsed time, not the position).
 // Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
-// read's time), pace=N (reads also take 1/N of their virtual time in real
-// time: a demo or a live view that can be watched; the results are the
-// same), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s
-// (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
+// read's time), corr=R (0 <= R < 1, default 0: the noise of consecutive
+// reads, in time order, is an AR(1) process of lag-1 correlation R and
+// stddev `noise`: a host cache or a virtual disk whose speed wanders over
+// time; 0 = independent), pace=N (reads also take 1/N of their virtual
+// time in real time: a demo or a live view that can be watched; the
+// results are the same), outer=MB/s, inner=MB/s (disks), zones=N (hdd),
+// ceiling=MB/s (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
 // with EIO), weak=START-END:FACTOR[,...] (the media rate of that region
 // times FACTOR, e.g. weak=40%-60%:0.8 or weak=10G-20G:80%: one drive of a
 // fleet slower than its siblings there; zoned and flat models), seek=MS
@@ -129,6 +132,11 @@ struct SimModel {
   double radius_inner_mm = 0, radius_outer_mm = 0, outer_mb_per_s = 0;
   double ceiling_mb_per_s = 0;  // bus cap; 0 = none
   double noise = 0.005;         // relative stddev of each read's time
+  // Lag-1 correlation of the noise of consecutive accesses (reads and
+  // writes, in time order): x_k = R * x_(k-1) + sqrt(1 - R^2) * e_k with e_k
+  // standard normal, so each read's relative noise still has stddev `noise`.
+  // 0 <= R < 1; 0 = independent (the same draws as without the key).
+  double noise_corr = 0;
   std::uint64_t seed = 1;
   // Real-time pacing (pace=N): reads take 1/N of their virtual time in real
   // time too; 0 = no waiting (the default).

@@ -276,7 +276,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
 
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
-  if (sampler.Going() && grid.size() == count) steps = find_steps(grid);
+  // (Unreadable grid probes are left out: the steps index the probes read.)
+  if (sampler.Going() && !r.budget_hit && grid.size() >= 3) steps = find_steps(grid);
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead
   // between them); a marginal probe is read again in the next round. With
@@ -290,8 +291,13 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
     if (step.left >= step.right || step.right >= grid.size()) continue;
-    open.push_back(Open{.lo = grid_slots[step.left],
-                        .hi = grid_slots[step.right],
+    // The bracket one grid probe wider on each side: a grid probe next to
+    // the edge read on the wrong side (noise) must not put the edge a grid
+    // gap off with a one-probe uncertainty. The next edge is at least a
+    // zone (3 grid probes) away.
+    const auto slot_of = [&](std::size_t g) { return (grid[g].offset_bytes - start) / probe; };
+    open.push_back(Open{.lo = slot_of(step.left > 0 ? step.left - 1 : 0),
+                        .hi = slot_of(std::min(step.right + 1, grid.size() - 1)),
                         .left = step.left_mb_per_s,
                         .right = step.right_mb_per_s,
                         .pending = std::nullopt,
@@ -371,7 +377,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     if (!rates.empty()) {
       zone.mb_per_s = MedianInPlace(rates);
     } else {
-      zone.mb_per_s = z < r.edges.size() ? r.edges[z].left_mb_per_s : r.edges.back().right_mb_per_s;
+      // No probe inside: the level of the edge beside it (none: nothing read).
+      zone.mb_per_s = z < r.edges.size() ? r.edges[z].left_mb_per_s
+                      : r.edges.empty()  ? 0
+                                         : r.edges.back().right_mb_per_s;
     }
     r.zones.push_back(zone);
   }
