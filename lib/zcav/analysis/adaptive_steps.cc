@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "zcav/base/stats.h"
+
 namespace zcav {
 
 std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
@@ -32,17 +34,51 @@ std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
 }
 
 Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
-                    std::uint64_t start_bytes, std::uint64_t end_bytes) {
-  Curve out;
-  out.reserve(probes.size());
-  std::uint64_t from = start_bytes;
+                    std::uint64_t start_bytes, std::uint64_t end_bytes, std::uint32_t grid_probes) {
+  // A bisection leaves a cluster of probes on either side of each edge, and
+  // the detector weighs points, not bytes: a cluster would count as much as
+  // a zone. So probes closer than half a grid gap to the previous one, with
+  // no edge between them, are one point (the median of their rates, their
+  // lowest and highest): about the grid's density, each edge still pinned
+  // by the points either side of it.
+  const std::uint64_t half_gap = grid_probes > 1 ? (end_bytes - start_bytes) / grid_probes / 2 : 0;
+  struct Group {
+    std::uint64_t first = 0, last_end = 0;
+    std::vector<double> rates;
+    double low = 0, high = 0;
+  };
+  std::vector<Group> groups;
   std::size_t e = 0;
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const CurvePoint p = probes[i];
+    bool edge_between = false;
+    while (e < edges.size() && edges[e].at_bytes <= p.offset_bytes) {
+      edge_between = true;
+      ++e;
+    }
+    const double low = p.min_mb_per_s > 0 ? p.min_mb_per_s : p.mb_per_s;
+    const double high = p.max_mb_per_s > 0 ? p.max_mb_per_s : p.mb_per_s;
+    if (groups.empty() || edge_between || p.offset_bytes >= groups.back().first + half_gap) {
+      groups.push_back(
+          Group{p.offset_bytes, p.offset_bytes + p.length_bytes, {p.mb_per_s}, low, high});
+    } else {
+      Group& g = groups.back();
+      g.last_end = p.offset_bytes + p.length_bytes;
+      g.rates.push_back(p.mb_per_s);
+      g.low = std::min(g.low, low);
+      g.high = std::max(g.high, high);
+    }
+  }
+  Curve out;
+  out.reserve(groups.size());
+  std::uint64_t from = start_bytes;
+  e = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    Group& g = groups[i];
     std::uint64_t to = end_bytes;
-    if (i + 1 < probes.size()) {
-      const std::uint64_t gap_from = p.offset_bytes + p.length_bytes;
-      const std::uint64_t gap_to = probes.offset_bytes(i + 1);
+    if (i + 1 < groups.size()) {
+      const std::uint64_t gap_from = g.last_end;
+      const std::uint64_t gap_to = groups[i + 1].first;
       while (e < edges.size() && edges[e].at_bytes < gap_from) ++e;
       to = e < edges.size() && edges[e].at_bytes <= gap_to ? edges[e].at_bytes
                                                            : gap_from + (gap_to - gap_from) / 2;
@@ -50,9 +86,9 @@ Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
     to = std::max(to, from);
     out.push_back(CurvePoint{.offset_bytes = from,
                              .length_bytes = to - from,
-                             .mb_per_s = p.mb_per_s,
-                             .min_mb_per_s = p.min_mb_per_s,
-                             .max_mb_per_s = p.max_mb_per_s});
+                             .mb_per_s = MedianInPlace(g.rates),
+                             .min_mb_per_s = g.low,
+                             .max_mb_per_s = g.high});
     from = to;
   }
   return out;

@@ -21,14 +21,18 @@ std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
                                     const ZoneOptions& options, bool optical = false);
 
 // The probes of an adaptive result (position order, as read) as the curve
-// the zone detector reads: each probe stretched over its share of the range
-// [start_bytes, end_bytes): to the edge between it and its neighbour where
-// one of `edges` lies between them, else to the midpoint. The zones' bytes,
+// the zone detector reads: probes closer than half a grid gap (of
+// `grid_probes` over the range) to the one before, with no edge between
+// them, made one point (their median rate: a bisection's cluster must not
+// weigh as much as a zone, the detector weighs points), then each point
+// stretched over its share of the range [start_bytes, end_bytes): to the
+// edge between it and its neighbour where one of `edges` lies between
+// them, else to the midpoint. The zones' bytes,
 // edges and shares are then the surface's, while every rate is a probe's
 // own: nothing between the probes is presented as measured (the result's
 // probes stay the data; this curve is for the analysis). Empty for no
 // probes. REQUIRES: probes sorted by offset, inside the range.
 Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
-                    std::uint64_t start_bytes, std::uint64_t end_bytes);
+                    std::uint64_t start_bytes, std::uint64_t end_bytes, std::uint32_t grid_probes);
 
 }  // namespace zcav

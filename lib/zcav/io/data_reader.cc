@@ -2178,7 +2178,8 @@ Profile ReadRandomAccess(const std::string& path) {
 Curve ZoneCurve(const Profile& profile) {
   if (!profile.adaptive) return profile.points;
   const AdaptiveResult& a = *profile.adaptive;
-  return AdaptiveCurve(profile.points, a.edges, a.start_bytes, a.start_bytes + a.range_bytes);
+  return AdaptiveCurve(profile.points, a.edges, a.start_bytes, a.start_bytes + a.range_bytes,
+                       a.grid_probes);
 }
 
 }  // namespace zcav

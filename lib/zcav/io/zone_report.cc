@@ -527,8 +527,9 @@ void ZoneDetectingSink::OnAdaptive(const AdaptiveResult& result) {
 void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   if (adaptive_) {
     context_.notes.push_back(AdaptiveNote(*adaptive_, points_.size()));
-    points_ = AdaptiveCurve(points_, adaptive_->edges, adaptive_->start_bytes,
-                            adaptive_->start_bytes + adaptive_->range_bytes);
+    points_ =
+        AdaptiveCurve(points_, adaptive_->edges, adaptive_->start_bytes,
+                      adaptive_->start_bytes + adaptive_->range_bytes, adaptive_->grid_probes);
   }
   analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
   points_ = Curve();  // the curve is not needed any more: give its memory back

@@ -15,6 +15,19 @@
 namespace zcav {
 namespace {
 
+// A converged edge has the probes either side of it read once more (and,
+// where one changes side, the bracket reopened) this many times.
+constexpr std::uint32_t kEdgeChecks = 1;
+
+// Two sides of a bisected edge closer than this many noise sigmas (in log)
+// are one level: the edge is dropped.
+constexpr double kSameLevelSigmas = 2;
+
+// A grid probe beside an edge closer to its own level than to the other by
+// fewer than this many noise sigmas (in log) starts the bisection one grid
+// probe further out.
+constexpr double kBracketSigmas = 4;
+
 class Sampler {
  public:
   Sampler(Device& device, Clock& clock, const AdaptiveOptions& options,
@@ -287,21 +300,41 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     double left = 0, right = 0;
     std::optional<std::uint64_t> pending;  // a marginal probe to read again
     bool done = false;
+    std::uint64_t lo0 = 0, hi0 = 0;     // the bracket as it began
+    std::vector<std::uint64_t> verify;  // converged: lo and hi to read once more
+    std::uint32_t checks = 0;           // verifications begun
   };
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
     if (step.left >= step.right || step.right >= grid.size()) continue;
-    // The bracket one grid probe wider on each side: a grid probe next to
-    // the edge read on the wrong side (noise) must not put the edge a grid
-    // gap off with a one-probe uncertainty. The next edge is at least a
-    // zone (3 grid probes) away.
+    // The bisection starts between the two grid probes the finder names,
+    // or one grid probe further out on a side whose grid probe is not
+    // clearly on its side (within kBracketSigmas of the noise of being
+    // closer to the other level). A converged edge whose re-read probe
+    // changes side reopens to one grid probe further out on that side
+    // (lo0, hi0): a grid probe read on the wrong side must not put an edge
+    // a grid gap off with a one-probe uncertainty. The next edge is at
+    // least a zone (3 grid probes) away.
     const auto slot_of = [&](std::size_t g) { return (grid[g].offset_bytes - start) / probe; };
-    open.push_back(Open{.lo = slot_of(step.left > 0 ? step.left - 1 : 0),
-                        .hi = slot_of(std::min(step.right + 1, grid.size() - 1)),
+    const auto unclear = [&](std::size_t g, double own, double other) {
+      const double rate = grid[g].mb_per_s;
+      return std::abs(std::log(rate / other)) - std::abs(std::log(rate / own)) <
+             kBracketSigmas * r.noise_rel;
+    };
+    const std::size_t outer_left = step.left > 0 ? step.left - 1 : 0;
+    const std::size_t outer_right = std::min(step.right + 1, grid.size() - 1);
+    const bool widen_left = unclear(step.left, step.left_mb_per_s, step.right_mb_per_s);
+    const bool widen_right = unclear(step.right, step.right_mb_per_s, step.left_mb_per_s);
+    open.push_back(Open{.lo = slot_of(widen_left ? outer_left : step.left),
+                        .hi = slot_of(widen_right ? outer_right : step.right),
                         .left = step.left_mb_per_s,
                         .right = step.right_mb_per_s,
                         .pending = std::nullopt,
-                        .done = false});
+                        .done = false,
+                        .lo0 = slot_of(outer_left),
+                        .hi0 = slot_of(outer_right),
+                        .verify = {},
+                        .checks = 0});
   }
   const auto marginal = [&](const AdaptiveProbe& p, const Open& o) {
     const double to_left = std::abs(std::log(p.mb_per_s / o.left));
@@ -322,7 +355,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
         r.budget_hit = true;
         break;
       }
-      const std::uint64_t k = o.pending.value_or(o.lo + (o.hi - o.lo) / 2);
+      const std::uint64_t k = o.pending           ? *o.pending
+                              : !o.verify.empty() ? o.verify.back()
+                                                  : o.lo + (o.hi - o.lo) / 2;
       if (finished + 1 == open.size()) sampler.Divert(k, slots);
       const AdaptiveProbe* p = sampler.ReadMore(k);
       if (p == nullptr) {
@@ -338,10 +373,31 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       o.pending.reset();
       const bool left_side =
           std::abs(std::log(p->mb_per_s / o.left)) <= std::abs(std::log(p->mb_per_s / o.right));
-      (left_side ? o.lo : o.hi) = k;
-      if (o.hi - o.lo <= 1) {
-        o.done = true;
-        ++finished;
+      if (!o.verify.empty() && k == o.verify.back()) {
+        // Converged: a probe either side read again. One that changed side
+        // was a hiccup that sent the bisection the wrong way: the bracket
+        // reopens from it to where it began on that side.
+        o.verify.pop_back();
+        if (k == o.lo && !left_side) {
+          o.hi = o.lo;
+          o.lo = o.lo0;
+          o.verify.clear();
+        } else if (k == o.hi && left_side) {
+          o.lo = o.hi;
+          o.hi = o.hi0;
+          o.verify.clear();
+        }
+      } else {
+        (left_side ? o.lo : o.hi) = k;
+      }
+      if (o.hi - o.lo <= 1 && o.verify.empty()) {
+        if (o.checks < kEdgeChecks) {
+          ++o.checks;
+          o.verify = {o.hi, o.lo};  // lo first
+        } else {
+          o.done = true;
+          ++finished;
+        }
       }
     }
   }
@@ -360,6 +416,38 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
 
   r.probes = sampler.Probes();
   // The zones between the edges: the median of the probes wholly inside.
+  // An edge whose two sides, once bisected, read within kSameLevelSigmas of
+  // the noise of each other was a grid probe read off its level, not a step:
+  // it is dropped (its zones merge), one at a time, the closest first.
+  const auto median_in = [&](std::uint64_t from, std::uint64_t to, std::uint32_t& inside) {
+    std::vector<double> rates;
+    for (const AdaptiveProbe& p : r.probes) {
+      if (p.offset_bytes >= from && p.offset_bytes + p.length_bytes <= to) {
+        rates.push_back(p.mb_per_s);
+      }
+    }
+    inside = static_cast<std::uint32_t>(rates.size());
+    return rates.empty() ? 0.0 : MedianInPlace(rates);
+  };
+  while (r.noise_rel > 0 && !r.edges.empty()) {
+    std::size_t weakest = r.edges.size();
+    double weakest_log = kSameLevelSigmas * r.noise_rel;
+    for (std::size_t i = 0; i < r.edges.size(); ++i) {
+      const std::uint64_t from = i == 0 ? start : r.edges[i - 1].at_bytes;
+      const std::uint64_t to = i + 1 < r.edges.size() ? r.edges[i + 1].at_bytes : end;
+      std::uint32_t nl = 0, nr = 0;
+      const double left = median_in(from, r.edges[i].at_bytes, nl);
+      const double right = median_in(r.edges[i].at_bytes, to, nr);
+      if (nl == 0 || nr == 0) continue;
+      const double d = std::abs(std::log(left / right));
+      if (d < weakest_log) {
+        weakest_log = d;
+        weakest = i;
+      }
+    }
+    if (weakest == r.edges.size()) break;
+    r.edges.erase(r.edges.begin() + static_cast<std::ptrdiff_t>(weakest));
+  }
   std::vector<std::uint64_t> bounds{start};
   for (const AdaptiveEdge& e : r.edges) bounds.push_back(e.at_bytes);
   bounds.push_back(end);
