@@ -11,7 +11,7 @@ _zcav_buses="usb1 usb2 usb3 usb3.1 usb3.2 fw400 fw800 udma33 udma66 udma100 udma
   sata1 sata2 sata3 sas3 sas6 sas12"
 _zcav_zone_opts="--sensitivity --min-zone --media --bus"
 _zcav_gate_opts="--expect --max-errors --max-time"
-_zcav_opts_profile="--help --output --full --quick -b -c --label --quiet --live --events
+_zcav_opts_profile="--help --output --full --quick --adaptive -b -c --label --quiet --live --events
   $_zcav_gate_opts
   $_zcav_zone_opts"
 _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --queue-depth

@@ -299,5 +299,111 @@ TEST_CASE("Adaptive sampling refuses a probe or a range it cannot use", "[adapti
   CHECK_THROWS_AS(Sample("sim:ssd?size=1G", clock, o), Error);
 }
 
+// A falling staircase of three 100 MiB levels (300, 250, 200 MB/s) as
+// AdaptiveCurve gives it: contiguous 10 MiB points.
+Curve Staircase() {
+  Curve c;
+  for (std::uint64_t i = 0; i < 30; ++i) {
+    const double rate = i < 10 ? 300 : i < 20 ? 250 : 200;
+    c.push_back(
+        CurvePoint{.offset_bytes = i * 10 * kMiB, .length_bytes = 10 * kMiB, .mb_per_s = rate});
+  }
+  return c;
+}
+
+AdaptiveEdge EdgeAt(std::uint64_t at_bytes) {
+  return AdaptiveEdge{.at_bytes = at_bytes, .uncertainty_bytes = kMiB};
+}
+
+TEST_CASE("An adaptive result's zones are the sampler's edges, not a second segmentation",
+          "[adaptive]") {
+  const Curve c = Staircase();
+  // The detector alone finds the three levels.
+  REQUIRE(DetectZones(c, ZoneOptions{}).zones.size() == 3);
+  SECTION("both edges: three zones, cut exactly there") {
+    const ZoneAnalysis a = AdaptiveZones(c, {EdgeAt(100 * kMiB), EdgeAt(200 * kMiB)}, {});
+    REQUIRE(a.zones.size() == 3);
+    CHECK(a.zones[1].start_bytes == 100 * kMiB);
+    CHECK(a.zones[2].start_bytes == 200 * kMiB);
+    CHECK(a.zones[0].mb_per_s == 300);
+    CHECK(a.zones[2].mb_per_s == 200);
+    CHECK(a.type == CurveType::kZoned);
+  }
+  SECTION("one edge: two zones, whatever the detector saw") {
+    const ZoneAnalysis a = AdaptiveZones(c, {EdgeAt(100 * kMiB)}, {});
+    REQUIRE(a.zones.size() == 2);
+    CHECK(a.zones[1].start_bytes == 100 * kMiB);
+    CHECK(a.zones[1].end_bytes == 300 * kMiB);
+    CHECK(a.description.rfind("2 zones", 0) == 0);
+  }
+  SECTION("no edge: one zone, flat") {
+    const ZoneAnalysis a = AdaptiveZones(c, {}, {});
+    REQUIRE(a.zones.size() == 1);
+    CHECK(a.type == CurveType::kFlat);
+    CHECK(a.zones[0].mb_per_s == 250);
+  }
+  SECTION("an edge where no point begins cuts at the next point") {
+    const ZoneAnalysis a = AdaptiveZones(c, {EdgeAt(95 * kMiB), EdgeAt(200 * kMiB)}, {});
+    REQUIRE(a.zones.size() == 3);
+    CHECK(a.zones[1].start_bytes == 100 * kMiB);
+  }
+  SECTION("rising steps are typed again: no known shape off optical media") {
+    Curve rising;
+    for (std::uint64_t i = 0; i < 30; ++i) {
+      rising.push_back(CurvePoint{.offset_bytes = i * 10 * kMiB,
+                                  .length_bytes = 10 * kMiB,
+                                  .mb_per_s = i < 15 ? 200.0 : 300.0});
+    }
+    const ZoneAnalysis a = AdaptiveZones(rising, {EdgeAt(150 * kMiB)}, {});
+    REQUIRE(a.zones.size() == 2);
+    CHECK(a.type == CurveType::kOther);
+  }
+}
+
+TEST_CASE("PlanAdaptive: the default shape, a given probe, a byte budget", "[adaptive]") {
+  SECTION("20 TB at an unknown rate: 200 probes of 64 MiB") {
+    const AdaptiveOptions a = PlanAdaptive(
+        {.start_bytes = 0, .end_bytes = 20 * kTiB, .sector_bytes = 512, .max_chunk_bytes = kMiB});
+    CHECK(a.probe_bytes == 64 * kMiB);
+    CHECK(a.chunk_bytes == kMiB);
+    CHECK(a.grid_probes == 200);
+    CHECK(a.byte_budget == 0);
+  }
+  SECTION("1 GiB at 300 MB/s: 1 MiB probes (the least), the grid at most 5 % of the range") {
+    const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,
+                                            .end_bytes = kGiB,
+                                            .sector_bytes = 512,
+                                            .expected_mb_per_s = 300,
+                                            .max_chunk_bytes = kMiB});
+    CHECK(a.probe_bytes == kMiB);
+    CHECK(a.chunk_bytes == kMiB / 4);
+    CHECK(a.grid_probes == 51);  // 1024 / 20
+    CHECK(a.grid_probes * a.probe_bytes <= kGiB / 20);
+  }
+  SECTION("a given probe and chunk: the chunk at most half the probe, the probe whole chunks") {
+    const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,
+                                            .end_bytes = kTiB,
+                                            .sector_bytes = 4096,
+                                            .max_chunk_bytes = kMiB,
+                                            .probe_bytes = 5 * kMiB,
+                                            .chunk_bytes = 3 * kMiB});
+    CHECK(a.chunk_bytes == 5 * kMiB / 2);
+    CHECK(a.probe_bytes == 5 * kMiB);
+    CHECK(a.chunk_bytes == AdaptiveChunk(5 * kMiB, 3 * kMiB, 4096));
+  }
+  SECTION("a byte budget: the grid takes at most half of it") {
+    const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,
+                                            .end_bytes = 20 * kTiB,
+                                            .sector_bytes = 512,
+                                            .max_chunk_bytes = kMiB,
+                                            .budget_share = 0.0005});
+    CHECK(a.byte_budget == static_cast<std::uint64_t>(0.0005 * static_cast<double>(20 * kTiB)));
+    CHECK(a.probe_bytes * a.grid_probes <= a.byte_budget / 2);
+    // Smaller probes first (whole chunks: a few probes fewer to fit).
+    CHECK(a.probe_bytes < 64 * kMiB);
+    CHECK(a.grid_probes > 190);
+  }
+}
+
 }  // namespace
 }  // namespace zcav

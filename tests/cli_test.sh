@@ -1451,31 +1451,46 @@ expect_eq "$(cat file)" keep "the file"
 
 # expect_profile_files DIR NAME: every file zcav profile writes is in DIR
 # (images only when gnuplot is installed), and no temporary file is left.
+# With a third argument "adaptive": no surface map and no latency table (an
+# adaptive sweep reads probes, not the surface).
 expect_profile_files() {
-  local dir=$1 name=$2 f left
+  local dir=$1 name=$2 adaptive=${3:-} f left
+  local map=("$name-map.gp" "$name-map.map.dat") map_images=("$name-map.png" "$name-map.svg")
+  if [[ $adaptive == adaptive ]]; then
+    for f in "${map[@]}" "${map_images[@]}"; do
+      [[ ! -e $dir/$f ]] || problem "$dir/$f: a surface map of an adaptive sweep"
+    done
+    map=() map_images=()
+  fi
   for f in profile.json "$name.dat" zones.txt "$name.gp" "$name.curve.dat" "$name-access.gp" \
-           "$name-map.gp" "$name-map.map.dat" "$name-random.gp" "$name-random-1.random.dat" \
+           "${map[@]}" "$name-random.gp" "$name-random-1.random.dat" \
            report.md report.html summary.txt; do
     [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
   done
   if command -v gnuplot >/dev/null; then
-    for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" "$name-map.png" \
-             "$name-map.svg" "$name-random.png" "$name-random.svg" report-1.png; do
+    for f in "$name.png" "$name.svg" "$name-access.png" "$name-access.svg" "${map_images[@]}" \
+             "$name-random.png" "$name-random.svg" report-1.png; do
       [[ -s $dir/$f ]] || problem "$dir/$f missing or empty"
     done
     grep -q '<svg' "$dir/report.html" || problem "$dir/report.html has no inline plot"
   fi
-  grep -q '^## Read latency' "$dir/report.md" || problem "$dir/report.md has no latency table"
+  if [[ $adaptive == adaptive ]]; then
+    expect_no_grep '## Read latency' "$dir/report.md"
+  else
+    grep -q '^## Read latency' "$dir/report.md" || problem "$dir/report.md has no latency table"
+  fi
   left=$(find "$dir" -name '*.tmp*' | tr '\n' ' ')
   [[ -z $left ]] || problem "temporary files left behind: $left"
 }
 
-# expect_profile_json FILE VERDICT QUICK(true|false): profile.json has the
-# documented members with sane values.
+# expect_profile_json FILE VERDICT SAMPLING: profile.json has the
+# documented members with sane values. SAMPLING: false (full), true (quick)
+# or adaptive.
 expect_profile_json() {
   python3 - "$@" <<'PY' || problem "$1: profile JSON wrong (see above)"
 import json, sys
 path, verdict, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "true"
+adaptive = sys.argv[3] == "adaptive"
 d = json.load(open(path))
 for key in ["device", "transport", "sweep", "curve_type", "zones", "zone_summary", "access",
             "burst", "verdict", "blocks", "summary", "status", "partial"]:
@@ -1495,6 +1510,12 @@ assert {"kind", "link", "ceiling_mb_per_s"} <= set(d["transport"]), d["transport
 s = d["sweep"]
 assert 0 < s["min_mb_per_s"] <= s["avg_mb_per_s"] <= s["max_mb_per_s"], s
 assert s["quick"] is quick and d["options"]["quick"] is quick, (s["quick"], quick)
+p = d["profile"]
+assert p["sampling"] == ("quick" if quick else "adaptive" if adaptive else "full"), p
+assert p["quick"] is quick, p
+assert ("adaptive" in d) is adaptive, "adaptive member"
+if adaptive:
+    assert 0 < d["adaptive"]["share_read"] < 0.1 and len(d["adaptive"]["inferred"]) == len(d["zones"]), d["adaptive"]
 assert s["status"] == "complete" and s["partial"] is False, s
 assert s["block_bytes"] > 0 and s["passes"] >= 1 and s["blocks"] == len(d["blocks"]) > 0, s
 assert "cpu_percent" in s and "system_busy_percent" in s, s
@@ -1524,22 +1545,25 @@ expect_summary() {
     problem "the last 11 stderr lines differ from $dir/summary.txt"
 }
 
-check "zcav profile sim:hdd: every file, quick by default (1.2 h in full), media-limited" 0 \
+check "zcav profile sim:hdd: every file, adaptive by default (1.2 h in full), media-limited" 0 \
   "$ZCAV" profile sim:hdd -o prof
 expect_stdout_empty
-expect_profile_files prof sim-hdd
-expect_profile_json prof/profile.json media-limited true
+expect_profile_files prof sim-hdd adaptive
+expect_profile_json prof/profile.json media-limited adaptive
 expect_summary prof
 expect_grep '^Drive: +serial SIM-HDD-1, firmware zcav-sim; measured on ' prof/summary.txt
 expect_grep '^zcav: note: full sweep would take about 1\.[0-9] h; run with --full' "$ERR" stderr
-expect_grep '^Linear read: .*\[quick: every 10th block\]' "$ERR" stderr
+expect_grep '^zcav: profiling sim:hdd: .* then an adaptive sweep \(a grid of [0-9]+ probes of [0-9]+ MiB' "$ERR" stderr
+expect_grep '^zcav: adaptive: refining edge 1 of 15, ' "$ERR" stderr
+expect_grep '^Linear read: .*\[adaptive: [0-9]+ probes, [0-9.]+ % of the surface read\]' "$ERR" stderr
+expect_grep '^Zones: +16 zones \(zoned\), 60\.0 -> 30\.0 MB/s' "$ERR" stderr
 expect_grep '^Access time: +1[34]\.[0-9] ms mean' "$ERR" stderr
 expect_grep '^Burst rate: +1(49|50)\.[0-9] MB/s' "$ERR" stderr
 expect_grep '^Verdict: +media-limited' "$ERR" stderr
-expect_grep '^Health: +good — no unreadable sectors and no slow regions in [0-9]+ chunks read' "$ERR" stderr
+expect_grep '^Health: +good — no unreadable sectors in the probes read \([0-9.]+ % of the surface; the rest was not read' "$ERR" stderr
 expect_grep '^SMART: +a simulated device has no SMART data$' "$ERR" stderr
 expect_grep '^# health: good$' prof/sim-hdd.dat
-expect_grep '^# latency: pass=1 chunk_bytes=' prof/sim-hdd.dat
+expect_grep '^# adaptive: ' prof/sim-hdd.dat
 expect_raw_data prof/sim-hdd.dat
 expect_grep 'status: complete' prof/sim-hdd.dat
 expect_grep '^verdict: media-limited' prof/zones.txt
@@ -1547,7 +1571,12 @@ python3 - prof/profile.json <<'PY' || problem "estimate or access/burst figures 
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["profile"]
-assert p["quick"] is True and 3600 < p["estimate"]["full_sweep_seconds"] < 3 * 3600, p
+assert p["sampling"] == "adaptive" and 3600 < p["estimate"]["full_sweep_seconds"] < 3 * 3600, p
+assert p["why"].startswith("adaptive: a full sweep would take about 1."), p
+# An adaptive sweep of the 250 GB disk takes a fraction of the full one's
+# (virtual) time; its 16 zones are every one the model has.
+assert d["sweep"]["wall_seconds"] < p["estimate"]["full_sweep_seconds"] / 5, d["sweep"]
+assert d["zone_summary"]["zones"] == 16 and len(d["adaptive"]["edges"]) == 15
 assert 13.5 < d["access"]["mean_ms"] < 15.0 and abs(d["burst"]["avg_mb_per_s"] - 150) < 2
 PY
 
@@ -1565,8 +1594,8 @@ check "zcav profile sim:usb2-hdd: bus-capped at the USB 2.0 ceiling, quiet" 0 \
   "$ZCAV" profile sim:usb2-hdd -q -o usb
 expect_stdout_empty
 expect_stderr_empty
-expect_profile_files usb sim-usb2-hdd
-expect_profile_json usb/profile.json bus-capped true
+expect_profile_files usb sim-usb2-hdd adaptive
+expect_profile_json usb/profile.json bus-capped adaptive
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transport"]; assert t["kind"]=="usb" and t["ceiling_mb_per_s"]==40, t' \
   usb/profile.json || problem "transport is not USB 2.0 at 40 MB/s"
 expect_grep '^Verdict: +bus-capped' usb/summary.txt
@@ -1582,6 +1611,8 @@ check "zcav profile on a small sim disk sweeps in full without a note" 0 \
   "$ZCAV" profile 'sim:hdd?size=2G' -o small
 expect_profile_files small sim-hdd-size-2G
 expect_profile_json small/profile.json media-limited false
+expect_grep '^# latency: pass=1 chunk_bytes=' small/sim-hdd-size-2G.dat
+expect_grep '^Health: +good — no unreadable sectors and no slow regions in [0-9]+ chunks read' "$ERR" stderr
 expect_no_grep "full sweep would take" "$ERR"
 expect_no_grep "[quick" "$ERR"
 
@@ -1593,6 +1624,19 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["profile"]
 check "--quick forces the quick sweep of a small sim disk" 0 "$ZCAV" profile 'sim:hdd?size=2G' --quick -q -o q
 expect_profile_json q/profile.json media-limited true
 expect_grep '\[quick: every 10th block\]' q/summary.txt
+
+check "--adaptive forces adaptive sampling of a small sim disk; -c does not apply to it" 0 \
+  "$ZCAV" profile 'sim:hdd?size=20G' --adaptive -c 3 -o ad
+expect_profile_files ad sim-hdd-size-20G adaptive
+expect_profile_json ad/profile.json media-limited adaptive
+expect_grep '^zcav: note: -c 3 does not apply to adaptive sampling' "$ERR" stderr
+expect_grep '^Zones: +16 zones \(zoned\)' ad/summary.txt
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["profile"]; assert p["why"]=="--adaptive" and p["estimate"] is None and p["passes"]==1, p' \
+  ad/profile.json || problem "not the forced adaptive sampling"
+run "$ZCAV" plot ad/profile.json --kind map -o admap.svg
+expect_exit 2
+expect_grep 'an adaptive result has no surface map' "$ERR" stderr
+[[ ! -e admap.svg ]] || problem "admap.svg written for an adaptive result"
 
 check "-b and -c mean block size in MiB and passes, as for zcav sweep" 0 \
   "$ZCAV" profile 'sim:hdd?size=2G' -b 100 -c 2 -q -o bc
@@ -1610,7 +1654,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["sweep"]["
   one/profile.json || problem "-c 1 did not keep one pass"
 
 check "zcav profile with no DEVICE profiles sim:hdd into ./zcav-profile-sim-hdd" 0 "$ZCAV" profile -q
-expect_profile_files zcav-profile-sim-hdd sim-hdd
+expect_profile_files zcav-profile-sim-hdd sim-hdd adaptive
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["device"]["path"]=="sim:hdd"' \
   zcav-profile-sim-hdd/profile.json || problem "the default device is not sim:hdd"
 
@@ -1640,6 +1684,8 @@ expect_grep "does-not-exist" "$ERR" stderr
 profile_bad "a bad --bus" sim:hdd --bus usb9
 expect_grep "usb9" "$ERR" stderr
 profile_bad "--full with --quick" sim:hdd --full --quick
+profile_bad "--adaptive with --full" sim:hdd --adaptive --full
+expect_grep 'give one of --full, --quick and --adaptive' "$ERR" stderr
 profile_bad "two devices" sim:hdd sim:ssd
 profile_bad "-o -" sim:hdd -o -
 profile_bad "-o in a missing directory" sim:hdd -o "$FIX/no-such-dir/prof"

@@ -4,18 +4,21 @@
 //   1. Estimate (unless --full or --quick): read the start of the device
 //      sequentially, 256 MiB or 2 s of clock time whichever comes first (one
 //      untimed chunk before it), and multiply out passes x the full plan's
-//      bytes / that rate (estimate.h). Above one hour the sweep is quick (an
-//      evenly spaced tenth, SweepOptions.quick) and a note says so and how
-//      long the full sweep would take. A hard disk starts in its fastest
+//      bytes / that rate (estimate.h). Above one hour the sweep is adaptive
+//      (measure/adaptive.h: a coarse grid of probes, then each level change
+//      bisected; its cost grows with the zones, not the size) and a note
+//      says so and how long the full sweep would take. A hard disk starts in its fastest
 //      zone, so the estimate is a lower bound: a disk estimated at 50 min may
 //      take 70 in full and is still swept in full. Simulated devices decide
 //      the same way from their virtual clock (sim:hdd: 250 GB at 60 MB/s is
-//      about 1.2 h, so quick). A failed estimate (read error) sweeps in full.
+//      about 1.2 h, so adaptive). A failed estimate (read error) sweeps in
+//      full. --quick reads an evenly spaced tenth (SweepOptions.quick),
+//      --adaptive samples adaptively, --full reads every block.
 //   2. Burst rate (burst.h), before the sweep so that the sweep's verdict can
 //      weigh it: the verdict in the raw file, the JSON and zones.txt is the
 //      same one, VerdictFor(zones, transport, burst).
 //   3. Access time (access.h).
-//   4. The sweep (full or quick), with the progress line unless --quiet;
+//   4. The sweep (full, quick or adaptive), with the progress line unless --quiet;
 //      NAME.dat is written as blocks arrive, zones detected at the end.
 // Then DIR gets profile.json, zones.txt, the plots and the reports, and
 // stderr the summary. stdout stays empty: everything is in DIR, and the
@@ -45,6 +48,7 @@
 #include "../options.h"
 #include "../output_space.h"
 #include "commands.h"
+#include "zcav/analysis/adaptive_steps.h"
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/base/clock.h"
@@ -57,9 +61,11 @@
 #include "zcav/io/report.h"
 #include "zcav/io/result_recorder.h"
 #include "zcav/io/result_size.h"
+#include "zcav/io/surface_map.h"
 #include "zcav/io/writers.h"
 #include "zcav/io/zone_report.h"
 #include "zcav/measure/access.h"
+#include "zcav/measure/adaptive.h"
 #include "zcav/measure/burst.h"
 #include "zcav/measure/estimate.h"
 #include "zcav/measure/progress.h"
@@ -76,9 +82,9 @@ struct ProfileCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   std::string device = "sim:hdd";  // DEVICE. Default: sim:hdd
   // -o DIR. Default "-": zcav-profile-NAME in the current directory.
   std::string output = "-";
-  // kAuto: quick when a full sweep would take over 1 h.
-  enum class ProfileMode { kAuto, kFull, kQuick };
-  ProfileMode profile_mode = ProfileMode::kAuto;  // --full, --quick. Default: kAuto
+  // kAuto: adaptive when a full sweep would take over 1 h, else full.
+  enum class ProfileMode { kAuto, kFull, kQuick, kAdaptive };
+  ProfileMode profile_mode = ProfileMode::kAuto;  // --full, --quick, --adaptive. Default: kAuto
   SweepOptions sweep;  // -b (block and chunk size), -c (passes); see sweep.h
   // -c N given; otherwise a device read in full in a few seconds is read over
   // 3 passes (ChoosePasses). Default: false
@@ -94,8 +100,10 @@ constexpr const char* kProfileHelp = R"(Usage: zcav profile [DEVICE] [-o DIR] [o
 
 The one command most people should run. Measures DEVICE (default: the simulated
 disk sim:hdd) and writes everything into DIR: the burst rate, the average access
-time, a sweep (quick when a full one would take over an hour: an estimate from
-reading the first 256 MiB or 2 s says so; --full reads every block), its zones
+time, a sweep (adaptive when a full one would take over an hour: a grid of
+probes, then every zone edge bisected, from about 1 % of a large disk; an
+estimate from reading the first 256 MiB or 2 s says so; --full reads every
+block, --quick an evenly spaced tenth), its zones
 and the bus-or-media verdict, plots and reports. Files in DIR: profile.json (all
 of it; 'zcav zones|plot|report DIR/profile.json' read it), NAME.dat (the classic
 raw data), zones.txt, NAME.png/.svg (falloff), NAME-access.png/.svg (access
@@ -128,6 +136,10 @@ po::options_description DescribeProfile() {
                      "zcav sweep -o) (default: zcav-profile-NAME in the current directory)")(
       "full", "read every block, however long it takes")(
       "quick", "read an evenly spaced tenth of the surface, however short a full sweep is")(
+      "adaptive",
+      "sample adaptively however short a full sweep is: a coarse grid of probes, then each "
+      "level change bisected down to one probe (the default when a full sweep would take over "
+      "1 h; as zcav sweep --adaptive)")(
       ",b", po::value<std::string>()->value_name("MiB[:chunkMiB]"),
       "block size [and chunk size] in MiB, as for zcav sweep (default: as zcav sweep's "
       "--block-size)")(",c", po::value<std::string>()->value_name("N"),
@@ -161,10 +173,11 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
                   ErrorKind::kBadInput);
     }
   }
-  if (vm.count("full") && vm.count("quick"))
-    throw Error("give --full or --quick, not both", ErrorKind::kBadInput);
+  if (vm.count("full") + vm.count("quick") + vm.count("adaptive") > 1)
+    throw Error("give one of --full, --quick and --adaptive", ErrorKind::kBadInput);
   if (vm.count("full")) out.profile_mode = ProfileMode::kFull;
   if (vm.count("quick")) out.profile_mode = ProfileMode::kQuick;
+  if (vm.count("adaptive")) out.profile_mode = ProfileMode::kAdaptive;
   if (vm.count("-b")) ParseClassicBlock(vm["-b"].as<std::string>(), out.sweep);
   if (vm.count("-c")) {
     out.sweep.passes = ParseCount32(vm["-c"].as<std::string>(), "-c passes");
@@ -181,8 +194,9 @@ ProfileCommandOptions ReadProfile(const po::variables_map& vm) {
   return out;
 }
 
-// A full sweep estimated above this is read quick (unless --full).
-constexpr double kQuickAboveSeconds = 3600;
+// A full sweep estimated above this is sampled adaptively (unless --full or
+// --quick).
+constexpr double kAdaptiveAboveSeconds = 3600;
 // A full pass estimated at or below this is read kShortDevicePasses times
 // (unless -c N).
 constexpr double kShortPassSeconds = 20;
@@ -390,16 +404,26 @@ class ProfileRun {
     }
   }
 
-  // 1. Full or quick; the block size and the passes; says what is planned.
+  // 1. Full, quick or adaptive; the block size and the passes; says what
+  // is planned.
   void ChooseSweep() {
-    DecideQuick();
+    DecideSampling();
     FollowStartRate();
+    PlanAdaptiveSweep();
     ChoosePasses();
     if (!options_.quiet) {
-      err_ << "zcav: profiling " << info_.path << ": burst rate, access time, random reads, then a "
-           << (quick_ ? "quick" : "full") << " sweep of " << plan().block_count << " blocks"
-           << (full_seconds_ > 0 && !quick_ ? " (about " + Duration(full_seconds_) + ")" : "")
-           << "; results into " << dir_ << "/\n";
+      err_ << "zcav: profiling " << info_.path << ": burst rate, access time, random reads, then ";
+      if (adaptive_) {
+        err_ << "an adaptive sweep (a grid of " << adaptive_->grid_probes << " probes of "
+             << ShortBytes(adaptive_->probe_bytes) << ", then each zone edge bisected)";
+      } else {
+        err_ << "a " << (sampling_ == Sampling::kQuick ? "quick" : "full") << " sweep of "
+             << plan().block_count << " blocks"
+             << (full_seconds_ > 0 && sampling_ == Sampling::kFull
+                     ? " (about " + Duration(full_seconds_) + ")"
+                     : "");
+      }
+      err_ << "; results into " << dir_ << "/\n";
       for (const auto& n : plan().notes) err_ << "zcav: note: " << n << "\n";
       if (!passes_reason_.empty()) err_ << "zcav: note: " << passes_reason_ << "\n";
     }
@@ -496,8 +520,9 @@ class ProfileRun {
   }
 
  private:
-  void DecideQuick();
+  void DecideSampling();
   void FollowStartRate();
+  void PlanAdaptiveSweep();
   void ChoosePasses();
   std::string CutSweepClosing();
   std::string ClosingOf(const std::string& sweep_closing) const;
@@ -511,7 +536,11 @@ class ProfileRun {
   void PlotAndReport(bool gnuplot);
   void SummarizeMeasurements(std::ostream& s) const;
 
-  const SweepPlan& plan() const { return quick_ ? quick_plan_ : full_plan_; }
+  const SweepPlan& plan() const {
+    return sampling_ == Sampling::kQuick      ? quick_plan_
+           : sampling_ == Sampling::kAdaptive ? adaptive_plan_
+                                              : full_plan_;
+  }
   std::string InDir(const std::string& file) const { return (fs::path(dir_) / file).string(); }
   // The bytes the burst test reads.
   std::uint64_t BurstRegionBytes() const {
@@ -536,15 +565,17 @@ class ProfileRun {
   Transport transport_;
   Media media_ = Media::kNone;
   SweepOptions full_options_, quick_options_;
-  SweepPlan full_plan_, quick_plan_;
+  SweepPlan full_plan_, quick_plan_, adaptive_plan_;
   AccessOptions access_options_;
   BurstOptions burst_options_;
   std::string name_, dir_, data_name_;
   // What ChooseSweep settles.
   std::optional<StartRate> estimate_;
   double full_seconds_ = 0;
-  bool quick_ = false;
-  std::string quick_reason_, passes_reason_;
+  enum class Sampling { kFull, kQuick, kAdaptive };
+  Sampling sampling_ = Sampling::kFull;
+  std::optional<AdaptiveOptions> adaptive_;  // kAdaptive: the probes' shape (FollowStartRate)
+  std::string sampling_reason_, passes_reason_;
   // What was measured.
   BurstResult burst_;
   std::optional<double> burst_mb_per_s_;
@@ -552,7 +583,8 @@ class ProfileRun {
   RandomAccessOptions random_options_;
   RandomAccessResult random_;
   RunInfo run_;
-  CurveSink curve_;                        // for the plots and reports
+  std::optional<AdaptiveResult> adaptive_result_;  // kAdaptive: the edges and zones
+  CurveSink curve_;                                // for the plots and reports
   ResultRecorder recorder_;                // the sweep's events, for profile.json when DIR fails
   std::unique_ptr<AtomicFile> json_file_;  // none once writing it failed
   std::ostringstream json_text_;
@@ -575,14 +607,19 @@ class ProfileRun {
   std::vector<std::string> notes_;
 };
 
-void ProfileRun::DecideQuick() {
+void ProfileRun::DecideSampling() {
   if (options_.profile_mode == ProfileMode::kFull) {
-    quick_reason_ = "--full";
+    sampling_reason_ = "--full";
     return;
   }
   if (options_.profile_mode == ProfileMode::kQuick) {
-    quick_ = true;
-    quick_reason_ = "--quick";
+    sampling_ = Sampling::kQuick;
+    sampling_reason_ = "--quick";
+    return;
+  }
+  if (options_.profile_mode == ProfileMode::kAdaptive) {
+    sampling_ = Sampling::kAdaptive;
+    sampling_reason_ = "--adaptive";
     return;
   }
   StartRateOptions estimate_options;
@@ -591,22 +628,22 @@ void ProfileRun::DecideQuick() {
   estimate_options.queue_depth = full_plan_.queue_depth;  // the rate the sweep will see
   estimate_ = MeasureStartRate(device_.device(), device_.clock(), estimate_options, &stop_);
   full_seconds_ = EstimateSweepSeconds(full_plan_, estimate_->mb_per_s);
-  quick_ = full_seconds_ > kQuickAboveSeconds;
   const std::string basis = ShortBytes(estimate_->bytes) + " at the start read at " +
                             Num(estimate_->mb_per_s, 1) + " MB/s";
   if (estimate_->mb_per_s <= 0) {
-    quick_reason_ = "full: the duration could not be estimated";
-  } else if (quick_) {
-    quick_reason_ = "quick: a full sweep would take about " + Duration(full_seconds_) + " (" +
-                    basis + "), over 1 h";
+    sampling_reason_ = "full: the duration could not be estimated";
+  } else if (full_seconds_ > kAdaptiveAboveSeconds) {
+    sampling_ = Sampling::kAdaptive;
+    sampling_reason_ = "adaptive: a full sweep would take about " + Duration(full_seconds_) + " (" +
+                       basis + "), over 1 h";
     if (!options_.quiet) {
       err_ << "zcav: note: full sweep would take about " << Duration(full_seconds_)
-           << "; run with --full to read every block (reading an evenly spaced tenth now; "
-              "estimated from "
+           << "; run with --full to read every block (sampling adaptively now: a grid of probes, "
+              "then each zone edge bisected; estimated from "
            << basis << ")\n";
     }
   } else {
-    quick_reason_ = "full: about " + Duration(full_seconds_) + " (" + basis + ")";
+    sampling_reason_ = "full: about " + Duration(full_seconds_) + " (" + basis + ")";
   }
 }
 
@@ -625,6 +662,30 @@ void ProfileRun::FollowStartRate() {
   quick_plan_ = PlanSweep(info_, quick_options_);
 }
 
+// An adaptive sweep's probes: PlanAdaptive over the full plan's range at
+// the start's rate (-b: the probe and its reads), planned as a one-pass
+// sweep of probe-sized blocks (the engine and depth it reads them with).
+void ProfileRun::PlanAdaptiveSweep() {
+  if (sampling_ != Sampling::kAdaptive) return;
+  adaptive_ = PlanAdaptive(AdaptiveRequest{.start_bytes = full_plan_.start_bytes,
+                                           .end_bytes = full_plan_.end_bytes,
+                                           .sector_bytes = info_.sector_bytes,
+                                           .expected_mb_per_s = full_options_.expected_mb_per_s,
+                                           .max_chunk_bytes = full_plan_.chunk_bytes,
+                                           .probe_bytes = options_.sweep.block_bytes,
+                                           .chunk_bytes = options_.sweep.chunk_bytes});
+  SweepOptions probes = full_options_;
+  probes.block_bytes = adaptive_->probe_bytes;
+  probes.chunk_bytes = adaptive_->chunk_bytes;
+  probes.passes = 1;
+  adaptive_plan_ = PlanSweep(info_, probes);
+  if (options_.passes_given && options_.sweep.passes > 1) {
+    passes_reason_ = "-c " + std::to_string(options_.sweep.passes) +
+                     " does not apply to adaptive sampling: each probe is read once (a marginal "
+                     "one up to 3 times)";
+  }
+}
+
 // A device read in full within kShortPassSeconds gets kShortDevicePasses
 // passes unless -c says otherwise: a sweep of a few seconds is a few dozen
 // blocks, and one slowdown of the machine (another process's I/O, a
@@ -632,8 +693,8 @@ void ProfileRun::FollowStartRate() {
 // blocks' medians keep a slowdown of one pass out, and steps that move
 // between passes are merged away (step_origin.h).
 void ProfileRun::ChoosePasses() {
-  if (!options_.passes_given && !quick_ && estimate_ && estimate_->mb_per_s > 0 &&
-      full_seconds_ <= kShortPassSeconds) {
+  if (!options_.passes_given && sampling_ == Sampling::kFull && estimate_ &&
+      estimate_->mb_per_s > 0 && full_seconds_ <= kShortPassSeconds) {
     full_options_.passes = kShortDevicePasses;
     full_plan_ = PlanSweep(info_, full_options_);
     passes_reason_ = std::to_string(kShortDevicePasses) + " passes: one takes about " +
@@ -664,16 +725,23 @@ void ProfileRun::Sweep() {
   WriteGuard json_guard(json_sink);
   std::vector<SampleSink*> sinks{&raw_guard, &json_guard, &recorder_, &curve_};
   std::unique_ptr<LiveView> live;
-  if (options_.live) {
+  if (options_.live && adaptive_) {
+    // The live view draws a sweep's blocks as they come; an adaptive run
+    // has its probes only once the sampling is done.
+    notes_.push_back("--live: the sweep was adaptive (its probes come all at the end): not drawn");
+  } else if (options_.live) {
     live = MakeLiveView(options_.labels.empty() ? options_.device : options_.labels.front(),
                         device_.steady_clock(), options_.zones, media_ != Media::kNone, err_);
     if (live) sinks.push_back(live.get());
   }
   if (events_ != nullptr) sinks.push_back(events_);
   std::unique_ptr<ProgressSink> progress;
-  if (!options_.quiet && !DrawsInTerminal(live.get())) {
-    progress =
-        std::make_unique<ProgressSink>(err_, device_.steady_clock(), isatty(STDERR_FILENO) == 1);
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  if (adaptive_ && !options_.quiet) {
+    adaptive_->progress =
+        AdaptiveProgressLine(err_, tty, adaptive_plan_.end_bytes - adaptive_plan_.start_bytes);
+  } else if (!options_.quiet && !DrawsInTerminal(live.get())) {
+    progress = std::make_unique<ProgressSink>(err_, device_.steady_clock(), tty);
     sinks.push_back(progress.get());
   }
   ResultTee tee(sinks);
@@ -684,7 +752,18 @@ void ProfileRun::Sweep() {
   zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
   ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
   HealthSink health(zones, HealthSourcesFor(device_.device(), /*smart=*/true));
-  sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
+  if (adaptive_) {
+    sweep_ = RunAdaptiveSweep(
+        device_.device(), run_, device_.clock(), *adaptive_,
+        [&](const std::vector<AdaptiveProbe>& grid) {
+          return GridSteps(grid, zone_options, media_ != Media::kNone);
+        },
+        health, &stop_);
+    if (!options_.quiet && tty) err_ << "\n";  // below the progress line
+    adaptive_result_ = zones.adaptive();
+  } else {
+    sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
+  }
   if (DrawsInTerminal(live.get())) err_ << "\n";  // below the chart
   health_ = health.report();
   if (raw_guard.failed()) {
@@ -762,9 +841,12 @@ Json ProfileRun::ProfileJson() const {
       estimate_json["error"] = ErrorJson(estimate_->error, estimate_->error_offset_bytes);
   }
   return {
-      {"quick", quick_},
-      {"why", quick_reason_},
-      {"quick_above_seconds", kQuickAboveSeconds},
+      {"sampling", sampling_ == Sampling::kQuick      ? "quick"
+                   : sampling_ == Sampling::kAdaptive ? "adaptive"
+                                                      : "full"},
+      {"quick", sampling_ == Sampling::kQuick},
+      {"why", sampling_reason_},
+      {"adaptive_above_seconds", kAdaptiveAboveSeconds},
       {"passes", plan().passes},
       {"passes_why", passes_reason_.empty() ? std::string(options_.passes_given ? "-c" : "default")
                                             : passes_reason_},
@@ -871,6 +953,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   PlotInput input;
   Profile& p = input.profile;
   p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_, std::move(curve_.points));
+  p.adaptive = adaptive_result_;
   if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;
   for (const AccessReading& x : access_.samples) p.access_samples.push_back({x.offset_bytes, x.ms});
   p.burst_mb_per_s = burst_mb_per_s_;
@@ -913,7 +996,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   };
   plot(PlotKind::kFalloff, name_);
   if (!input.access.empty()) plot(PlotKind::kAccess, name_ + "-access");
-  if (!p.latency_classes.empty() || !p.worst_chunk_ms.empty()) plot(PlotKind::kMap, name_ + "-map");
+  if (HasLatencyData(p)) plot(PlotKind::kMap, name_ + "-map");
   const bool random = std::any_of(p.random_access.begin(), p.random_access.end(),
                                   [](const RandomAccessCell& c) { return c.iops > 0; });
   if (random) plot(PlotKind::kRandom, name_ + "-random");
@@ -979,7 +1062,13 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   } else {
     s << "not measured";
   }
-  if (plan().quick) {
+  if (adaptive_result_) {
+    s << "  [adaptive: " << sweep_.blocks_measured << " probes, "
+      << Num(100.0 * static_cast<double>(adaptive_result_->bytes_read) /
+                 static_cast<double>(std::max<std::uint64_t>(1, adaptive_result_->range_bytes)),
+             2)
+      << " % of the surface read]";
+  } else if (plan().quick) {
     s << "  [quick: every 10th block]";
   } else if (plan().passes > 1) {
     s << "  [" << plan().passes << " passes]";

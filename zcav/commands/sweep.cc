@@ -627,85 +627,25 @@ void DiscardBeforeWrite(OpenedDevice& d, DeviceInfo& info, bool quiet, std::ostr
   }
 }
 
-// --adaptive: the probes' shape (DefaultAdaptiveShape, or --block-size as
+// --adaptive: the probes' shape (PlanAdaptive, or --block-size as
 // the probe and --chunk-size as its reads, --grid) put into `sweep` as its
 // block and chunk, so that PlanSweep picks the engine and depth for them.
 AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const DeviceInfo& info,
                                  SweepOptions& sweep) {
   const SweepPlan full = PlanSweep(info, sweep);
-  const std::uint64_t sector = info.sector_bytes;
-  AdaptiveShape shape = DefaultAdaptiveShape(full.end_bytes - full.start_bytes,
-                                             sweep.expected_mb_per_s, full.chunk_bytes, sector);
-  if (options.sweep.block_bytes > 0) {
-    shape.probe_bytes = options.sweep.block_bytes;
-    shape.chunk_bytes = options.sweep.chunk_bytes > 0
-                            ? options.sweep.chunk_bytes
-                            : std::min(full.chunk_bytes, shape.probe_bytes / 4);
-  } else if (options.sweep.chunk_bytes > 0) {
-    shape.chunk_bytes = options.sweep.chunk_bytes;
-  }
-  // As SampleAdaptively reads them: chunks of at most half a probe, whole
-  // sectors; the probe whole chunks.
-  // A byte budget: the grid takes at most half of it (smaller probes, down
-  // to 1 MiB, then fewer of them, down to 20), the edges the rest.
-  const std::uint64_t budget = static_cast<std::uint64_t>(
-      options.budget_share * static_cast<double>(full.end_bytes - full.start_bytes));
-  std::uint32_t grid = options.grid_probes > 0 ? options.grid_probes : shape.grid_probes;
-  if (budget > 0 && options.sweep.block_bytes == 0 && shape.probe_bytes * grid > budget / 2) {
-    shape.probe_bytes = std::max<std::uint64_t>(kMiB, budget / 2 / grid);
-    shape.chunk_bytes = std::min(shape.chunk_bytes, shape.probe_bytes / 4);
-    if (options.grid_probes == 0 && shape.probe_bytes * grid > budget / 2) {
-      grid =
-          static_cast<std::uint32_t>(std::max<std::uint64_t>(20, budget / 2 / shape.probe_bytes));
-    }
-  }
-  shape.chunk_bytes =
-      std::max(sector, std::min(shape.chunk_bytes, shape.probe_bytes / 2) / sector * sector);
-  shape.probe_bytes = RoundUp(std::max(shape.probe_bytes, 2 * sector), shape.chunk_bytes);
-  sweep.block_bytes = shape.probe_bytes;
-  sweep.chunk_bytes = shape.chunk_bytes;
-  AdaptiveOptions a;
-  a.probe_bytes = shape.probe_bytes;
-  a.chunk_bytes = shape.chunk_bytes;
-  a.grid_probes = grid;
-  a.start_bytes = full.start_bytes;
-  a.end_bytes = full.end_bytes;
-  a.byte_budget = budget;
-  a.time_budget = options.budget_time;
+  AdaptiveOptions a = PlanAdaptive(AdaptiveRequest{.start_bytes = full.start_bytes,
+                                                   .end_bytes = full.end_bytes,
+                                                   .sector_bytes = info.sector_bytes,
+                                                   .expected_mb_per_s = sweep.expected_mb_per_s,
+                                                   .max_chunk_bytes = full.chunk_bytes,
+                                                   .probe_bytes = options.sweep.block_bytes,
+                                                   .chunk_bytes = options.sweep.chunk_bytes,
+                                                   .grid_probes = options.grid_probes,
+                                                   .budget_share = options.budget_share,
+                                                   .budget_time = options.budget_time});
+  sweep.block_bytes = a.probe_bytes;
+  sweep.chunk_bytes = a.chunk_bytes;
   return a;
-}
-
-// --adaptive's progress on stderr: what it is doing (the grid, or refining
-// edge k of n) and how much it has read; redrawn in place on a terminal (at
-// most every 0.2 s), else one line when each phase begins.
-std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& err, bool tty,
-                                                                  std::uint64_t range_bytes) {
-  struct State {
-    std::chrono::steady_clock::time_point last{};
-    int phase = -1;
-  };
-  auto state = std::make_shared<State>();
-  return [&err, tty, range_bytes, state](const AdaptiveProgress& p) {
-    const int phase = p.phase == AdaptiveProgress::Phase::kGrid ? 0 : 1;
-    const auto now = std::chrono::steady_clock::now();
-    const bool last = phase == 0 && p.done == p.total;
-    if (tty ? (now - state->last < std::chrono::milliseconds(200) && !last && phase == state->phase)
-            : phase == state->phase) {
-      return;
-    }
-    state->last = now;
-    state->phase = phase;
-    const std::string what =
-        phase == 0
-            ? "grid: probe " + std::to_string(p.done) + " of " + std::to_string(p.total)
-            : "refining edge " + std::to_string(p.done + 1) + " of " + std::to_string(p.total);
-    err << (tty ? "\r\033[K" : "") << "zcav: adaptive: " << what << ", "
-        << FormatFixed(static_cast<double>(p.bytes_read) / kGB, 3) << " GB read ("
-        << FormatFixed(100.0 * static_cast<double>(p.bytes_read) /
-                           static_cast<double>(std::max<std::uint64_t>(1, range_bytes)),
-                       3)
-        << " % of the range; GB = 10^9 B)" << (tty ? "" : "\n") << std::flush;
-  };
 }
 
 // One device swept (several: RunSeveralSweeps).

@@ -56,7 +56,7 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   double budget_share = 0;
   std::chrono::nanoseconds budget_time{0};
   // --grid N with --adaptive: probes of the coarse grid. Default: 0 = the
-  // default shape's (DefaultAdaptiveShape: 200, fewer on small ranges).
+  // default shape's (PlanAdaptive: 200, fewer on small ranges).
   std::uint32_t grid_probes = 0;
   bool quiet = false;               // -q: no progress nor zone table on stderr. Default: false
   bool detect_zones = true;         // --no-zones turns it off. Default: true

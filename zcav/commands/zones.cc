@@ -80,8 +80,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     zone_options.blur_blocks = profile.blur_blocks;
     zone_options.non_rotational =
         zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
-    ZoneAnalysis analysis =
-        DetectZones(ZoneCurve(profile), zone_options, context.media != Media::kNone);
+    ZoneAnalysis analysis = ProfileZones(profile, zone_options, context.media != Media::kNone);
     // A saved multi-pass sweep keeps its samples: position or time, as the
     // sweep itself told (step_origin.h).
     if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&

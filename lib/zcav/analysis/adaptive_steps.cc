@@ -94,4 +94,19 @@ Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
   return out;
 }
 
+ZoneAnalysis AdaptiveZones(const Curve& curve, const std::vector<AdaptiveEdge>& edges,
+                           const ZoneOptions& options, bool optical) {
+  ZoneAnalysis analysis = DetectZones(curve, options, optical);
+  // AdaptiveCurve stretches its points to the edges: each edge is where a
+  // point begins (the first at or after it, in general).
+  std::vector<std::size_t> starts;
+  std::size_t i = 0;
+  for (const AdaptiveEdge& e : edges) {
+    while (i < curve.size() && curve.offset_bytes(i) < e.at_bytes) ++i;
+    starts.push_back(i);
+  }
+  ZonesAt(curve, starts, optical, analysis);
+  return analysis;
+}
+
 }  // namespace zcav

@@ -35,4 +35,13 @@ std::vector<AdaptiveStep> GridSteps(const std::vector<AdaptiveProbe>& grid,
 Curve AdaptiveCurve(const Curve& probes, const std::vector<AdaptiveEdge>& edges,
                     std::uint64_t start_bytes, std::uint64_t end_bytes, std::uint32_t grid_probes);
 
+// The zones of an adaptive result: DetectZones over `curve` (AdaptiveCurve's
+// over the result's probes) for the curve's type, outliers, texture and a
+// smooth fit, with the zones cut at the sampler's `edges` and nowhere else
+// (ZonesAt): one segmentation, the bisected edges', not a second one over
+// the probes. A smooth curve (cav, pcav) keeps the detector's fit. `options`
+// and `optical` as DetectZones's.
+ZoneAnalysis AdaptiveZones(const Curve& curve, const std::vector<AdaptiveEdge>& edges,
+                           const ZoneOptions& options, bool optical = false);
+
 }  // namespace zcav

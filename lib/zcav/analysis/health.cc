@@ -205,10 +205,14 @@ class Assessor {
   Health Good() const {
     Health h;
     // No chunk times (an adaptive run times whole probes): no count to give.
-    h.reasons.push_back(in_.latency.Total() > 0
-                            ? "no unreadable sectors and no slow regions in " +
-                                  Plural(in_.latency.Total(), "chunk", "chunks") + " read"
-                            : std::string("no unreadable sectors found"));
+    h.reasons.push_back(
+        in_.adaptive_share_read ? "no unreadable sectors in the probes read (" +
+                                      FormatFixed(100 * *in_.adaptive_share_read, 2) +
+                                      " % of the surface; the rest was not read: adaptive sampling "
+                                      "is no surface scan)"
+        : in_.latency.Total() > 0 ? "no unreadable sectors and no slow regions in " +
+                                        Plural(in_.latency.Total(), "chunk", "chunks") + " read"
+                                  : std::string("no unreadable sectors found"));
     std::size_t worst = 0;
     for (std::size_t i = 0; i < in_.latency.chunks.size(); ++i) {
       if (in_.latency.chunks[i] > 0) worst = i;

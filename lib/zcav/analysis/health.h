@@ -61,6 +61,9 @@ struct HealthInputs {
   std::optional<double> max_temperature_c;
   // Throughput drops that came with a temperature rise (FindThermalDrops).
   std::vector<ThermalDrop> thermal_drops;
+  // An adaptive run read only its probes: the share of the range they
+  // covered (0..1). A good verdict then says that the rest was not read.
+  std::optional<double> adaptive_share_read;
 };
 
 struct Health {

@@ -1193,6 +1193,41 @@ bool IsClipped(const std::vector<Zone>& zones, std::size_t n) {
          CeilingExcess(zones, n) >= kClipMinExcess;
 }
 
+// 5. The type a curve's steps give it (the smooth fits aside): `zones` over
+// a curve of n points; `dips`: recurring dips were described.
+struct StepType {
+  CurveType type = CurveType::kOther;
+  bool alternating = false;
+  // One level without dips, or rising steps: a smooth fit may explain the
+  // curve better (SmoothWins decides).
+  bool may_be_smooth = false;
+};
+
+StepType TypeOfSteps(const std::vector<Zone>& zones, std::size_t n, bool optical,
+                     bool non_rotational, bool dips) {
+  StepType t;
+  const std::size_t nz = zones.size();
+  const StepCounts c = CountSteps(zones);
+  t.alternating = nz >= kAlternatingMinZones && c.ups >= 2 && c.downs >= 2 &&
+                  static_cast<double>(c.turns) >= kAlternatingFraction * (c.steps - 1);
+  if (nz == 1) {
+    // A rise that the long-run noise unit left in one segment may still be
+    // a smooth curve (a short CAV disc).
+    t.may_be_smooth = !dips;
+    t.type = optical ? CurveType::kClv : dips ? CurveType::kFlatDips : CurveType::kFlat;
+  } else if (nz == 2 && non_rotational && zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
+    t.type = CurveType::kTiered;
+  } else if (c.rising && !t.alternating) {
+    // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
+    // its cache, a host) they are no known shape.
+    t.may_be_smooth = true;
+    t.type = optical ? CurveType::kZclv : CurveType::kOther;
+  } else if (c.falling || (t.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
+    t.type = !t.alternating && IsClipped(zones, n) ? CurveType::kClipped : CurveType::kZoned;
+  }
+  return t;
+}
+
 // Steps 1 to 5 on every point of one curve, one member per step, in the
 // order Run() calls them; the state the steps share (the log rates, the
 // noise scale, the prefix sums, the segment ends) lives here for one call.
@@ -1435,32 +1470,11 @@ class ZoneFinder {
   // 5. Classify.
   void Classify() {
     ZoneAnalysis& out = found_.out;
-    const std::vector<Zone>& zones = zones_;
-    const std::size_t nz = zones.size();
-    const StepCounts c = CountSteps(zones);
-    out.alternating = nz >= kAlternatingMinZones && c.ups >= 2 && c.downs >= 2 &&
-                      static_cast<double>(c.turns) >= kAlternatingFraction * (c.steps - 1);
-    if (nz == 1) {
-      // A rise that the long-run noise unit left in one segment may still be
-      // a smooth curve (a short CAV disc).
-      if (out.texture.dip_count > 0 || !SmoothWins(c)) {
-        out.type = optical_                    ? CurveType::kClv
-                   : out.texture.dip_count > 0 ? CurveType::kFlatDips
-                                               : CurveType::kFlat;
-      }
-    } else if (nz == 2 && options_.non_rotational &&
-               zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
-      out.type = CurveType::kTiered;
-    } else if (c.rising && !out.alternating) {
-      // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
-      // its cache, a host) they are no known shape.
-      if (!SmoothWins(c)) out.type = optical_ ? CurveType::kZclv : CurveType::kOther;
-    } else if (c.falling || (out.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
-      out.type = CurveType::kZoned;
-      if (!out.alternating && IsClipped(zones, n_)) out.type = CurveType::kClipped;
-    } else {
-      out.type = CurveType::kOther;
-    }
+    const StepType t =
+        TypeOfSteps(zones_, n_, optical_, options_.non_rotational, out.texture.dip_count > 0);
+    out.alternating = t.alternating;
+    if (t.may_be_smooth && SmoothWins(CountSteps(zones_))) return;
+    out.type = t.type;
   }
 
   // A smooth rise (cav, pcav) against the steps found, by a BIC-like cost
@@ -1987,6 +2001,23 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
   return out;
 }
 
+namespace {
+
+// The points an analysis left out of its zone statistics (outliers, dip
+// blocks), marked as outliers; the rest normal.
+std::vector<Mark> LeftOutMarks(const Curve& curve, const ZoneAnalysis& analysis) {
+  std::vector<Mark> marks(curve.size(), Mark::kNormal);
+  for (const Outlier& o : analysis.outliers) {
+    if (o.block < marks.size()) marks[o.block] = Mark::kOutlier;
+  }
+  for (const std::uint64_t b : analysis.dip_blocks) {
+    if (b < marks.size()) marks[b] = Mark::kOutlier;
+  }
+  return marks;
+}
+
+}  // namespace
+
 void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
                   ZoneAnalysis& analysis) {
   std::vector<Zone>& zs = analysis.zones;
@@ -1995,13 +2026,7 @@ void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
   for (const std::size_t k : steps) {
     if (k >= 1 && k < zs.size()) drop[k] = true;
   }
-  std::vector<Mark> marks(curve.size(), Mark::kNormal);
-  for (const Outlier& o : analysis.outliers) {
-    if (o.block < marks.size()) marks[o.block] = Mark::kOutlier;
-  }
-  for (const std::uint64_t b : analysis.dip_blocks) {
-    if (b < marks.size()) marks[b] = Mark::kOutlier;
-  }
+  const std::vector<Mark> marks = LeftOutMarks(curve, analysis);
   std::vector<Zone> merged;
   std::vector<Step> kept_steps;
   std::vector<double> scratch;
@@ -2027,6 +2052,32 @@ void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
     analysis.type = analysis.texture.dip_count > 0 ? CurveType::kFlatDips : CurveType::kFlat;
   }
   if (!smooth_type) Summarise(curve, SmoothFit{}, analysis);
+}
+
+void ZonesAt(const Curve& curve, const std::vector<std::size_t>& starts, bool optical,
+             ZoneAnalysis& analysis) {
+  if (curve.empty() || analysis.zones.empty() || analysis.type == CurveType::kCav ||
+      analysis.type == CurveType::kPcav) {
+    return;
+  }
+  const std::size_t n = curve.size();
+  std::vector<std::size_t> cuts{0};
+  for (const std::size_t k : starts) {
+    if (k > cuts.back() && k < n) cuts.push_back(k);
+  }
+  cuts.push_back(n);
+  const std::vector<Mark> marks = LeftOutMarks(curve, analysis);
+  std::vector<double> scratch;
+  analysis.zones.clear();
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    analysis.zones.push_back(MakeZone(curve, marks, cuts[k], cuts[k + 1], scratch));
+  }
+  analysis.steps.clear();
+  const StepType t = TypeOfSteps(analysis.zones, n, optical, analysis.non_rotational,
+                                 analysis.texture.dip_count > 0);
+  analysis.alternating = t.alternating;
+  analysis.type = t.type;
+  Summarise(curve, SmoothFit{}, analysis);
 }
 
 ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,

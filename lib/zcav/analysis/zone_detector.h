@@ -339,6 +339,18 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
 // REQUIRES: `analysis` came from DetectZones over `curve`.
 void MergeZonesAt(const Curve& curve, const std::vector<std::size_t>& steps,
                   ZoneAnalysis& analysis);
+// The zones of `analysis` replaced by zones that begin at `starts` (indices
+// into `curve`, ascending; those outside 1..size-1 or out of order are
+// ignored): a segmentation made elsewhere (adaptive sampling bisects its
+// edges; the detector over its probes must not make a second one). The
+// detector's outliers, dips and texture are kept; the zones' statistics,
+// the stepped type (zoned, clipped, tiered, flat, ...), the summary and the
+// description are redone; steps are cleared (one pass: no origin). A smooth
+// curve (cav, pcav) is left as it is: its fit, not steps, describes it.
+// `optical`: as DetectZones's. REQUIRES: `analysis` came from DetectZones
+// over `curve` with the same `optical`.
+void ZonesAt(const Curve& curve, const std::vector<std::size_t>& starts, bool optical,
+             ZoneAnalysis& analysis);
 // The same on a plain list of points (copied into a Curve first).
 ZoneAnalysis DetectZones(std::span<const CurvePoint> curve, const ZoneOptions& options,
                          bool optical = false);

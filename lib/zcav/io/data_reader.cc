@@ -2182,4 +2182,9 @@ Curve ZoneCurve(const Profile& profile) {
                        a.grid_probes);
 }
 
+ZoneAnalysis ProfileZones(const Profile& profile, const ZoneOptions& options, bool optical) {
+  if (!profile.adaptive) return DetectZones(profile.points, options, optical);
+  return AdaptiveZones(ZoneCurve(profile), profile.adaptive->edges, options, optical);
+}
+
 }  // namespace zcav

@@ -150,6 +150,10 @@ Profile ReadRandomAccess(const std::string& path);
 // adaptive result its probes stretched to the edges (AdaptiveCurve): what
 // `zcav zones`, the plots, the report and merge analyse.
 Curve ZoneCurve(const Profile& profile);
+// The zones of `profile`: DetectZones over its points, or for an adaptive
+// result AdaptiveZones over ZoneCurve (the sampler's edges, one
+// segmentation). `options` and `optical` as DetectZones's.
+ZoneAnalysis ProfileZones(const Profile& profile, const ZoneOptions& options, bool optical);
 
 // The device facts a profile recorded, as a DeviceInfo (path, size,
 // transport, rotational flags; the rest default): for KnownNotToRotate.

@@ -37,6 +37,14 @@ void HealthSink::OnSample(const Sample& x) {
   ForwardingSink::OnSample(x);
 }
 
+void HealthSink::OnAdaptive(const AdaptiveResult& result) {
+  if (result.range_bytes > 0) {
+    adaptive_share_read_ =
+        static_cast<double>(result.bytes_read) / static_cast<double>(result.range_bytes);
+  }
+  ForwardingSink::OnAdaptive(result);
+}
+
 void HealthSink::OnFinish(const SweepResult& r) {
   if (sources_.temperature && last_reading_) {
     const std::chrono::nanoseconds end =
@@ -63,6 +71,7 @@ void HealthSink::OnFinish(const SweepResult& r) {
     in.max_temperature_c = std::max(in.max_temperature_c.value_or(t.celsius), t.celsius);
   }
   in.thermal_drops = report_.thermal_drops;
+  in.adaptive_share_read = adaptive_share_read_;
   report_.health = AssessHealth(in);
   inner().OnHealth(report_);
   ForwardingSink::OnFinish(r);

@@ -37,6 +37,8 @@ class HealthSink final : public ForwardingSink {
   void OnStart(const RunInfo& run) override;
   // A temperature reading when temperature_every has passed on the clock.
   void OnSample(const Sample& x) override;
+  // An adaptive run: the share of the range its probes read.
+  void OnAdaptive(const AdaptiveResult& result) override;
   // SMART after, the last temperature, the conclusion: inner.OnHealth, then
   // inner.OnFinish.
   void OnFinish(const SweepResult& r) override;
@@ -55,6 +57,7 @@ class HealthSink final : public ForwardingSink {
   std::optional<std::chrono::nanoseconds> last_reading_;
   std::uint64_t last_offset_ = 0;
   std::uint32_t last_pass_ = 0;
+  std::optional<double> adaptive_share_read_;
   // The rates read, for the drops that come with a temperature rise (kept
   // only when there is a temperature to read).
   RateTimeline timeline_;

@@ -1347,6 +1347,12 @@ void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
     if (kind == PlotKind::kMap && in.profile.points.empty() && in.profile.unreadable.empty()) {
       throw Error(who + ": no blocks to map", ErrorKind::kBadInput);
     }
+    if (kind == PlotKind::kMap && in.profile.adaptive) {
+      throw Error(who +
+                      ": an adaptive result has no surface map: it read probes, not the surface "
+                      "(sweep without --adaptive for one)",
+                  ErrorKind::kBadInput);
+    }
     if (kind == PlotKind::kRandom) {
       const bool any = std::any_of(in.profile.random_access.begin(), in.profile.random_access.end(),
                                    [](const RandomAccessCell& c) { return c.iops > 0; });
@@ -1444,7 +1450,7 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
   if (recorded.blur_blocks <= 0) recorded.blur_blocks = input.profile.blur_blocks;
   recorded.non_rotational =
       recorded.non_rotational || KnownNotToRotate(RecordedDevice(input.profile));
-  input.zones = DetectZones(ZoneCurve(input.profile), recorded, input.media != Media::kNone);
+  input.zones = ProfileZones(input.profile, recorded, input.media != Media::kNone);
   input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
   input.access = input.profile.access_samples;
   return input;

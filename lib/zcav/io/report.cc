@@ -269,6 +269,7 @@ Table MakeLatencyTable(const std::vector<PlotInput>& runs) {
     t.rows.push_back(std::move(r));
   };
   for (const PlotInput& run : runs) {
+    if (!HasLatencyData(run.profile)) continue;  // none, or an adaptive run's probes
     const std::vector<LatencyClasses>& passes = run.profile.latency_classes;
     LatencyClasses total;
     for (std::size_t i = 0; i < passes.size(); ++i) {

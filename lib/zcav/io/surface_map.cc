@@ -184,6 +184,7 @@ SurfaceMap BuildSurfaceMap(const Profile& profile, std::size_t max_cells) {
 }
 
 bool HasLatencyData(const Profile& profile) {
+  if (profile.adaptive) return false;  // probes, not the surface
   return !profile.latency_classes.empty() || !profile.worst_chunk_ms.empty();
 }
 

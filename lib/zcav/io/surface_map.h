@@ -70,7 +70,9 @@ struct SurfaceMap {
 SurfaceMap BuildSurfaceMap(const Profile& profile, std::size_t max_cells = kMaxMapCells);
 
 // True when the result recorded latency data (classes or per-block worst
-// chunks): what the reports' map and latency table need.
+// chunks): what the reports' map and latency table need. Never for an
+// adaptive result: it read probes, not the surface, and a map would draw
+// the surface between them as blocks with no clean read.
 bool HasLatencyData(const Profile& profile);
 
 // "1 MiB", "128 KiB", "1.5 MiB", "4096 B": a chunk size for legends.

@@ -530,8 +530,10 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
     points_ =
         AdaptiveCurve(points_, adaptive_->edges, adaptive_->start_bytes,
                       adaptive_->start_bytes + adaptive_->range_bytes, adaptive_->grid_probes);
+    analysis_ = AdaptiveZones(points_, adaptive_->edges, options_, media_ != Media::kNone);
+  } else {
+    analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
   }
-  analysis_ = DetectZones(points_, options_, media_ != Media::kNone);
   points_ = Curve();  // the curve is not needed any more: give its memory back
   context_.unreadable = result.unreadable;
   context_.slow_regions = result.slow_regions;

@@ -39,6 +39,7 @@ class Sampler {
         result_(result),
         queue_(device.OpenReadQueue(std::max<std::uint32_t>(1, options.queue_depth), chunk)),
         completions_(queue_->depth()),
+        at_(queue_->depth()),
         start_(start),
         probe_(probe),
         chunk_(chunk) {
@@ -58,17 +59,17 @@ class Sampler {
   // Slot k read once more: its rate, or nullopt when a read failed.
   std::optional<double> ReadOnce(std::uint64_t k) {
     const std::uint64_t offset = start_ + k * probe_;
-    // The whole probe in one stream of reads (the queue kept full, so the
-    // device never idles inside it), timed from the first completion (the
-    // seek, the head settling and what came with them outside the time) to
-    // the last.
-    Timing t;
-    const std::error_code ec = Read(offset, offset + probe_, &t);
+    // The probe's first chunk alone, untimed (the seek, the head settling
+    // and whatever the device had queued go with it), then the rest in one
+    // stream of reads (the queue kept full, so the device never idles inside
+    // it), timed from the first chunk's completion to the last: exactly the
+    // bytes after the first chunk over exactly their time, however the
+    // device interleaves the reads in flight.
+    std::error_code ec = Read(offset, offset + chunk_);
     if (!ec) {
-      if (t.bytes_at_first < probe_) {
-        return MbPerS(probe_ - t.bytes_at_first, t.last_at - t.first_at);
-      }
-      return MbPerS(probe_, t.last_at - t.submitted_at);  // all came at once
+      const auto from = clock_.Now();
+      ec = Read(offset + chunk_, offset + probe_);
+      if (!ec) return MbPerS(probe_ - chunk_, clock_.Now() - from);
     }
     if (!IsDeviceGone(ec)) {
       // A bad sector is data: the probe is unreadable, the sampling goes on.
@@ -92,8 +93,8 @@ class Sampler {
     const std::optional<double> rate = ReadOnce(k);
     if (!rate) return nullptr;
     slot.rates.push_back(*rate);
-    slot.sorted = slot.rates;
-    p.mb_per_s = MedianInPlace(slot.sorted);
+    sorted_ = slot.rates;
+    p.mb_per_s = MedianInPlace(sorted_);
     p.reads = static_cast<std::uint32_t>(slot.rates.size());
     return &p;
   }
@@ -130,27 +131,18 @@ class Sampler {
  private:
   struct Slot {
     AdaptiveProbe probe;
-    std::vector<double> rates;   // each read's rate, in the order read
-    std::vector<double> sorted;  // scratch for the median
-  };
-
-  // When a stream of reads began and ended: the clock at the first
-  // submission, at the first completions (and their bytes) and at the last.
-  struct Timing {
-    std::chrono::nanoseconds submitted_at{0}, first_at{0}, last_at{0};
-    std::uint64_t bytes_at_first = 0;
+    std::vector<double> rates;  // each read's rate, in the order read
   };
 
   // [from, to) through the queue, up to its depth in flight; the first
-  // error (its offset in error_offset_bytes), or none. `timing`: filled in.
-  std::error_code Read(std::uint64_t from, std::uint64_t to, Timing* timing = nullptr) {
-    if (timing != nullptr) timing->submitted_at = clock_.Now();
-    bool first = true;
-    std::vector<std::uint64_t> at(queue_->depth());
+  // error (its offset in error_offset_bytes), or none.
+  std::error_code Read(std::uint64_t from, std::uint64_t to) {
+    std::vector<std::uint64_t>& at = at_;
+    std::vector<std::uint32_t>& free_slots = free_slots_;
+    free_slots.clear();
+    for (std::uint32_t s = queue_->depth(); s > 0; --s) free_slots.push_back(s - 1);
     std::uint32_t in_flight = 0;
     std::uint64_t next = from;
-    std::vector<std::uint32_t> free_slots;
-    for (std::uint32_t s = queue_->depth(); s > 0; --s) free_slots.push_back(s - 1);
     std::error_code failed;
     bool ok = true;
     while (ok && (next < to || in_flight > 0)) {
@@ -163,8 +155,6 @@ class Sampler {
         ++in_flight;
       }
       const std::size_t n = queue_->Wait(completions_);
-      const auto now = clock_.Now();
-      std::uint64_t batch = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const ReadQueue::Completion& c = completions_[i];
         --in_flight;
@@ -175,16 +165,7 @@ class Sampler {
           ok = false;
         } else if (!c.error) {
           result_.bytes_read += std::min(chunk_, to - at[c.slot]);
-          batch += std::min(chunk_, to - at[c.slot]);
         }
-      }
-      if (timing != nullptr) {
-        if (first) {
-          timing->first_at = now;
-          timing->bytes_at_first = batch;
-          first = false;
-        }
-        timing->last_at = now;
       }
       if (!ok) {
         // Drain what is still in flight before the queue is used again.
@@ -200,14 +181,18 @@ class Sampler {
   AdaptiveResult& result_;
   std::unique_ptr<ReadQueue> queue_;
   std::vector<ReadQueue::Completion> completions_;
+  // Read()'s: each queue slot's offset, and the slots free.
+  std::vector<std::uint64_t> at_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<double> sorted_;  // ReadMore()'s scratch for the median
   std::uint64_t start_, probe_, chunk_;
   std::chrono::nanoseconds began_ = clock_.Now();
   std::map<std::uint64_t, Slot> slots_;
 };
 
-// The grid's slots (count of them, evenly spread over `slots`), in an order
-// where no two read one after the other are neighbours: a stride coprime
-// with the count, near a third of it.
+// The indexes 0..count-1 of the grid's probes in an order where no two read
+// one after the other are neighbours: a stride coprime with the count, near
+// a third of it.
 std::vector<std::uint64_t> GridOrder(std::uint64_t count) {
   std::uint64_t stride = std::max<std::uint64_t>(1, count / 3);
   while (count > 1 && std::gcd(stride, count) != 1) ++stride;
@@ -250,10 +235,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     throw Error("adaptive grid of " + std::to_string(options.grid_probes) + " probes: at least 3",
                 ErrorKind::kBadInput);
   }
-  // The chunk: at most half the probe (the first chunk is untimed), whole sectors.
-  const std::uint64_t chunk = std::max<std::uint64_t>(
-      sector, std::min(options.chunk_bytes, options.probe_bytes / 2) / sector * sector);
-  const std::uint64_t probe = RoundUp(options.probe_bytes, chunk);
+  const std::uint64_t chunk = AdaptiveChunk(options.probe_bytes, options.chunk_bytes, sector);
+  const std::uint64_t probe = AdaptiveProbeBytes(options.probe_bytes, options.chunk_bytes, sector);
   if (end > info.size_bytes || end <= start || (end - start) / probe < 3) {
     throw Error("adaptive sampling needs a range of at least three probes of " +
                     std::to_string(probe) + " bytes",
@@ -307,6 +290,13 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
     if (step.left >= step.right || step.right >= grid.size()) continue;
+    // Levels within kSameLevelSigmas of the noise of each other: an edge
+    // between them would be dropped once bisected (below); its reads are
+    // saved (a grid probe or two read off their level split a zone).
+    if (std::abs(std::log(step.left_mb_per_s / step.right_mb_per_s)) <
+        kSameLevelSigmas * r.noise_rel) {
+      continue;
+    }
     // The bisection starts between the two grid probes the finder names,
     // or one grid probe further out on a side whose grid probe is not
     // clearly on its side (within kBracketSigmas of the noise of being
@@ -455,16 +445,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     AdaptiveZone zone;
     zone.start_bytes = bounds[z];
     zone.end_bytes = bounds[z + 1];
-    std::vector<double> rates;
-    for (const AdaptiveProbe& p : r.probes) {
-      if (p.offset_bytes >= zone.start_bytes && p.offset_bytes + p.length_bytes <= zone.end_bytes) {
-        rates.push_back(p.mb_per_s);
-      }
-    }
-    zone.probes = static_cast<std::uint32_t>(rates.size());
-    if (!rates.empty()) {
-      zone.mb_per_s = MedianInPlace(rates);
-    } else {
+    zone.mb_per_s = median_in(zone.start_bytes, zone.end_bytes, zone.probes);
+    if (zone.probes == 0) {
       // No probe inside: the level of the edge beside it (none: nothing read).
       zone.mb_per_s = z < r.edges.size() ? r.edges[z].left_mb_per_s
                       : r.edges.empty()  ? 0
@@ -499,7 +481,10 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
                              SampleSink& sink, const std::atomic<bool>* stop) {
   const auto wall_start = clock.Now();
   const auto cpu_start = clock.ProcessCpuTime();
-  AdaptiveResult r = SampleAdaptively(device, clock, options, find_steps, stop);
+  // The probes read as the sweep would read its blocks: its chunk and depth.
+  AdaptiveOptions as_planned = options;
+  as_planned.queue_depth = std::max<std::uint32_t>(1, run.plan.queue_depth);
+  AdaptiveResult r = SampleAdaptively(device, clock, as_planned, find_steps, stop);
   sink.OnStart(run);
   SweepResult out;
   for (std::size_t i = 0; i < r.probes.size(); ++i) {
@@ -540,22 +525,59 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
   return out;
 }
 
-AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb_per_s,
-                                   std::uint64_t chunk_bytes, std::uint64_t sector_bytes) {
+std::uint64_t AdaptiveChunk(std::uint64_t probe_bytes, std::uint64_t chunk_bytes,
+                            std::uint64_t sector_bytes) {
+  const std::uint64_t sector = std::max<std::uint64_t>(1, sector_bytes);
+  return std::max(sector, std::min(chunk_bytes, probe_bytes / 2) / sector * sector);
+}
+
+std::uint64_t AdaptiveProbeBytes(std::uint64_t probe_bytes, std::uint64_t chunk_bytes,
+                                 std::uint64_t sector_bytes) {
+  const std::uint64_t chunk = AdaptiveChunk(probe_bytes, chunk_bytes, sector_bytes);
+  return RoundUp(std::max(probe_bytes, 2 * std::max<std::uint64_t>(1, sector_bytes)), chunk);
+}
+
+AdaptiveOptions PlanAdaptive(const AdaptiveRequest& q) {
   constexpr std::uint64_t kMinProbe = kMiB;
   constexpr std::uint64_t kGridShare = 20;  // the grid reads at most 1/20 of the range
-  AdaptiveShape shape;
-  const std::uint64_t target =
-      expected_mb_per_s > 0 ? static_cast<std::uint64_t>(expected_mb_per_s * 1e6 * 0.1) : 64 * kMiB;
-  const std::uint64_t cap = range_bytes / (std::uint64_t{kDefaultGridProbes} * kGridShare);
-  const std::uint64_t probe = std::max(std::min(target, cap), kMinProbe);
-  const std::uint64_t sector = std::max<std::uint64_t>(1, sector_bytes);
-  shape.chunk_bytes = std::max(sector, std::min(chunk_bytes, probe / 4) / sector * sector);
-  shape.probe_bytes = RoundUp(probe, shape.chunk_bytes);
-  const std::uint64_t fits = range_bytes / (shape.probe_bytes * kGridShare);
-  shape.grid_probes = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-      fits, std::min<std::uint64_t>(20, range_bytes / shape.probe_bytes), kDefaultGridProbes));
-  return shape;
+  constexpr std::uint64_t kMinGrid = 20;
+  const std::uint64_t range = q.end_bytes > q.start_bytes ? q.end_bytes - q.start_bytes : 0;
+  const std::uint64_t max_chunk = q.max_chunk_bytes > 0 ? q.max_chunk_bytes : kMiB;
+  std::uint64_t probe = q.probe_bytes;
+  std::uint64_t chunk = q.chunk_bytes;
+  std::uint64_t grid = q.grid_probes;
+  if (probe == 0) {
+    const std::uint64_t target = q.expected_mb_per_s > 0
+                                     ? static_cast<std::uint64_t>(q.expected_mb_per_s * 1e6 * 0.1)
+                                     : 64 * kMiB;
+    const std::uint64_t cap = range / (std::uint64_t{kDefaultGridProbes} * kGridShare);
+    probe = std::max(std::min(target, cap), kMinProbe);
+  }
+  if (chunk == 0) chunk = std::min(max_chunk, probe / 4);
+  probe = AdaptiveProbeBytes(probe, chunk, q.sector_bytes);
+  if (grid == 0) {
+    grid = std::clamp<std::uint64_t>(range / (probe * kGridShare),
+                                     std::min<std::uint64_t>(kMinGrid, range / probe),
+                                     kDefaultGridProbes);
+  }
+  const auto budget = static_cast<std::uint64_t>(q.budget_share * static_cast<double>(range));
+  if (budget > 0 && q.probe_bytes == 0 && probe * grid > budget / 2) {
+    probe = std::max<std::uint64_t>(kMinProbe, budget / 2 / grid);
+    if (q.chunk_bytes == 0) chunk = std::min(chunk, probe / 4);
+    probe = AdaptiveProbeBytes(probe, chunk, q.sector_bytes);
+    if (q.grid_probes == 0 && probe * grid > budget / 2) {
+      grid = std::max<std::uint64_t>(kMinGrid, budget / 2 / probe);
+    }
+  }
+  AdaptiveOptions a;
+  a.chunk_bytes = AdaptiveChunk(probe, chunk, q.sector_bytes);
+  a.probe_bytes = probe;
+  a.grid_probes = static_cast<std::uint32_t>(grid);
+  a.start_bytes = q.start_bytes;
+  a.end_bytes = q.end_bytes;
+  a.byte_budget = budget;
+  a.time_budget = q.budget_time;
+  return a;
 }
 
 }  // namespace zcav

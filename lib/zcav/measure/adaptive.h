@@ -59,7 +59,7 @@ struct AdaptiveOptions {
   // without a queue reads one at a time). Default: 1.
   std::uint32_t queue_depth = 1;
   // Probes of the coarse grid, evenly spaced over the range. Default: 200.
-  std::uint32_t grid_probes = 200;  // kDefaultGridProbes
+  std::uint32_t grid_probes = 200;
   // Reads of a probe whose side is marginal (its distances to the two
   // levels, in log, within two noise sigmas of each other); the median is
   // kept. Default: 3.
@@ -116,7 +116,9 @@ struct AdaptiveResult {
   std::uint64_t probe_bytes = 0;  // each probe's length (the options', rounded to the chunk)
   std::uint32_t grid_probes = 0;  // probes of the grid
   std::string engine;             // how the probes were read: "io_uring", "pread", "sim"
-  double noise_rel = 0;           // the probes' relative noise (robust sigma of neighbour steps)
+  // One probe's noise: the robust sigma of ln(rate), from the grid's
+  // neighbour steps (about the relative noise: 0.02 is about 2 %).
+  double noise_rel = 0;
   bool budget_hit = false;
   // Probes that could not be read (a bad sector is data: each failed probe
   // is one range, its whole length, and the sampling goes on without it).
@@ -150,28 +152,48 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                                 const AdaptiveStepFinder& find_steps,
                                 const std::atomic<bool>* stop = nullptr);
 
-// The default shape of an adaptive run over `range_bytes` read at about
-// expected_mb_per_s (MB/s; 0 = not known) with read calls of up to
-// chunk_bytes (a multiple of sector_bytes):
+// What a caller asks of an adaptive run (zcav sweep --adaptive, zcav
+// profile); zeros mean the defaults.
+struct AdaptiveRequest {
+  std::uint64_t start_bytes = 0;  // the range. REQUIRED: end > start.
+  std::uint64_t end_bytes = 0;
+  std::uint64_t sector_bytes = 512;
+  double expected_mb_per_s = 0;             // about how fast the range reads (MB/s); 0 = not known
+  std::uint64_t max_chunk_bytes = 0;        // the engine's read call (a sweep plan's chunk)
+  std::uint64_t probe_bytes = 0;            // given (--block-size); 0 = the default
+  std::uint64_t chunk_bytes = 0;            // given (--chunk-size); 0 = the default
+  std::uint32_t grid_probes = 0;            // given (--grid); 0 = the default
+  double budget_share = 0;                  // a byte budget as a share of the range (0 = none)
+  std::chrono::nanoseconds budget_time{0};  // a time budget (0 = none)
+};
+
+// The options of an adaptive run for `request`, the probe and chunk as
+// SampleAdaptively reads them (AdaptiveChunk, AdaptiveProbeBytes):
 //  - probe: 100 ms of reading at the expected rate (64 MiB when not known),
 //    at most range / (grid x 20) so that the grid reads at most 5 % of the
 //    range, but at least 1 MiB (a probe must be long enough to time: a
 //    FUSE file of 300 MB/s times 256 KiB probes up to 40 % fast);
 //  - chunk: at most a quarter of the probe (one untimed, three or more
-//    timed), whole sectors; the probe a whole number of chunks;
-//  - grid: 200 probes, fewer (at least 20) where 200 would read over 5 %.
-// Pure.
-struct AdaptiveShape {
-  std::uint64_t probe_bytes = 0;
-  std::uint64_t chunk_bytes = 0;
-  std::uint32_t grid_probes = 0;
-};
+//    timed), at most max_chunk_bytes;
+//  - grid: 200 probes, fewer (at least 20) where 200 would read over 5 %;
+//  - a byte budget: the grid takes at most half of it (smaller probes, down
+//    to 1 MiB, then fewer, down to 20), the edges the rest.
+// A given probe, chunk or grid is kept (rounded as SampleAdaptively
+// rounds). Pure.
 inline constexpr std::uint32_t kDefaultGridProbes = 200;
-AdaptiveShape DefaultAdaptiveShape(std::uint64_t range_bytes, double expected_mb_per_s,
-                                   std::uint64_t chunk_bytes, std::uint64_t sector_bytes);
+AdaptiveOptions PlanAdaptive(const AdaptiveRequest& request);
+
+// How SampleAdaptively reads a probe of probe_bytes in read calls of up to
+// chunk_bytes: chunks of at most half the probe (the first is untimed),
+// whole sectors; the probe a whole number of chunks (at least two sectors).
+// Pure.
+std::uint64_t AdaptiveChunk(std::uint64_t probe_bytes, std::uint64_t chunk_bytes,
+                            std::uint64_t sector_bytes);
+std::uint64_t AdaptiveProbeBytes(std::uint64_t probe_bytes, std::uint64_t chunk_bytes,
+                                 std::uint64_t sector_bytes);
 
 // An adaptive run as a sweep's events, for the writers behind `sink`: samples
-// `device` (SampleAdaptively with run.plan's range), then OnStart(run), each
+// `device` (SampleAdaptively with run.plan's range and queue depth), then OnStart(run), each
 // probe as a block (OnBlock, position order, index = its rank; `passes` =
 // its reads), each unreadable probe (OnUnreadable), one PassSummary of the
 // timed reads, OnAdaptive (the edges and zones; probes left empty) and

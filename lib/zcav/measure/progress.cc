@@ -1,9 +1,12 @@
 #include "zcav/measure/progress.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <string>
 
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 
 namespace zcav {
@@ -84,6 +87,36 @@ void ProgressSink::Print(bool final_line) {
     out_ << buf << '\n' << std::flush;
   }
   printed_ = true;
+}
+
+std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& out, bool tty,
+                                                                  std::uint64_t range_bytes) {
+  struct State {
+    std::chrono::steady_clock::time_point last{};
+    int phase = -1;
+  };
+  auto state = std::make_shared<State>();
+  return [&out, tty, range_bytes, state](const AdaptiveProgress& p) {
+    const int phase = p.phase == AdaptiveProgress::Phase::kGrid ? 0 : 1;
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = phase == 0 && p.done == p.total;
+    if (tty ? (now - state->last < kTtyInterval && !last && phase == state->phase)
+            : phase == state->phase) {
+      return;
+    }
+    state->last = now;
+    state->phase = phase;
+    const std::string what =
+        phase == 0
+            ? "grid: probe " + std::to_string(p.done) + " of " + std::to_string(p.total)
+            : "refining edge " + std::to_string(p.done + 1) + " of " + std::to_string(p.total);
+    out << (tty ? "\r\033[K" : "") << "zcav: adaptive: " << what << ", "
+        << FormatFixed(static_cast<double>(p.bytes_read) / kGB, 3) << " GB read ("
+        << FormatFixed(100.0 * static_cast<double>(p.bytes_read) /
+                           static_cast<double>(std::max<std::uint64_t>(1, range_bytes)),
+                       3)
+        << " % of the range; GB = 10^9 B)" << (tty ? "" : "\n") << std::flush;
+  };
 }
 
 }  // namespace zcav

@@ -7,9 +7,12 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <iosfwd>
 
 #include "zcav/base/clock.h"
+#include "zcav/measure/adaptive.h"
 #include "zcav/measure/sample_sink.h"
 
 namespace zcav {
@@ -38,5 +41,13 @@ class ProgressSink final : public SampleSink {
   std::chrono::nanoseconds last_print_{0};
   bool printed_ = false;
 };
+
+// An adaptive run's progress (AdaptiveOptions::progress) on `out`: what it
+// is doing (the grid, or refining edge k of n) and how much of the
+// range_bytes it has read; on a terminal (`tty`) redrawn in place (at most
+// every 0.2 s), else one line when each phase begins. `out` must outlive
+// the function.
+std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& out, bool tty,
+                                                                  std::uint64_t range_bytes);
 
 }  // namespace zcav
