@@ -369,7 +369,7 @@ TEST_CASE("PlanAdaptive: the default shape, a given probe, a byte budget", "[ada
     CHECK(a.grid_probes == 200);
     CHECK(a.byte_budget == 0);
   }
-  SECTION("1 GiB at 300 MB/s: 1 MiB probes (the least), the grid at most 5 % of the range") {
+  SECTION("1 GiB at 300 MB/s: 1 MiB probes (the least), the grid at most 4 % of the range") {
     const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,
                                             .end_bytes = kGiB,
                                             .sector_bytes = 512,
@@ -377,8 +377,8 @@ TEST_CASE("PlanAdaptive: the default shape, a given probe, a byte budget", "[ada
                                             .max_chunk_bytes = kMiB});
     CHECK(a.probe_bytes == kMiB);
     CHECK(a.chunk_bytes == kMiB / 4);
-    CHECK(a.grid_probes == 51);  // 1024 / 20
-    CHECK(a.grid_probes * a.probe_bytes <= kGiB / 20);
+    CHECK(a.grid_probes == 40);  // 1024 / 25
+    CHECK(a.grid_probes * a.probe_bytes <= kGiB / 25);
   }
   SECTION("a given probe and chunk: the chunk at most half the probe, the probe whole chunks") {
     const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,

@@ -2,27 +2,24 @@
 # Real-I/O check: `zcav sweep --adaptive` finds a zoned disk's zone table,
 # read through the kernel, from a small share of it.
 # The zoned_fuse fixture serves a 1 GiB file of 8 zones of 128 MiB (300 down
-# to 110 MB/s; ZCAV_ADAPTIVE_JITTER=0.02 adds per-request jitter). A full
-# sweep of it (4 MiB blocks, 3 passes: one pass now and then splits a few
-# blocks off a zone) is the reference: the adaptive run must give the same
-# zone count, every edge within a full sweep's block plus one probe of the
-# full sweep's, every zone's rate within 3 % of the full sweep's, the curve
-# zoned, and at most 10 % of the file read (the figure is printed). Then a
-# flat fixture (one zone at 200 MB/s): the adaptive run says flat and reads
-# the grid only. (A read-only loop device over the file fails the same way
-# as below.)
+# to 110 MB/s), once plain and once with 2 % per-request jitter. A full sweep
+# of each (4 MiB blocks, 3 passes: one pass now and then splits a few blocks
+# off a zone) is the reference: the adaptive run must give the same zone
+# count, every edge within a full sweep's block plus one probe, every zone's
+# rate within 3 % of the full sweep's, the curve zoned, and at most 10 % of
+# the file read (the figure is printed). Then a flat fixture (one zone at
+# 200 MB/s): the adaptive run says flat and reads the grid only.
 #
-# NOT YET IN CTEST: on the development machine it passes about 2 runs in 3.
-# The others find a ninth zone (the zone detector over the probes splits a
-# zone the sampler did not), an edge inside the first zone, or read 10.5 to
-# 12 % (marginal probes read again, edges re-checked). It is run by hand until
-# the adaptive zone table stops depending on a second segmentation.
+# Not checked here: a read-only loop device over the file. Its 1 MiB probes
+# read 2-5 % off their zone's level (the loop worker and the backing file's
+# I/O between the probe and the fixture), so that 1 run in 3 misplaces an
+# edge or loses one; its full sweep is right (real_fuse_zones checks it).
 #
 # Usage: bash adaptive_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root
 # where /dev/fuse is not open to users). Needs python3.
-# Unmounts, ends the fixtures it started and removes
-# its files on every exit path. Takes about 25 s.
+# Unmounts, ends the fixtures it started and removes its files on every exit
+# path. Takes about 45 s.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,7 +27,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly ZCAV=${1:?usage: adaptive_test.sh /path/to/zcav /path/to/zoned_fuse}
 readonly FIXTURE=${2:?usage: adaptive_test.sh /path/to/zcav /path/to/zoned_fuse}
 readonly ZONES="0:300,128M:270,256M:240,384M:210,512M:180,640M:150,768M:130,896M:110"
-readonly JITTER=${ZCAV_ADAPTIVE_JITTER:-0}  # per-request jitter; the fixture's default is none
 readonly MAX_SHARE=0.10   # of the device read by the adaptive run
 readonly TOLERANCE=0.03   # each zone's rate against the full sweep's
 
@@ -38,11 +34,11 @@ require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 
 fuse_test_setup zcav-adaptive
-mkdir "$WORK/mnt" "$WORK/flat"
-start_fixture "$FIXTURE" "$WORK/mnt" "$WORK/fixture.log" disk.img --size 1G \
-  --zones "$ZONES" --jitter "$JITTER"
-start_fixture "$FIXTURE" "$WORK/flat" "$WORK/flat.log" disk.img --size 1G \
-  --zones 0:200 --jitter "$JITTER"
+mkdir "$WORK/mnt" "$WORK/jitter" "$WORK/flat"
+start_fixture "$FIXTURE" "$WORK/mnt" "$WORK/fixture.log" disk.img --size 1G --zones "$ZONES"
+start_fixture "$FIXTURE" "$WORK/jitter" "$WORK/jitter.log" disk.img --size 1G --zones "$ZONES" \
+  --jitter 0.02
+start_fixture "$FIXTURE" "$WORK/flat" "$WORK/flat.log" disk.img --size 1G --zones 0:200
 readonly IMAGE=$WORK/mnt/disk.img
 
 # sweep OUT ARGS...: zcav sweep ARGS into the JSON file OUT.
@@ -92,11 +88,18 @@ print(f"{label}: {len(zones)} zones as the full sweep's, {a['probes']} probes of
 EOF
 }
 
-sweep "$WORK/full.json" "$IMAGE" --block-size 4M --passes 3 --quiet
-sweep "$WORK/adaptive.json" "$IMAGE" --adaptive
-grep -Eq 'adaptive: refining edge 1 of [0-9]+' "$WORK/adaptive.json.err" ||
-  fail "no progress line 'refining edge 1 of N' on stderr: $(head -n 3 "$WORK/adaptive.json.err")"
-check "$WORK/adaptive.json" "$WORK/full.json" "the file" || fail "the adaptive run of the file"
+# compare NAME DEVICE LABEL: a full sweep and an adaptive run of DEVICE.
+compare() {
+  local name=$1 device=$2 label=$3
+  sweep "$WORK/$name.full.json" "$device" --block-size 4M --passes 3 --quiet
+  sweep "$WORK/$name.json" "$device" --adaptive
+  grep -Eq 'adaptive: refining edge 1 of [0-9]+' "$WORK/$name.json.err" ||
+    fail "no progress line 'refining edge 1 of N' on stderr: $(head -n 3 "$WORK/$name.json.err")"
+  check "$WORK/$name.json" "$WORK/$name.full.json" "$label" || fail "the adaptive run of $label"
+}
+
+compare file "$IMAGE" "the file"
+compare jitter "$WORK/jitter/disk.img" "the file with 2 % jitter"
 
 sweep "$WORK/flat.json" "$WORK/flat/disk.img" --adaptive --quiet
 python3 - "$WORK/flat.json" <<'EOF' || fail "the flat fixture's adaptive run"

@@ -23,6 +23,10 @@ constexpr std::uint32_t kEdgeChecks = 1;
 // are one level: the edge is dropped.
 constexpr double kSameLevelSigmas = 2;
 
+// An edge with fewer probes than this wholly on one side of it (up to the
+// next edge) is dropped.
+constexpr std::uint32_t kMinZoneProbes = 3;
+
 // A grid probe beside an edge closer to its own level than to the other by
 // fewer than this many noise sigmas (in log) starts the bisection one grid
 // probe further out.
@@ -109,6 +113,9 @@ class Sampler {
       if (!result_.error) result_.error = ec;
     }
   }
+
+  // Slot k's reads, in the order read (none: not read).
+  const std::vector<double>& Reads(std::uint64_t k) { return slots_[k].rates; }
 
   // The probe of slot k, when it was read.
   const AdaptiveProbe* Find(std::uint64_t k) const {
@@ -202,11 +209,17 @@ std::vector<std::uint64_t> GridOrder(std::uint64_t count) {
 }
 
 // The relative noise of one probe: the robust sigma of the grid's
-// neighbour steps (in log) over sqrt(2).
-double NoiseLog(const std::vector<AdaptiveProbe>& grid) {
+// neighbour steps (in log) over sqrt(2), leaving out the pairs a level
+// change lies between (`steps`: a dense staircase's steps would otherwise
+// read as noise: 7 steps among 40 probes put it at 5 % for 1 %).
+double NoiseLog(const std::vector<AdaptiveProbe>& grid, const std::vector<AdaptiveStep>& changes) {
+  std::vector<bool> across(grid.size(), false);  // across[i]: a change between i - 1 and i
+  for (const AdaptiveStep& c : changes) {
+    for (std::size_t i = c.left + 1; i <= c.right && i < grid.size(); ++i) across[i] = true;
+  }
   std::vector<double> steps;
   for (std::size_t i = 1; i < grid.size(); ++i) {
-    if (grid[i].mb_per_s > 0 && grid[i - 1].mb_per_s > 0) {
+    if (!across[i] && grid[i].mb_per_s > 0 && grid[i - 1].mb_per_s > 0) {
       steps.push_back(std::log(grid[i].mb_per_s / grid[i - 1].mb_per_s));
     }
   }
@@ -268,12 +281,11 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   for (const std::uint64_t k : grid_slots) {
     if (const AdaptiveProbe* p = sampler.Find(k)) grid.push_back(*p);
   }
-  r.noise_rel = NoiseLog(grid);
-
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
   // (Unreadable grid probes are left out: the steps index the probes read.)
   if (sampler.Going() && !r.budget_hit && grid.size() >= 3) steps = find_steps(grid);
+  r.noise_rel = NoiseLog(grid, steps);
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead
   // between them); a marginal probe is read again in the next round. With
@@ -326,10 +338,19 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                         .verify = {},
                         .checks = 0});
   }
-  const auto marginal = [&](const AdaptiveProbe& p, const Open& o) {
+  const auto closer_left = [](double rate, const Open& o) {
+    return std::abs(std::log(rate / o.left)) <= std::abs(std::log(rate / o.right));
+  };
+  // Read again: a probe whose side is marginal, or one whose reads so far
+  // disagree on its side (a hiccup in one of two reads would pull their
+  // median, the mean, to the wrong side: a third read decides).
+  const auto unsettled = [&](std::uint64_t k, const AdaptiveProbe& p, const Open& o) {
     const double to_left = std::abs(std::log(p.mb_per_s / o.left));
     const double to_right = std::abs(std::log(p.mb_per_s / o.right));
-    return std::abs(to_left - to_right) < 2 * r.noise_rel;
+    if (std::abs(to_left - to_right) < 2 * r.noise_rel) return true;
+    const std::vector<double>& reads = sampler.Reads(k);
+    return std::any_of(reads.begin(), reads.end(),
+                       [&](double x) { return closer_left(x, o) != closer_left(reads[0], o); });
   };
   std::size_t finished = 0;
   for (Open& o : open) {
@@ -356,13 +377,12 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
         continue;
       }
       sampler.Report(AdaptiveProgress::Phase::kRefine, finished, open.size());
-      if (marginal(*p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
+      if (unsettled(k, *p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
         o.pending = k;
         continue;
       }
       o.pending.reset();
-      const bool left_side =
-          std::abs(std::log(p->mb_per_s / o.left)) <= std::abs(std::log(p->mb_per_s / o.right));
+      const bool left_side = closer_left(p->mb_per_s, o);
       if (!o.verify.empty() && k == o.verify.back()) {
         // Converged: a probe either side read again. One that changed side
         // was a hiccup that sent the bisection the wrong way: the bracket
@@ -407,8 +427,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   r.probes = sampler.Probes();
   // The zones between the edges: the median of the probes wholly inside.
   // An edge whose two sides, once bisected, read within kSameLevelSigmas of
-  // the noise of each other was a grid probe read off its level, not a step:
-  // it is dropped (its zones merge), one at a time, the closest first.
+  // the noise of each other, or with fewer than kMinZoneProbes probes on a
+  // side, was a grid probe read off its level, not a step: it is dropped
+  // (its zones merge), one at a time, the thinnest side first, then the
+  // closest levels.
   const auto median_in = [&](std::uint64_t from, std::uint64_t to, std::uint32_t& inside) {
     std::vector<double> rates;
     for (const AdaptiveProbe& p : r.probes) {
@@ -419,7 +441,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     inside = static_cast<std::uint32_t>(rates.size());
     return rates.empty() ? 0.0 : MedianInPlace(rates);
   };
-  while (r.noise_rel > 0 && !r.edges.empty()) {
+  while (!r.edges.empty()) {
     std::size_t weakest = r.edges.size();
     double weakest_log = kSameLevelSigmas * r.noise_rel;
     for (std::size_t i = 0; i < r.edges.size(); ++i) {
@@ -429,7 +451,11 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       const double left = median_in(from, r.edges[i].at_bytes, nl);
       const double right = median_in(r.edges[i].at_bytes, to, nr);
       if (nl == 0 || nr == 0) continue;
-      const double d = std::abs(std::log(left / right));
+      // A side of fewer than kMinZoneProbes probes is no zone (the grid's
+      // spacing is below the narrowest zone, and a bisection adds probes on
+      // both sides of a real edge): probes read off their level. Dropped
+      // before any level difference.
+      const double d = std::min(nl, nr) < kMinZoneProbes ? -1.0 : std::abs(std::log(left / right));
       if (d < weakest_log) {
         weakest_log = d;
         weakest = i;
@@ -539,7 +565,7 @@ std::uint64_t AdaptiveProbeBytes(std::uint64_t probe_bytes, std::uint64_t chunk_
 
 AdaptiveOptions PlanAdaptive(const AdaptiveRequest& q) {
   constexpr std::uint64_t kMinProbe = kMiB;
-  constexpr std::uint64_t kGridShare = 20;  // the grid reads at most 1/20 of the range
+  constexpr std::uint64_t kGridShare = 25;  // the grid reads at most 1/25 of the range
   constexpr std::uint64_t kMinGrid = 20;
   const std::uint64_t range = q.end_bytes > q.start_bytes ? q.end_bytes - q.start_bytes : 0;
   const std::uint64_t max_chunk = q.max_chunk_bytes > 0 ? q.max_chunk_bytes : kMiB;
