@@ -81,14 +81,17 @@ check_present() {
               two-disks-one-bus/aggregate.dat two-disks-one-bus/aggregate.json
               two-disks-one-bus/sim-hdd-seed-1-size-20G-bus-ide0.dat
               two-disks-one-bus/sim-hdd-seed-2-size-20G-bus-ide0.alone.dat
-              fleet-drives/drive-1.dat fleet-drives/drive-12.dat fleet.json)
+              fleet-drives/drive-1.dat fleet-drives/drive-12.dat fleet.json
+              sim-20t-adaptive.json sim-20t-adaptive-zones.txt)
   local scripts=(sim-hdd-seed-1.gp sim-usb2-hdd.gp sim-cd.gp sim-dvd.gp hdd-vs-usb2.gp
                  report-1.gp report-2.gp report-3.gp report-4.gp report-5.gp
-                 two-disks-one-bus/together.gp fleet-1.gp)
+                 two-disks-one-bus/together.gp fleet-1.gp
+                 sim-hdd-seed-1-size-20T-zones-30-noise-0.02.gp)
   local reports=(report.html report.md fleet.html fleet.md)
   local images=(sim-hdd-seed-1.png sim-hdd-seed-1.svg sim-usb2-hdd.png sim-cd.png sim-dvd.png
                 hdd-vs-usb2.png report-1.png report-2.png report-3.png report-4.png
-                report-5.png two-disks-one-bus/together.png fleet-1.png)
+                report-5.png two-disks-one-bus/together.png fleet-1.png
+                sim-hdd-seed-1-size-20T-zones-30-noise-0.02.png)
   local want=("${data[@]}" "${scripts[@]}" "${reports[@]}") f pattern
   if [[ $HAVE_GNUPLOT -eq 1 ]]; then
     want+=("${images[@]}")

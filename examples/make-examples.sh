@@ -83,6 +83,11 @@ done
 zcav merge fleet-drives -o fleet.html -q
 zcav merge fleet-drives -o fleet.md -q
 zcav merge fleet-drives -o fleet.json -q
+# 9. A 20 TB disk of 30 zones, sampled adaptively: a grid of probes, then
+#    each zone edge bisected; the zone table read back from the JSON.
+zcav sweep 'sim:hdd?seed=1&size=20T&zones=30&noise=0.02' --adaptive --format json -q \
+  -o sim-20t-adaptive.json --plot .
+zcav zones sim-20t-adaptive.json -o sim-20t-adaptive-zones.txt
 set +x
 
 bash "$HERE/check-examples.sh" "$OUT"
