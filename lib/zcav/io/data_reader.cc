@@ -322,7 +322,10 @@ void ReduceRows(const std::vector<Row>& rows, Profile& profile) {
   }
   const auto fewer = static_cast<std::size_t>(std::count_if(
       passes_of.begin(), passes_of.end(), [&](std::uint64_t p) { return p < max_passes; }));
-  if (fewer > 0) {
+  // An adaptive run read each probe as often as it needed (its "passes" are
+  // its reads): not a partial run. (Every reader knows the adaptive member
+  // before it reduces its rows.)
+  if (fewer > 0 && !profile.adaptive) {
     profile.notes.push_back(std::to_string(fewer) + " of " + std::to_string(passes_of.size()) +
                             " blocks have fewer than " + std::to_string(max_passes) +
                             kFewerPassesNote);
@@ -399,7 +402,7 @@ class RowReducer {
     }
     profile_.passes = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(max_passes, std::numeric_limits<std::uint32_t>::max()));
-    if (fewer > 0) {
+    if (fewer > 0 && !profile_.adaptive) {  // as ReduceRows
       profile_.notes.push_back(std::to_string(fewer) + " of " +
                                std::to_string(profile_.points.size()) + " blocks have fewer than " +
                                std::to_string(max_passes) + kFewerPassesNote);
@@ -2106,13 +2109,7 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
     parser.parse(input, profile);
   }
   if (profile.chunk_bytes == 0 && profile.plan) profile.chunk_bytes = profile.plan->chunk_bytes;
-  if (profile.adaptive) {
-    // An adaptive run read each probe as often as it needed (its "passes"
-    // are its reads): not a partial run.
-    std::erase_if(profile.notes,
-                  [](const std::string& n) { return n.ends_with(kFewerPassesNote); });
-    profile.passes = 1;
-  }
+  if (profile.adaptive) profile.passes = 1;  // a probe's "passes" are its reads
   return profile;
 }
 
