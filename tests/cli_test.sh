@@ -1638,6 +1638,20 @@ expect_exit 2
 expect_grep 'an adaptive result has no surface map' "$ERR" stderr
 [[ ! -e admap.svg ]] || problem "admap.svg written for an adaptive result"
 
+check "--max-time caps an adaptive profile: a grid cut short still gives every edge, as wide as its gap" 0 \
+  "$ZCAV" profile 'sim:hdd?size=20T&zones=30' --max-time 5m -q -o mt
+python3 - mt/profile.json <<'PY' || problem "the time budget or the open edges wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["adaptive"]
+assert d["profile"]["sampling"] == "adaptive" and a["budget_hit"] is True, (d["profile"], a["budget_hit"])
+# 5 min of the simulated disk's clock: the grid of 200 probes is cut short.
+assert 300 <= d["sweep"]["wall_seconds"] < 330 and a["probes"] < a["grid_probes"], (d["sweep"], a["probes"])
+assert len(a["edges"]) == 29 and d["curve_type"] == "zoned", (len(a["edges"]), d["curve_type"])
+gap = a["range_bytes"] / a["grid_probes"]
+assert all(e["uncertainty_bytes"] >= gap / 2 for e in a["edges"]), "an open edge narrower than its gap"
+PY
+
 check "-b and -c mean block size in MiB and passes, as for zcav sweep" 0 \
   "$ZCAV" profile 'sim:hdd?size=2G' -b 100 -c 2 -q -o bc
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweep"]; assert s["block_bytes"]==100*2**20 and s["passes"]==2 and s["blocks"]==21, s' \

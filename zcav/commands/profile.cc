@@ -663,8 +663,10 @@ void ProfileRun::FollowStartRate() {
 }
 
 // An adaptive sweep's probes: PlanAdaptive over the full plan's range at
-// the start's rate (-b: the probe and its reads), planned as a one-pass
-// sweep of probe-sized blocks (the engine and depth it reads them with).
+// the start's rate (-b: the probe and its reads; --max-time: its time
+// budget, the edges still open then keep their width), planned as a
+// one-pass sweep of probe-sized blocks (the engine and depth it reads them
+// with).
 void ProfileRun::PlanAdaptiveSweep() {
   if (sampling_ != Sampling::kAdaptive) return;
   adaptive_ = PlanAdaptive(AdaptiveRequest{.start_bytes = full_plan_.start_bytes,
@@ -673,7 +675,9 @@ void ProfileRun::PlanAdaptiveSweep() {
                                            .expected_mb_per_s = full_options_.expected_mb_per_s,
                                            .max_chunk_bytes = full_plan_.chunk_bytes,
                                            .probe_bytes = options_.sweep.block_bytes,
-                                           .chunk_bytes = options_.sweep.chunk_bytes});
+                                           .chunk_bytes = options_.sweep.chunk_bytes,
+                                           // --max-time: the sampling's time budget
+                                           .budget_time = options_.sweep.max_time});
   SweepOptions probes = full_options_;
   probes.block_bytes = adaptive_->probe_bytes;
   probes.chunk_bytes = adaptive_->chunk_bytes;

@@ -271,7 +271,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   for (const std::uint64_t i : GridOrder(count)) {
     if (!sampler.Going()) break;
     if (sampler.OverBudget()) {
-      r.budget_hit = true;  // not even the grid: no edges
+      // Not even the grid: the probes read so far (spread over the whole
+      // range by the grid's order) still give the edges, at their spacing.
+      r.budget_hit = true;
       break;
     }
     if (!sampler.ReadMore(grid_slots[i])) continue;  // unreadable: the grid goes on without it
@@ -284,7 +286,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
   // (Unreadable grid probes are left out: the steps index the probes read.)
-  if (sampler.Going() && !r.budget_hit && grid.size() >= 3) steps = find_steps(grid);
+  // A grid the budget cut short still gives its steps: they stay open, at
+  // the width of the probes either side.
+  if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
   r.noise_rel = NoiseLog(grid, steps);
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead

@@ -66,7 +66,9 @@ struct AdaptiveOptions {
   std::uint32_t max_reads = 3;
   // Stop refining once this many bytes have been read (0 = no limit): the
   // edges still open keep their wider uncertainty. A budget the grid itself
-  // overruns ends the grid too (no edges then). Default: 0.
+  // overruns ends the grid too: its probes read so far (the grid's order
+  // spreads them over the range) give the edges, each as wide as the gap
+  // between the probes either side. Default: 0.
   std::uint64_t byte_budget = 0;
   // The same for the clock's time since the sampling began (0 = no limit).
   // Default: 0.
