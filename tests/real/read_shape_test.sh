@@ -15,9 +15,10 @@
 #   default shape and one reading 1 MiB at a time (classic zcav's shape),
 #   both in 16 MiB blocks, which one first alternating; the median of the
 #   rounds' ratios. Over a file on a virtual disk, the file and the loop
-#   read at least 1.2 times as fast in the default shape (the chunk pays
+#   read at least 1.1 times as fast in the default shape (the chunk pays
 #   for the file, the depth for the loop: 1.35 to 1.71 times on this
-#   project's 2-CPU VM, with both shapes' buffers on huge pages; 2.0 to 5.3
+#   project's 2-CPU VM, with both shapes' buffers on huge pages, and 1.15
+#   to 1.21 on 2026-12-03, the host's disk at 3-4 GB/s; 2.0 to 5.3
 #   times while a 1 MiB buffer was on 4 KiB pages, 256 segments a read; 0.9
 #   to 1.04 with the classic shape as the default); the loop over tmpfs, and the file and loop on
 #   other disks (where the gain depends on the drive), at least 0.6 times
@@ -92,7 +93,8 @@ sweep "$LOOP_DISK" loop-b1 -b 1
 # back to back, in the same 16 MiB blocks; which goes first alternates (the
 # second sweep of a pair can run slower or faster for being second).
 # (6 rounds gave a median of 1.15 once, round ratios 0.92 to 1.24, while the
-# host's cache moved the file's rate between 7 and 10 GB/s.)
+# host's cache moved the file's rate between 7 and 10 GB/s.) The floor, 1.1,
+# still fails the classic shape as the default (0.9 to 1.04).
 readonly ROUNDS=10
 for ((round = 1; round <= ROUNDS; round++)); do
   for target in file:"$WORK/disk.img" loop-disk:"$LOOP_DISK" loop-ram:"$LOOP_RAM"; do
@@ -159,7 +161,7 @@ if shapes["loop-ram"] != shapes["ram-file"]:
 # The benefit: the default shape over one 1 MiB read at a time, round by
 # round (the two sweeps of a round ran back to back, so other work on the
 # machine slowed both alike), the median of the rounds.
-for n, least in (("file", 1.2 if virtual else 0.6), ("loop-disk", 1.2 if virtual else 0.6),
+for n, least in (("file", 1.1 if virtual else 0.6), ("loop-disk", 1.1 if virtual else 0.6),
                  ("loop-ram", 0.6)):
     rate = {}
     for kind in ("shape", "one"):
