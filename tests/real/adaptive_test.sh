@@ -10,6 +10,11 @@
 # the file read (the figure is printed). Then a flat fixture (one zone at
 # 200 MB/s): the adaptive run says flat and reads the grid only.
 #
+# NOT IN CTEST: by hand it passed every run on the development machine (13
+# plain and 26 jittered runs of the adaptive sweep, 4 of the whole script),
+# and in 2 of 3 fresh-clone CI runs; the third found 7 zones with 11.7 % read
+# (an edge lost, more probes spent). Run it by hand until that is understood.
+#
 # Not checked here: a read-only loop device over the file. Its 1 MiB probes
 # read 2-5 % off their zone's level (the loop worker and the backing file's
 # I/O between the probe and the fixture), so that 1 run in 3 misplaces an
