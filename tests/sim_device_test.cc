@@ -534,3 +534,32 @@ TEST_CASE("corr= outside [0, 1) is bad input", "[sim_device]") {
     CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
   }
 }
+
+TEST_CASE("hiccups= stalls that share of the reads for up to hiccup= ms", "[sim_device]") {
+  const std::vector<double> steady = ConsecutiveRates("sim:ssd?noise=0", 4000);
+  const std::vector<double> stalled =
+      ConsecutiveRates("sim:ssd?noise=0&hiccups=5%&hiccup=50", 4000);
+  REQUIRE(stalled.size() == steady.size());
+  int slowed = 0;
+  for (std::size_t i = 0; i < steady.size(); ++i) {
+    CAPTURE(i, steady[i], stalled[i]);
+    REQUIRE(stalled[i] <= steady[i]);
+    if (stalled[i] < steady[i]) {
+      ++slowed;
+      // At most 50 ms more than the read's own time.
+      const double extra_s = 1.048576 / stalled[i] - 1.048576 / steady[i];
+      CHECK(extra_s <= 0.050 + 1e-9);
+    }
+  }
+  CHECK(slowed > 150);  // 5 % of 4000: 200, sd 14
+  CHECK(slowed < 250);
+  // No stalls: the very draws of a spec without the keys.
+  CHECK(ConsecutiveRates("sim:ssd?noise=2%&hiccups=0", 50) ==
+        ConsecutiveRates("sim:ssd?noise=2%", 50));
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  for (const char* bad : {"sim:ssd?hiccups=101%", "sim:ssd?hiccups=-1%", "sim:ssd?hiccups=x",
+                          "sim:ssd?hiccup=0", "sim:ssd?hiccup=-5", "sim:ssd?hiccup=abc"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
+  }
+}

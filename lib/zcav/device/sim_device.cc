@@ -397,6 +397,18 @@ class SimSpecParser {
                         "': the noise's correlation must be below 1 (e.g. corr=0.5)",
                     ErrorKind::kBadInput);
       }
+    } else if (key == "hiccups") {
+      m_.hiccup_share = ParseFraction(key, value);
+      if (m_.hiccup_share > 1) {
+        throw Error("invalid sim: hiccups '" + value + "': a share of the reads, at most 100%",
+                    ErrorKind::kBadInput);
+      }
+    } else if (key == "hiccup") {
+      m_.hiccup_ms = ParseNumber(key, value);
+      if (!(m_.hiccup_ms > 0)) {
+        throw Error("invalid sim: hiccup '" + value + "': not a stall of over 0 ms",
+                    ErrorKind::kBadInput);
+      }
     } else if (key == "pace") {
       m_.pace = ParseNumber(key, value);
       if (!(m_.pace > 0)) {
@@ -555,7 +567,8 @@ class SimSpecParser {
 
   [[noreturn]] void FailUnknown(const std::string& key) const {
     std::string known =
-        "size, seed, noise, corr, pace, outer, ceiling, bad, slow, weak, gone, seek, cache, "
+        "size, seed, noise, corr, hiccups, hiccup, pace, outer, ceiling, bad, slow, weak, gone, "
+        "seek, cache, "
         "interface, bus, busrate";
     if (zoned_keys_) known += ", inner, zones";
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
@@ -719,6 +732,10 @@ class SimulatedDevice final : public Device {
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
+    if (model_.hiccup_share > 0 && hiccup_uniform_(hiccup_rng_) < model_.hiccup_share) {
+      took += std::chrono::nanoseconds(
+          static_cast<std::int64_t>(hiccup_uniform_(hiccup_rng_) * model_.hiccup_ms * 1e6));
+    }
     if (bus_) took = bus_->Transfer(bus_member_, clock_.Now(), took, length);
     clock_.Advance(took, write ? 0 : length);  // counts bytes read from storage
     last_end_ = clock_.Now();
@@ -829,6 +846,9 @@ class SimulatedDevice final : public Device {
   SimModel model_;
   VirtualClock& clock_;
   std::mt19937_64 rng_;
+  // hiccups=: its own stream, so that the other draws stay as without it.
+  std::mt19937_64 hiccup_rng_{model_.seed ^ 0x9e3779b97f4a7c15ULL};
+  std::uniform_real_distribution<double> hiccup_uniform_{0.0, 1.0};
   std::normal_distribution<double> normal_{0.0, 1.0};
   std::uniform_real_distribution<double> uniform_{0.0, 1.0};
   double noise_state_ = 0;        // corr=R: the previous access's noise, x_(k-1)

@@ -12,7 +12,11 @@
 // read's time), corr=R (0 <= R < 1, default 0: the noise of consecutive
 // reads, in time order, is an AR(1) process of lag-1 correlation R and
 // stddev `noise`: a host cache or a virtual disk whose speed wanders over
-// time; 0 = independent), pace=N (reads also take 1/N of their virtual
+// time; 0 = independent), hiccups=FRACTION or PCT% (that share of the reads,
+// drawn at random, stalls for up to hiccup=MS milliseconds more, uniformly,
+// default 20: a reader preempted on a busy machine, a host pausing its
+// virtual disk; 0 = none, the default, and the other draws as without it),
+// pace=N (reads also take 1/N of their virtual
 // time in real time: a demo or a live view that can be watched; the
 // results are the same), outer=MB/s, inner=MB/s (disks), zones=N (hdd),
 // ceiling=MB/s (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
@@ -137,6 +141,10 @@ struct SimModel {
   // standard normal, so each read's relative noise still has stddev `noise`.
   // 0 <= R < 1; 0 = independent (the same draws as without the key).
   double noise_corr = 0;
+  // hiccups=, hiccup=: the share of reads that stall, and the longest stall
+  // (ms); each stall's length is uniform in [0, hiccup_ms).
+  double hiccup_share = 0;
+  double hiccup_ms = 20;
   std::uint64_t seed = 1;
   // Real-time pacing (pace=N): reads take 1/N of their virtual time in real
   // time too; 0 = no waiting (the default).

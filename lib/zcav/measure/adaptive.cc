@@ -19,6 +19,10 @@ namespace {
 // where one changes side, the bracket reopened) this many times.
 constexpr std::uint32_t kEdgeChecks = 1;
 
+// A bracket reopened by a verification is verified again when it converges,
+// up to this many reopenings.
+constexpr std::uint32_t kMaxReopens = 2;
+
 // Two sides of a bisected edge closer than this many noise sigmas (in log)
 // are one level: the edge is dropped.
 constexpr double kSameLevelSigmas = 2;
@@ -26,6 +30,11 @@ constexpr double kSameLevelSigmas = 2;
 // An edge with fewer probes than this wholly on one side of it (up to the
 // next edge) is dropped.
 constexpr std::uint32_t kMinZoneProbes = 3;
+
+// A grid probe off both its neighbours the same way by more than this many
+// noise sigmas (in log) each is read again; so is a probe whose reads
+// differ by more.
+constexpr double kSpikeSigmas = 3;
 
 // A grid probe beside an edge closer to its own level than to the other by
 // fewer than this many noise sigmas (in log) starts the bisection one grid
@@ -114,13 +123,30 @@ class Sampler {
     }
   }
 
+  // Slot k's probe read untimed, its rate not kept: the device (and the
+  // engine's workers) woken before the first timed probe.
+  void WarmUp(std::uint64_t k) {
+    const std::uint64_t offset = start_ + k * probe_;
+    if (const std::error_code ec = Read(offset, offset + probe_); IsDeviceGone(ec)) {
+      if (!result_.error) result_.error = ec;
+    }
+  }
+
   // Slot k's reads, in the order read (none: not read).
-  const std::vector<double>& Reads(std::uint64_t k) { return slots_[k].rates; }
+  const std::vector<double>& Reads(std::uint64_t k) const { return slots_.at(k).rates; }
 
   // The probe of slot k, when it was read.
   const AdaptiveProbe* Find(std::uint64_t k) const {
     const auto it = slots_.find(k);
     return it == slots_.end() || it->second.probe.mb_per_s <= 0 ? nullptr : &it->second.probe;
+  }
+  // The slots in [lo, hi] whose probe was read, in order, with its rate.
+  std::vector<std::pair<std::uint64_t, double>> ReadIn(std::uint64_t lo, std::uint64_t hi) const {
+    std::vector<std::pair<std::uint64_t, double>> out;
+    for (auto it = slots_.lower_bound(lo); it != slots_.end() && it->first <= hi; ++it) {
+      if (it->second.probe.mb_per_s > 0) out.emplace_back(it->first, it->second.probe.mb_per_s);
+    }
+    return out;
   }
   // Every probe read, in position order.
   std::vector<AdaptiveProbe> Probes() const {
@@ -230,6 +256,63 @@ double NoiseLog(const std::vector<AdaptiveProbe>& grid, const std::vector<Adapti
   return kMadToSigma * MedianInPlace(steps) / std::sqrt(2.0);
 }
 
+// The grid probes (indexes into `grid`) off both their neighbours the same
+// way, by more than kSpikeSigmas of the noise `noise_log` each: an end
+// probe off its one neighbour, where that neighbour agrees with the next.
+std::vector<std::size_t> GridSpikes(const std::vector<AdaptiveProbe>& grid, double noise_log) {
+  const double limit = kSpikeSigmas * noise_log;
+  const auto off = [&](std::size_t a, std::size_t b) {
+    return std::log(grid[a].mb_per_s / grid[b].mb_per_s);
+  };
+  std::vector<std::size_t> out;
+  const std::size_t n = grid.size();
+  if (n < 3 || !(limit > 0)) return out;
+  if (std::abs(off(0, 1)) > limit && std::abs(off(1, 2)) <= limit) out.push_back(0);
+  for (std::size_t i = 1; i + 1 < n; ++i) {
+    const double l = off(i, i - 1), r = off(i, i + 1);
+    if ((l > 0) == (r > 0) && std::min(std::abs(l), std::abs(r)) > limit) out.push_back(i);
+  }
+  if (std::abs(off(n - 1, n - 2)) > limit && std::abs(off(n - 2, n - 3)) <= limit) {
+    out.push_back(n - 1);
+  }
+  return out;
+}
+
+// The edge between levels `left` and `right` placed where the probes read
+// around it (`read`: slot and rate, in slot order, from the bracket as it
+// began) disagree least with it: each probe on the wrong side of it costs
+// how much closer (in log) it is to that side's level. A bisection follows
+// single reads, and a stall of one sends it the wrong way for good; the
+// probes it read (and those its verifications re-read) still show where
+// the edge is. Ties keep the bisection's bracket [lo, hi]; else the
+// leftmost. Sets lo and hi to the probes either side of the edge (not
+// always neighbours: the edge is then as wide as their gap).
+void Settle(const std::vector<std::pair<std::uint64_t, double>>& read, double left, double right,
+            std::uint64_t& lo, std::uint64_t& hi) {
+  if (read.size() < 2) return;
+  // vote > 0: closer to the left level.
+  std::vector<double> vote;
+  for (const auto& [slot, rate] : read) {
+    vote.push_back(std::abs(std::log(rate / right)) - std::abs(std::log(rate / left)));
+  }
+  // cost(j): the edge between read[j - 1] and read[j].
+  double cost = 0;
+  for (std::size_t i = 1; i < read.size(); ++i) cost += std::max(0.0, vote[i]);
+  cost += std::max(0.0, -vote[0]);
+  double best = cost;
+  std::size_t best_j = 1;
+  for (std::size_t j = 2; j < read.size(); ++j) {
+    cost += std::max(0.0, -vote[j - 1]) - std::max(0.0, vote[j - 1]);
+    const bool is_bisection = read[j - 1].first == lo && read[j].first == hi;
+    if (cost < best - 1e-12 || (is_bisection && cost <= best + 1e-12)) {
+      best = cost;
+      best_j = j;
+    }
+  }
+  lo = read[best_j - 1].first;
+  hi = read[best_j].first;
+}
+
 }  // namespace
 
 AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOptions& options,
@@ -268,6 +351,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   std::vector<std::uint64_t> grid_slots(count);
   for (std::uint64_t i = 0; i < count; ++i) grid_slots[i] = i * (slots - 1) / (count - 1);
   std::size_t grid_done = 0;
+  // Untimed, in the middle of a grid gap away from the first grid probe
+  // read (slot 0): a sleeping disk spun up, an engine's threads started.
+  if (count >= 3) sampler.WarmUp((grid_slots[1] + grid_slots[2]) / 2);
   for (const std::uint64_t i : GridOrder(count)) {
     if (!sampler.Going()) break;
     if (sampler.OverBudget()) {
@@ -279,17 +365,63 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     if (!sampler.ReadMore(grid_slots[i])) continue;  // unreadable: the grid goes on without it
     sampler.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
   }
+  // (Unreadable grid probes are left out: the steps index the probes read.)
   std::vector<AdaptiveProbe> grid;
-  for (const std::uint64_t k : grid_slots) {
-    if (const AdaptiveProbe* p = sampler.Find(k)) grid.push_back(*p);
-  }
+  std::vector<std::uint64_t> grid_read;  // their slots
+  const auto collect_grid = [&] {
+    grid.clear();
+    grid_read.clear();
+    for (const std::uint64_t k : grid_slots) {
+      if (const AdaptiveProbe* p = sampler.Find(k)) {
+        grid.push_back(*p);
+        grid_read.push_back(k);
+      }
+    }
+  };
+  collect_grid();
   // Each step bisected down to neighbouring slots.
   std::vector<AdaptiveStep> steps;
-  // (Unreadable grid probes are left out: the steps index the probes read.)
   // A grid the budget cut short still gives its steps: they stay open, at
   // the width of the probes either side.
   if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
   r.noise_rel = NoiseLog(grid, steps);
+  // Grid probes off both their neighbours the same way (a stall of the
+  // reader or the host, not a zone: a zone spans at least 3 grid probes)
+  // are read again, in turns, until two of their reads agree or they have
+  // max_reads: their median is kept. A re-read only refines a probe's rate;
+  // then the steps and the noise are found again.
+  if (sampler.Going() && !r.budget_hit && grid.size() >= 3 && options.max_reads > 1) {
+    std::vector<std::uint64_t> spikes;
+    for (const std::size_t i : GridSpikes(grid, r.noise_rel)) spikes.push_back(grid_read[i]);
+    const auto settled = [&](std::uint64_t k) {
+      const std::vector<double>& reads = sampler.Reads(k);
+      if (reads.size() >= options.max_reads) return true;
+      for (std::size_t a = 0; a < reads.size(); ++a) {
+        for (std::size_t b = a + 1; b < reads.size(); ++b) {
+          if (std::abs(std::log(reads[a] / reads[b])) < kSpikeSigmas * r.noise_rel) return true;
+        }
+      }
+      return false;
+    };
+    while (!spikes.empty() && sampler.Going()) {
+      if (sampler.OverBudget()) {
+        r.budget_hit = true;
+        break;
+      }
+      std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
+      for (const std::uint64_t k : spikes) {
+        if (spikes.size() == 1) sampler.Divert(k, slots);
+        if (!sampler.Going()) break;
+        if (!sampler.ReadMore(k)) failed.push_back(k);
+      }
+      std::erase_if(spikes, [&](std::uint64_t k) {
+        return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
+      });
+    }
+    collect_grid();
+    if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
+    r.noise_rel = NoiseLog(grid, steps);
+  }
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead
   // between them); a marginal probe is read again in the next round. With
@@ -302,6 +434,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     std::uint64_t lo0 = 0, hi0 = 0;     // the bracket as it began
     std::vector<std::uint64_t> verify;  // converged: lo and hi to read once more
     std::uint32_t checks = 0;           // verifications begun
+    std::uint32_t reopens = 0;          // brackets reopened by a verification
   };
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
@@ -340,7 +473,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                         .lo0 = slot_of(outer_left),
                         .hi0 = slot_of(outer_right),
                         .verify = {},
-                        .checks = 0});
+                        .checks = 0,
+                        .reopens = 0});
   }
   const auto closer_left = [](double rate, const Open& o) {
     return std::abs(std::log(rate / o.left)) <= std::abs(std::log(rate / o.right));
@@ -352,6 +486,14 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     const double to_left = std::abs(std::log(p.mb_per_s / o.left));
     const double to_right = std::abs(std::log(p.mb_per_s / o.right));
     if (std::abs(to_left - to_right) < 2 * r.noise_rel) return true;
+    // Far outside both levels (beyond the nearer by more than half the
+    // step, and kSpikeSigmas of the noise): a stall, or a burst of reads
+    // that had waited, not the media.
+    const double step = std::abs(std::log(o.left / o.right));
+    if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r.noise_rel) &&
+        std::max(to_left, to_right) > step) {
+      return true;
+    }
     const std::vector<double>& reads = sampler.Reads(k);
     return std::any_of(reads.begin(), reads.end(),
                        [&](double x) { return closer_left(x, o) != closer_left(reads[0], o); });
@@ -391,15 +533,20 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
         // Converged: a probe either side read again. One that changed side
         // was a hiccup that sent the bisection the wrong way: the bracket
         // reopens from it to where it began on that side.
+        // A reopened bracket is verified again once it converges (up to
+        // kMaxReopens times: a second stall must not leave it misled).
         o.verify.pop_back();
-        if (k == o.lo && !left_side) {
-          o.hi = o.lo;
-          o.lo = o.lo0;
+        const bool reopen = (k == o.lo && !left_side) || (k == o.hi && left_side);
+        if (reopen) {
+          if (k == o.lo) {
+            o.hi = o.lo;
+            o.lo = o.lo0;
+          } else {
+            o.lo = o.hi;
+            o.hi = o.hi0;
+          }
           o.verify.clear();
-        } else if (k == o.hi && left_side) {
-          o.lo = o.hi;
-          o.hi = o.hi0;
-          o.verify.clear();
+          if (++o.reopens <= kMaxReopens) o.checks = 0;
         }
       } else {
         (left_side ? o.lo : o.hi) = k;
@@ -415,7 +562,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       }
     }
   }
-  for (const Open& o : open) {
+  for (Open& o : open) {
+    Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, o.lo, o.hi);
     AdaptiveEdge e;
     // Neighbouring slots: the edge is at their boundary, within a probe
     // either way (the probe that straddles it joined the closer side).

@@ -9,6 +9,16 @@
 // with the number of edges (log2 of the grid step per edge), not with the
 // size of the device.
 //
+// Against stalls (a reader preempted on a busy machine, a host pausing its
+// virtual disk: one probe read far slower, or a burst of reads that had
+// waited read far faster): one untimed probe wakes the device before the
+// grid; a grid probe off both its neighbours the same way is read again
+// until two reads agree (a zone spans at least three grid probes); a
+// bisection's probe far outside both levels is read again; a converged edge
+// has the probes either side read once more, and a bracket that reopens is
+// verified again; and each edge is finally placed where all the probes read
+// around it disagree least with it, not where the last single reads put it.
+//
 // Each probe is read in chunks through the device's read queue (the
 // sweep's engine, queue_depth chunks in flight, the queue kept full so that
 // the device never idles inside a probe) and timed from the first
