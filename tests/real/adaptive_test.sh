@@ -10,10 +10,17 @@
 # the file read (the figure is printed). Then a flat fixture (one zone at
 # 200 MB/s): the adaptive run says flat and reads the grid only.
 #
-# NOT IN CTEST: by hand it passed every run on the development machine (13
-# plain and 26 jittered runs of the adaptive sweep, 4 of the whole script),
-# and in 2 of 3 fresh-clone CI runs; the third found 7 zones with 11.7 % read
-# (an edge lost, more probes spent). Run it by hand until that is understood.
+# NOT IN CTEST. A failure prints the run's noise, cost, edges and every
+# probe. Stalls (a grid or bisection probe read far off its level: what lost
+# an edge in 1 of 3 CI runs) are now read again (measure/adaptive.h), and
+# every edge came out right in the runs where the host was steady, at
+# 7.4-9.1 % read; 8 of 11 whole-script runs passed. The 3 failures came in
+# slow, noisy periods of the host (grid noise 2-4.6 % against 0.3-1 %
+# usually): for a few hundred ms every probe reads 5-8 % slow, so that a
+# bisection follows the slow reads off the edge, or the 10 % steps fall
+# within two noise sigmas and are dropped. Time-correlated slowness needs
+# paired reads (a probe of known level read beside each bisection probe),
+# not yet done: run it by hand until then.
 #
 # Not checked here: a read-only loop device over the file. Its 1 MiB probes
 # read 2-5 % off their zone's level (the loop worker and the backing file's
@@ -84,6 +91,14 @@ if a["share_read"] > max_share:
 for e in errors:
     print(f"FAIL ({label}): {e}")
 if errors:
+    # What the run did, for a failure seen only in CI: its noise, cost, the
+    # edges either way and every probe (MiB: rate x reads).
+    print(f"  noise {a['noise_rel']:.2%}, grid {a['grid_probes']}, {a['probes']} probes, "
+          f"{a['bytes_read'] >> 20} MiB read")
+    print("  edges:", [(e["at_bytes"] >> 20, e["uncertainty_bytes"] >> 10) for e in a["edges"]],
+          "full sweep:", [z["start_bytes"] >> 20 for z in ref[1:]])
+    print("  probes:", " ".join(f"{b['offset_bytes'] >> 20}:{b['mb_per_s']:.0f}x{b['passes']}"
+                                 for b in doc["blocks"]))
     sys.exit(1)
 print(f"{label}: {len(zones)} zones as the full sweep's, {a['probes']} probes of "
       f"{a['probe_bytes'] >> 10} KiB read {a['share_read']:.2%} of the device; widest edge "

@@ -90,7 +90,7 @@ po::options_description SweepFlagsDescription() {
       "share of the range (1%); the edges left open say how wide they are")(
       "grid", po::value<std::string>()->value_name("N"),
       "with --adaptive: probes of the coarse grid, 3 or more (default 200, fewer on a small "
-      "range so that the grid reads at most 4 % of it)")(
+      "range so that the grid reads at most 3.1 % of it)")(
       "no-warmup", "do not read one untimed chunk before the first timed block")(
       "no-zones", "do not detect zones at the end of the sweep")(
       "live",

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
@@ -15,8 +16,9 @@
 namespace zcav {
 namespace {
 
-// A converged edge has the probes either side of it read once more (and,
-// where one changes side, the bracket reopened) this many times.
+// A converged edge has the probe beside it on the slower level's side read
+// once more (and, where it changes side, the bracket reopened) this many
+// times.
 constexpr std::uint32_t kEdgeChecks = 1;
 
 // A bracket reopened by a verification is verified again when it converges,
@@ -36,10 +38,37 @@ constexpr std::uint32_t kMinZoneProbes = 3;
 // differ by more.
 constexpr double kSpikeSigmas = 3;
 
+// Rounds of finding the grid's spikes and reading them again.
+constexpr std::uint32_t kSpikeRounds = 3;
+
 // A grid probe beside an edge closer to its own level than to the other by
 // fewer than this many noise sigmas (in log) starts the bisection one grid
 // probe further out.
 constexpr double kBracketSigmas = 4;
+
+// The rate of one probe from its reads: the median of the largest group of
+// reads within `log_window` (in log) of each other, the fastest such group
+// on a tie. A stall slows one read (far more often than a burst speeds one
+// up): once another read agrees with the rest it is left out, where the
+// median of two reads is their mean and of four the mean of the middle two,
+// pulled halfway to the stall. Reads that all agree give their median.
+// `rates` is reordered. REQUIRES: not empty.
+double AgreedRate(std::vector<double>& rates, double log_window) {
+  std::sort(rates.begin(), rates.end());
+  const double factor = std::exp(std::max(0.0, log_window));
+  std::size_t best_from = 0, best_to = 0, to = 0;
+  for (std::size_t from = 0; from < rates.size(); ++from) {
+    to = std::max(to, from);
+    while (to + 1 < rates.size() && rates[to + 1] <= rates[from] * factor) ++to;
+    if (to - from >= best_to - best_from) {
+      best_from = from;
+      best_to = to;
+    }
+  }
+  const std::size_t n = best_to - best_from + 1;
+  const std::size_t mid = best_from + n / 2;
+  return n % 2 == 1 ? rates[mid] : (rates[mid - 1] + rates[mid]) / 2;
+}
 
 class Sampler {
  public:
@@ -96,7 +125,7 @@ class Sampler {
     return std::nullopt;
   }
 
-  // Slot k's probe read once more (its rate: the median of its reads so
+  // Slot k's probe read once more (its rate: AgreedRate of its reads so
   // far). Null when the read failed.
   const AdaptiveProbe* ReadMore(std::uint64_t k) {
     Slot& slot = slots_[k];
@@ -106,10 +135,18 @@ class Sampler {
     const std::optional<double> rate = ReadOnce(k);
     if (!rate) return nullptr;
     slot.rates.push_back(*rate);
-    sorted_ = slot.rates;
-    p.mb_per_s = MedianInPlace(sorted_);
     p.reads = static_cast<std::uint32_t>(slot.rates.size());
+    p.mb_per_s = Agreed(slot.rates);
     return &p;
+  }
+
+  // Reads agree within `log_window` (in log) from now on: every probe's rate
+  // is found again with it.
+  void SetAgreement(double log_window) {
+    agree_log_ = log_window;
+    for (auto& [k, slot] : slots_) {
+      if (!slot.rates.empty()) slot.probe.mb_per_s = Agreed(slot.rates);
+    }
   }
 
   // One untimed chunk at the far end of the range from slot k (the first
@@ -217,7 +254,13 @@ class Sampler {
   // Read()'s: each queue slot's offset, and the slots free.
   std::vector<std::uint64_t> at_;
   std::vector<std::uint32_t> free_slots_;
-  std::vector<double> sorted_;  // ReadMore()'s scratch for the median
+  double Agreed(const std::vector<double>& rates) {
+    sorted_ = rates;
+    return AgreedRate(sorted_, agree_log_);
+  }
+
+  std::vector<double> sorted_;  // Agreed()'s scratch
+  double agree_log_ = 0;        // SetAgreement's window
   std::uint64_t start_, probe_, chunk_;
   std::chrono::nanoseconds began_ = clock_.Now();
   std::map<std::uint64_t, Slot> slots_;
@@ -385,14 +428,13 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // the width of the probes either side.
   if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
   r.noise_rel = NoiseLog(grid, steps);
+  sampler.SetAgreement(kSpikeSigmas * r.noise_rel);
   // Grid probes off both their neighbours the same way (a stall of the
   // reader or the host, not a zone: a zone spans at least 3 grid probes)
   // are read again, in turns, until two of their reads agree or they have
   // max_reads: their median is kept. A re-read only refines a probe's rate;
   // then the steps and the noise are found again.
   if (sampler.Going() && !r.budget_hit && grid.size() >= 3 && options.max_reads > 1) {
-    std::vector<std::uint64_t> spikes;
-    for (const std::size_t i : GridSpikes(grid, r.noise_rel)) spikes.push_back(grid_read[i]);
     const auto settled = [&](std::uint64_t k) {
       const std::vector<double>& reads = sampler.Reads(k);
       if (reads.size() >= options.max_reads) return true;
@@ -403,24 +445,38 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       }
       return false;
     };
-    while (!spikes.empty() && sampler.Going()) {
-      if (sampler.OverBudget()) {
-        r.budget_hit = true;
-        break;
+    // A probe read again can unmask its neighbour (two stalled probes side
+    // by side look like a step): the spikes are found again after each
+    // round, each probe re-read in one round only.
+    std::set<std::uint64_t> checked;
+    for (std::uint32_t round = 0; round < kSpikeRounds && sampler.Going() && !r.budget_hit;
+         ++round) {
+      std::vector<std::uint64_t> spikes;
+      for (const std::size_t i : GridSpikes(grid, r.noise_rel)) {
+        if (!checked.contains(grid_read[i])) spikes.push_back(grid_read[i]);
       }
-      std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
-      for (const std::uint64_t k : spikes) {
-        if (spikes.size() == 1) sampler.Divert(k, slots);
-        if (!sampler.Going()) break;
-        if (!sampler.ReadMore(k)) failed.push_back(k);
+      if (spikes.empty()) break;
+      checked.insert(spikes.begin(), spikes.end());
+      while (!spikes.empty() && sampler.Going()) {
+        if (sampler.OverBudget()) {
+          r.budget_hit = true;
+          break;
+        }
+        std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
+        for (const std::uint64_t k : spikes) {
+          if (spikes.size() == 1) sampler.Divert(k, slots);
+          if (!sampler.Going()) break;
+          if (!sampler.ReadMore(k)) failed.push_back(k);
+        }
+        std::erase_if(spikes, [&](std::uint64_t k) {
+          return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
+        });
       }
-      std::erase_if(spikes, [&](std::uint64_t k) {
-        return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
-      });
+      collect_grid();
     }
-    collect_grid();
     if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
     r.noise_rel = NoiseLog(grid, steps);
+    sampler.SetAgreement(kSpikeSigmas * r.noise_rel);
   }
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead
@@ -432,7 +488,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     std::optional<std::uint64_t> pending;  // a marginal probe to read again
     bool done = false;
     std::uint64_t lo0 = 0, hi0 = 0;     // the bracket as it began
-    std::vector<std::uint64_t> verify;  // converged: lo and hi to read once more
+    std::vector<std::uint64_t> verify;  // converged: the probe to read once more
     std::uint32_t checks = 0;           // verifications begun
     std::uint32_t reopens = 0;          // brackets reopened by a verification
   };
@@ -530,9 +586,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       o.pending.reset();
       const bool left_side = closer_left(p->mb_per_s, o);
       if (!o.verify.empty() && k == o.verify.back()) {
-        // Converged: a probe either side read again. One that changed side
-        // was a hiccup that sent the bisection the wrong way: the bracket
-        // reopens from it to where it began on that side.
+        // Converged: the probe beside the edge read again. One that changed
+        // side was a hiccup that sent the bisection the wrong way: the
+        // bracket reopens from it to where it began on that side.
         // A reopened bracket is verified again once it converges (up to
         // kMaxReopens times: a second stall must not leave it misled).
         o.verify.pop_back();
@@ -554,7 +610,11 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       if (o.hi - o.lo <= 1 && o.verify.empty()) {
         if (o.checks < kEdgeChecks) {
           ++o.checks;
-          o.verify = {o.hi, o.lo};  // lo first
+          // The probe on the slower level's side: a stall (the common
+          // hiccup: reads are slowed far more often than sped up) makes a
+          // probe of the faster level read as the slower one, and ends the
+          // bisection on it. (A burst far off both levels is read again.)
+          o.verify = {o.right < o.left ? o.hi : o.lo};
         } else {
           o.done = true;
           ++finished;
@@ -717,7 +777,7 @@ std::uint64_t AdaptiveProbeBytes(std::uint64_t probe_bytes, std::uint64_t chunk_
 
 AdaptiveOptions PlanAdaptive(const AdaptiveRequest& q) {
   constexpr std::uint64_t kMinProbe = kMiB;
-  constexpr std::uint64_t kGridShare = 25;  // the grid reads at most 1/25 of the range
+  constexpr std::uint64_t kGridShare = 32;  // the grid reads at most 1/32 of the range
   constexpr std::uint64_t kMinGrid = 20;
   const std::uint64_t range = q.end_bytes > q.start_bytes ? q.end_bytes - q.start_bytes : 0;
   const std::uint64_t max_chunk = q.max_chunk_bytes > 0 ? q.max_chunk_bytes : kMiB;

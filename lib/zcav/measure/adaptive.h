@@ -15,8 +15,9 @@
 // grid; a grid probe off both its neighbours the same way is read again
 // until two reads agree (a zone spans at least three grid probes); a
 // bisection's probe far outside both levels is read again; a converged edge
-// has the probes either side read once more, and a bracket that reopens is
-// verified again; and each edge is finally placed where all the probes read
+// has its probe on the slower level's side read once more (a stall makes a
+// probe of the faster level look slower, never the reverse), and a bracket
+// that reopens is verified again; and each edge is finally placed where all the probes read
 // around it disagree least with it, not where the last single reads put it.
 //
 // Each probe is read in chunks through the device's read queue (the
@@ -182,14 +183,14 @@ struct AdaptiveRequest {
 // The options of an adaptive run for `request`, the probe and chunk as
 // SampleAdaptively reads them (AdaptiveChunk, AdaptiveProbeBytes):
 //  - probe: 100 ms of reading at the expected rate (64 MiB when not known),
-//    at most range / (grid x 25) so that the grid reads at most 4 % of the
+//    at most range / (grid x 32) so that the grid reads at most 3.1 % of the
 //    range, but at least 1 MiB (a probe must be long enough to time: a
 //    FUSE file of 300 MB/s times 256 KiB probes up to 40 % fast);
 //  - chunk: at most a quarter of the probe (one untimed, three or more
 //    timed), at most max_chunk_bytes;
-//  - grid: 200 probes, fewer (at least 20) where 200 would read over 4 %
+//  - grid: 200 probes, fewer (at least 20) where 200 would read over 3.1 %
 //    (the bisections, their checks and re-reads then take about as much
-//    again on a small device: a 1 GiB disk of 8 zones reads about 8 %);
+//    again on a small device: a 1 GiB disk of 8 zones reads 8-9.5 %);
 //  - a byte budget: the grid takes at most half of it (smaller probes, down
 //    to 1 MiB, then fewer, down to 20), the edges the rest.
 // A given probe, chunk or grid is kept (rounded as SampleAdaptively
