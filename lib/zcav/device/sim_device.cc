@@ -405,8 +405,8 @@ class SimSpecParser {
       }
     } else if (key == "hiccup") {
       m_.hiccup_ms = ParseNumber(key, value);
-      if (!(m_.hiccup_ms > 0)) {
-        throw Error("invalid sim: hiccup '" + value + "': not a stall of over 0 ms",
+      if (!(m_.hiccup_ms > 0) || m_.hiccup_ms > 1e6) {
+        throw Error("invalid sim: hiccup '" + value + "': not a stall of over 0 ms, at most 1e6",
                     ErrorKind::kBadInput);
       }
     } else if (key == "pace") {
@@ -732,7 +732,7 @@ class SimulatedDevice final : public Device {
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
-    if (model_.hiccup_share > 0 && hiccup_uniform_(hiccup_rng_) < model_.hiccup_share) {
+    if (!write && model_.hiccup_share > 0 && hiccup_uniform_(hiccup_rng_) < model_.hiccup_share) {
       took += std::chrono::nanoseconds(
           static_cast<std::int64_t>(hiccup_uniform_(hiccup_rng_) * model_.hiccup_ms * 1e6));
     }

@@ -50,8 +50,11 @@ constexpr double kBracketSigmas = 4;
 // reads within `log_window` (in log) of each other, the fastest such group
 // on a tie. A stall slows one read (far more often than a burst speeds one
 // up): once another read agrees with the rest it is left out, where the
-// median of two reads is their mean and of four the mean of the middle two,
-// pulled halfway to the stall. Reads that all agree give their median.
+// median of four reads is the mean of the middle two, pulled halfway to the
+// stall. Reads that all agree give their median; reads none of which agree,
+// the fastest (stalls are the common hiccup; a burst far off both levels is
+// read again, and the bisection reads a probe whose reads disagree on its
+// side a third time).
 // `rates` is reordered. REQUIRES: not empty.
 double AgreedRate(std::vector<double>& rates, double log_window) {
   std::sort(rates.begin(), rates.end());
@@ -133,7 +136,7 @@ class Sampler {
     p.offset_bytes = start_ + k * probe_;
     p.length_bytes = probe_;
     const std::optional<double> rate = ReadOnce(k);
-    if (!rate) return nullptr;
+    if (!rate || !(*rate > 0)) return nullptr;  // (no time measured: no rate)
     slot.rates.push_back(*rate);
     p.reads = static_cast<std::uint32_t>(slot.rates.size());
     p.mb_per_s = Agreed(slot.rates);
@@ -432,7 +435,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // Grid probes off both their neighbours the same way (a stall of the
   // reader or the host, not a zone: a zone spans at least 3 grid probes)
   // are read again, in turns, until two of their reads agree or they have
-  // max_reads: their median is kept. A re-read only refines a probe's rate;
+  // max_reads: AgreedRate of their reads is kept. A re-read only refines a probe's rate;
   // then the steps and the noise are found again.
   if (sampler.Going() && !r.budget_hit && grid.size() >= 3 && options.max_reads > 1) {
     const auto settled = [&](std::uint64_t k) {
@@ -476,7 +479,6 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     }
     if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
     r.noise_rel = NoiseLog(grid, steps);
-    sampler.SetAgreement(kSpikeSigmas * r.noise_rel);
   }
   // The steps bisected in turns, one read per open step per round, so that
   // two reads in a row are at different edges (far apart: no read-ahead
@@ -546,10 +548,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     // step, and kSpikeSigmas of the noise): a stall, or a burst of reads
     // that had waited, not the media.
     const double step = std::abs(std::log(o.left / o.right));
-    if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r.noise_rel) &&
-        std::max(to_left, to_right) > step) {
-      return true;
-    }
+    if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r.noise_rel)) return true;
     const std::vector<double>& reads = sampler.Reads(k);
     return std::any_of(reads.begin(), reads.end(),
                        [&](double x) { return closer_left(x, o) != closer_left(reads[0], o); });
@@ -592,7 +591,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
         // A reopened bracket is verified again once it converges (up to
         // kMaxReopens times: a second stall must not leave it misled).
         o.verify.pop_back();
-        const bool reopen = (k == o.lo && !left_side) || (k == o.hi && left_side);
+        // (Not past where the bracket began: a probe there that changed
+        // side leaves the edge to Settle.)
+        const bool reopen =
+            (k == o.lo && !left_side && o.lo0 < o.lo) || (k == o.hi && left_side && o.hi < o.hi0);
         if (reopen) {
           if (k == o.lo) {
             o.hi = o.lo;
@@ -625,8 +627,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   for (Open& o : open) {
     Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, o.lo, o.hi);
     AdaptiveEdge e;
-    // Neighbouring slots: the edge is at their boundary, within a probe
-    // either way (the probe that straddles it joined the closer side).
+    // The edge is midway between the probes either side (neighbouring
+    // slots, unless Settle moved it), within half their gap and a probe
+    // (the probe that straddles it joined the closer side).
+    if (o.hi <= o.lo) o.hi = o.lo + 1;
     e.at_bytes = start + (o.lo + 1 + (o.hi - o.lo - 1) / 2) * probe;
     e.uncertainty_bytes = (o.hi - o.lo - 1) * probe / 2 + probe;
     e.left_mb_per_s = o.left;

@@ -72,8 +72,9 @@ struct AdaptiveOptions {
   // Probes of the coarse grid, evenly spaced over the range. Default: 200.
   std::uint32_t grid_probes = 200;
   // Reads of a probe whose side is marginal (its distances to the two
-  // levels, in log, within two noise sigmas of each other); the median is
-  // kept. Default: 3.
+  // levels, in log, within two noise sigmas of each other), or far off
+  // both, or whose reads disagree; the median of the reads that agree is
+  // kept (a stalled read left out). Default: 3.
   std::uint32_t max_reads = 3;
   // Stop refining once this many bytes have been read (0 = no limit): the
   // edges still open keep their wider uncertainty. A budget the grid itself
@@ -91,7 +92,7 @@ struct AdaptiveOptions {
   std::function<void(const AdaptiveProgress&)> progress;
 };
 
-// One probe read (its median over `reads` reads).
+// One probe read (the median of those of its `reads` reads that agree).
 struct AdaptiveProbe {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
