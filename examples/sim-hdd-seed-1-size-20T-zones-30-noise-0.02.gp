@@ -14,7 +14,7 @@ data = 'sim-hdd-seed-1-size-20T-zones-30-noise-0.02.curve.dat'
 zones_data = 'sim-hdd-seed-1-size-20T-zones-30-noise-0.02.zones.dat'
 device_gb = 21990.232556  # device size in GB: the top axis is % of it
 
-set title 'simulated 21990 GB 30-zone disk, 60 to 30 MB/s (sim)' . "\n" . '30 zones falling from 60.0 to 29.9 MB/s (2.00:1), average 44.1 MB/s' noenhanced
+set title 'simulated 21990 GB 30-zone disk, 60 to 30 MB/s (sim)' . "\n" . '30 zones falling from 60.0 to 30.0 MB/s (2.00:1), average 43.9 MB/s' noenhanced
 set xlabel 'position (GB, 10^9 B)' noenhanced
 set x2label 'position (% of device)' noenhanced
 set ylabel 'read rate (MB/s, 10^6 B/s)' noenhanced
@@ -31,7 +31,7 @@ set style fill transparent solid 0.5 noborder
 set terminal pngcairo size 1000,600 font 'sans,10'
 set output 'sim-hdd-seed-1-size-20T-zones-30-noise-0.02.png'
 plot \
-  data using 1:3 with points pt 7 ps 0.6 lc rgb '#08519c' title 'probes read: 513, 0.171 % of the range', \
+  data using 1:3 with points pt 7 ps 0.6 lc rgb '#08519c' title 'probes read: 511, 0.189 % of the range', \
   zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title 'zone levels inferred between the probes: 30 zones, 15 labelled', \
   zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle
 

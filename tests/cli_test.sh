@@ -1639,14 +1639,15 @@ expect_grep 'an adaptive result has no surface map' "$ERR" stderr
 [[ ! -e admap.svg ]] || problem "admap.svg written for an adaptive result"
 
 check "--max-time caps an adaptive profile: a grid cut short still gives every edge, as wide as its gap" 0 \
-  "$ZCAV" profile 'sim:hdd?size=20T&zones=30' --max-time 5m -q -o mt
+  "$ZCAV" profile 'sim:hdd?size=20T&zones=30' --max-time 340s -q -o mt
 python3 - mt/profile.json <<'PY' || problem "the time budget or the open edges wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
 a = d["adaptive"]
 assert d["profile"]["sampling"] == "adaptive" and a["budget_hit"] is True, (d["profile"], a["budget_hit"])
-# 5 min of the simulated disk's clock: the grid of 200 probes is cut short.
-assert 300 <= d["sweep"]["wall_seconds"] < 330 and a["probes"] < a["grid_probes"], (d["sweep"], a["probes"])
+# 340 s of the simulated disk's clock (the reference's reads, in the slowest
+# zone, take their share): the grid of 200 probes is cut short.
+assert 340 <= d["sweep"]["wall_seconds"] < 370 and a["probes"] < a["grid_probes"], (d["sweep"], a["probes"])
 assert len(a["edges"]) == 29 and d["curve_type"] == "zoned", (len(a["edges"]), d["curve_type"])
 gap = a["range_bytes"] / a["grid_probes"]
 assert all(e["uncertainty_bytes"] >= gap / 2 for e in a["edges"]), "an open edge narrower than its gap"

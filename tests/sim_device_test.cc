@@ -563,3 +563,30 @@ TEST_CASE("hiccups= stalls that share of the reads for up to hiccup= ms", "[sim_
     CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
   }
 }
+
+TEST_CASE("drift= slows every read for ON ms of every EVERY ms", "[sim_device]") {
+  const std::vector<double> steady = ConsecutiveRates("sim:ssd?noise=0", 2000);
+  const std::vector<double> drifting = ConsecutiveRates("sim:ssd?noise=0&drift=0.8:10:40", 2000);
+  REQUIRE(drifting.size() == steady.size());
+  int slowed = 0;
+  for (std::size_t i = 0; i < steady.size(); ++i) {
+    CAPTURE(i, steady[i], drifting[i]);
+    if (drifting[i] < steady[i] * 0.9) {
+      ++slowed;
+      CHECK(drifting[i] == Approx(steady[i] * 0.8).epsilon(1e-6));
+    } else {
+      CHECK(drifting[i] == Approx(steady[i]).epsilon(1e-6));
+    }
+  }
+  // A quarter of the time slowed, where reads take 1.25 times as long: 5 of
+  // every 17 reads or so.
+  CHECK(slowed > 2000 * 0.2);
+  CHECK(slowed < 2000 * 0.35);
+  const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
+  for (const char* bad : {"sim:ssd?drift=0.8", "sim:ssd?drift=0.8:10", "sim:ssd?drift=1.2:10:40",
+                          "sim:ssd?drift=0.05:10:40", "sim:ssd?drift=0.8:50:40",
+                          "sim:ssd?drift=0.8:10:0", "sim:ssd?drift=x:1:2"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
+  }
+}

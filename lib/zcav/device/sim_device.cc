@@ -403,6 +403,26 @@ class SimSpecParser {
         throw Error("invalid sim: hiccups '" + value + "': a share of the reads, at most 100%",
                     ErrorKind::kBadInput);
       }
+    } else if (key == "drift") {
+      // F:ON:EVERY (ms of virtual time).
+      const std::size_t a = value.find(':');
+      const std::size_t b = a == std::string::npos ? a : value.find(':', a + 1);
+      const auto bad = [&] {
+        return Error("invalid sim: drift '" + value +
+                         "': not F:ON:EVERY (F from 0.1 to 1; ON at most EVERY ms, EVERY above 0)",
+                     ErrorKind::kBadInput);
+      };
+      if (b == std::string::npos) throw bad();
+      const std::optional<double> f = ParseDecimal(value.substr(0, a));
+      const std::optional<double> on = ParseDecimal(value.substr(a + 1, b - a - 1));
+      const std::optional<double> every = ParseDecimal(value.substr(b + 1));
+      if (!f || !on || !every || !(*f >= 0.1 && *f <= 1) || !(*on >= 0) || !(*every > 0) ||
+          *on > *every || *every > 1e9) {
+        throw bad();
+      }
+      m_.drift_factor = *f;
+      m_.drift_on_ms = *on;
+      m_.drift_every_ms = *every;
     } else if (key == "hiccup") {
       m_.hiccup_ms = ParseNumber(key, value);
       if (!(m_.hiccup_ms > 0) || m_.hiccup_ms > 1e6) {
@@ -567,7 +587,8 @@ class SimSpecParser {
 
   [[noreturn]] void FailUnknown(const std::string& key) const {
     std::string known =
-        "size, seed, noise, corr, hiccups, hiccup, pace, outer, ceiling, bad, slow, weak, gone, "
+        "size, seed, noise, corr, hiccups, hiccup, drift, pace, outer, ceiling, bad, slow, weak, "
+        "gone, "
         "seek, cache, "
         "interface, bus, busrate";
     if (zoned_keys_) known += ", inner, zones";
@@ -727,6 +748,12 @@ class SimulatedDevice final : public Device {
       const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
       if (hi > lo) seconds += (kSlowTimes - 1) * static_cast<double>(hi - lo) / (rate * kMB);
     }
+    if (!write && model_.drift_every_ms > 0) {
+      const double since_ms = static_cast<double>((clock_.Now() - created_).count()) / 1e6;
+      if (std::fmod(since_ms, model_.drift_every_ms) < model_.drift_on_ms) {
+        seconds /= model_.drift_factor;
+      }
+    }
     if (model_.noise > 0) seconds *= std::max(0.05, 1 + model_.noise * NextNoise());
     if (!cache_hit && !cached_write) seconds = TimedSeconds(seconds, rate);
     std::chrono::nanoseconds took =
@@ -845,6 +872,7 @@ class SimulatedDevice final : public Device {
 
   SimModel model_;
   VirtualClock& clock_;
+  std::chrono::nanoseconds created_ = clock_.Now();  // drift='s time origin
   std::mt19937_64 rng_;
   // hiccups=: its own stream, so that the other draws stay as without it.
   std::mt19937_64 hiccup_rng_{model_.seed ^ 0x9e3779b97f4a7c15ULL};

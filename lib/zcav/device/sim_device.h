@@ -16,6 +16,8 @@
 // drawn at random, stalls for up to hiccup=MS milliseconds more, uniformly,
 // default 20: a reader preempted on a busy machine, a host pausing its
 // virtual disk; 0 = none, the default, and the other draws as without it),
+// drift=F:ON:EVERY (for the first ON ms of every EVERY ms of virtual time,
+// reads take 1/F of their time, F from 0.1 to 1: a host's slow periods),
 // pace=N (reads also take 1/N of their virtual
 // time in real time: a demo or a live view that can be watched; the
 // results are the same), outer=MB/s, inner=MB/s (disks), zones=N (hdd),
@@ -145,6 +147,12 @@ struct SimModel {
   // (ms); each stall's length is uniform in [0, hiccup_ms).
   double hiccup_share = 0;
   double hiccup_ms = 20;
+  // drift=F:ON:EVERY: for the first ON ms of every EVERY ms of virtual time
+  // (from the device's creation) reads take 1/F of their media time (0 =
+  // never).
+  double drift_factor = 1;
+  double drift_on_ms = 0;
+  double drift_every_ms = 0;
   std::uint64_t seed = 1;
   // Real-time pacing (pace=N): reads take 1/N of their virtual time in real
   // time too; 0 = no waiting (the default).

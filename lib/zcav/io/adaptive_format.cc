@@ -55,6 +55,8 @@ std::string AdaptiveJsonText(const AdaptiveResult& r, std::size_t probes) {
                          ? 0.0
                          : static_cast<double>(r.bytes_read) / static_cast<double>(r.range_bytes)},
       {"noise_rel", r.noise_rel},
+      {"reference_reads", r.reference_reads},
+      {"largest_drift", r.largest_drift},
       {"budget_hit", r.budget_hit},
       {"edges", edges},
       {"inferred", inferred},
@@ -75,6 +77,13 @@ AdaptiveResult ParseAdaptiveJson(const std::string& text, const std::string& whe
   r.range_bytes = Bytes(o, "range_bytes", where);
   r.noise_rel = Rate(o, "noise_rel", where);
   if (const auto e = o.find("engine"); e != o.end() && e->is_string()) r.engine = *e;
+  // (Results before the reference: none read, no drift.)
+  if (const auto n = o.find("reference_reads"); n != o.end() && n->is_number_unsigned()) {
+    r.reference_reads = n->get<std::uint32_t>();
+  }
+  if (const auto d = o.find("largest_drift"); d != o.end() && d->is_number() && *d > 0) {
+    r.largest_drift = *d;
+  }
   if (const auto b = o.find("budget_hit"); b != o.end() && b->is_boolean()) r.budget_hit = *b;
   const auto edges = o.find("edges");
   const auto inferred = o.find("inferred");

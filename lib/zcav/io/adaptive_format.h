@@ -4,7 +4,8 @@
 //
 //   {"probe_bytes":..,"grid_probes":..,"probes":..,"engine":"io_uring",
 //    "bytes_read":..,"range_start_bytes":..,"range_bytes":..,
-//    "share_read":0.0016,"noise_rel":0.004,"budget_hit":false,
+//    "share_read":0.0016,"noise_rel":0.004,"reference_reads":12,
+//    "largest_drift":0.93,"budget_hit":false,
 //    "edges":[{"at_bytes":..,"uncertainty_bytes":..,"left_mb_per_s":..,
 //              "right_mb_per_s":..}],
 //    "inferred":[{"start_bytes":..,"end_bytes":..,"mb_per_s":..,"probes":..}]}
@@ -12,7 +13,9 @@
 // The result's "blocks" are the probes: the only measured data. "inferred"
 // holds the zones between the edges at the level of the probes inside them
 // (read as the zone's level, never as a measurement); "share_read" is
-// bytes_read / range_bytes (timed and untimed reads).
+// bytes_read / range_bytes (timed and untimed reads, the reference's
+// included); "largest_drift" the drift furthest from 1 that a probe's read
+// was divided by (the blocks' rates are the drift-corrected ones).
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
@@ -38,6 +39,10 @@ constexpr std::uint32_t kMinZoneProbes = 3;
 // differ by more.
 constexpr double kSpikeSigmas = 3;
 
+// Bisections again where an edge, placed by all its probes once the drift
+// is known (Settle), lies between probes that are not neighbours.
+constexpr std::uint32_t kSettlePasses = 2;
+
 // Rounds of finding the grid's spikes and reading them again.
 constexpr std::uint32_t kSpikeRounds = 3;
 
@@ -45,6 +50,19 @@ constexpr std::uint32_t kSpikeRounds = 3;
 // fewer than this many noise sigmas (in log) starts the bisection one grid
 // probe further out.
 constexpr double kBracketSigmas = 4;
+
+// The device's drift at a moment: the rate of the reference probe then
+// (interpolated in log between its reads either side in time, a stalled
+// read left out) over its usual rate. A stall slows a single read, a slow
+// period of the host every read for a while. A drift within kDriftSigmas of
+// the reference's own noise (the robust sigma of its successive changes),
+// or found from fewer than kMinReferences reads, is none (1).
+constexpr double kDriftSigmas = 2;
+constexpr std::size_t kMinReferences = 4;
+// A change of the device's speed (the bisection's moves made on reads from
+// its time undone, where the drift decides their side) is one of more than
+// this (in log) between two reads of the reference.
+constexpr double kMinChange = 0.02;
 
 // The rate of one probe from its reads: the median of the largest group of
 // reads within `log_window` (in log) of each other, the fastest such group
@@ -91,6 +109,14 @@ class Sampler {
     result_.engine = queue_->engine();
   }
 
+  // Slot k is the reference probe from now on (Options::reference_every):
+  // read before the next probe, then every reference_every probe reads.
+  void SetReference(std::uint64_t k) {
+    if (options_.reference_every == 0) return;
+    reference_ = k;
+    since_reference_ = options_.reference_every;
+  }
+
   // False once the sampling must end: a read failed, or a stop was asked.
   bool Going() {
     if (StopRequested(stop_)) result_.interrupted = true;
@@ -101,8 +127,23 @@ class Sampler {
            (options_.time_budget.count() > 0 && clock_.Now() - began_ >= options_.time_budget);
   }
 
-  // Slot k read once more: its rate, or nullopt when a read failed.
-  std::optional<double> ReadOnce(std::uint64_t k) {
+  // One timed read: its rate and when it was made (the middle of its time).
+  struct Timed {
+    double mb_per_s = 0;
+    std::chrono::nanoseconds at{0};
+    std::uint64_t seq = 0;  // probe reads before it (its own included)
+    // Read while the device's speed changed (between two reads of the
+    // reference that disagree): left out where its probe has other reads.
+    // Its drift was the reference's before the change (its rate then:
+    // `before`) or after it, or somewhere between, until Resolve picks one.
+    bool suspect = false;
+    double before = 0, after = 0;
+    std::optional<double> resolved{};  // the reference's rate it was read at
+  };
+
+  // Slot k read once more, or nullopt when a read failed (recorded as
+  // unreadable where `record` says so).
+  std::optional<Timed> ReadOnce(std::uint64_t k, bool record = true) {
     const std::uint64_t offset = start_ + k * probe_;
     // The probe's first chunk alone, untimed (the seek, the head settling
     // and whatever the device had queued go with it), then the rest in one
@@ -114,9 +155,13 @@ class Sampler {
     if (!ec) {
       const auto from = clock_.Now();
       ec = Read(offset + chunk_, offset + probe_);
-      if (!ec) return MbPerS(probe_ - chunk_, clock_.Now() - from);
+      if (!ec) {
+        const auto took = clock_.Now() - from;
+        return Timed{.mb_per_s = MbPerS(probe_ - chunk_, took), .at = from + took / 2};
+      }
     }
     if (!IsDeviceGone(ec)) {
+      if (!record) return std::nullopt;
       // A bad sector is data: the probe is unreadable, the sampling goes on.
       result_.unreadable.push_back(UnreadableRange{.offset_bytes = offset,
                                                    .length_bytes = probe_,
@@ -129,18 +174,87 @@ class Sampler {
   }
 
   // Slot k's probe read once more (its rate: AgreedRate of its reads so
-  // far). Null when the read failed.
+  // far, each divided by the drift the reference showed until then), the
+  // reference read first when it is due. Null when the read failed.
   const AdaptiveProbe* ReadMore(std::uint64_t k) {
+    if (reference_ && since_reference_ >= options_.reference_every) ReferenceDue();
     Slot& slot = slots_[k];
     AdaptiveProbe& p = slot.probe;
     p.offset_bytes = start_ + k * probe_;
     p.length_bytes = probe_;
-    const std::optional<double> rate = ReadOnce(k);
-    if (!rate || !(*rate > 0)) return nullptr;  // (no time measured: no rate)
-    slot.rates.push_back(*rate);
+    std::optional<Timed> read = ReadOnce(k);
+    if (!read || !(read->mb_per_s > 0)) return nullptr;  // (no time measured: no rate)
+    ++since_reference_;
+    read->seq = ++seq_;
+    slot.reads.push_back(*read);
+    slot.rates.push_back(read->mb_per_s / Drift(read->at));
     p.reads = static_cast<std::uint32_t>(slot.rates.size());
-    p.mb_per_s = Agreed(slot.rates);
+    p.mb_per_s = Agreed(slot);
     return &p;
+  }
+
+  // A change of the device's speed, seen by the reference (its read off the
+  // one before, by kMinChange and kSpikeSigmas of its noise, and the read
+  // right after agreeing): the probe reads after `after_seq` were made at
+  // an unknown drift between `before` and `after`, and are suspect.
+  struct Change {
+    std::uint64_t after_seq = 0;
+    double before = 1, after = 1;
+  };
+  // The change seen since the last call, if any.
+  std::optional<Change> TakeChange() { return std::exchange(change_, std::nullopt); }
+  // Probe reads so far (the seq of the last).
+  std::uint64_t Seq() const { return seq_; }
+
+  // Slot k, read once, while the device's speed changed: its rate at the
+  // drift before the change and at the drift after it (nullopt: not so).
+  std::optional<std::pair<double, double>> Unresolved(std::uint64_t k) const {
+    const Slot& slot = slots_.at(k);
+    if (slot.reads.size() != 1 || !slot.reads[0].suspect || slot.reads[0].resolved) {
+      return std::nullopt;
+    }
+    const Timed& t = slot.reads[0];
+    return std::pair{t.mb_per_s / DriftOf(t.before), t.mb_per_s / DriftOf(t.after)};
+  }
+  // Slot k's only read made at the drift before the change (or after it).
+  void Resolve(std::uint64_t k, bool before) {
+    Slot& slot = slots_.at(k);
+    Timed& t = slot.reads[0];
+    t.resolved = before ? t.before : t.after;
+    t.suspect = false;
+    slot.rates[0] = t.mb_per_s / DriftOf(*t.resolved);
+    slot.probe.mb_per_s = Agreed(slot);
+  }
+
+  // Slot k's last read as timed (its rate not divided by any drift).
+  double LastRaw(std::uint64_t k) const { return slots_.at(k).reads.back().mb_per_s; }
+
+  // The reference read now, when any probe was read since its last read:
+  // the drift of the last probes then follows from the reads either side
+  // of them in time (Redrift).
+  void CloseReference() {
+    if (reference_ && since_reference_ > 0 && Going()) ReadReference();
+  }
+
+  // Every read's rate divided by the drift at its time, as all the
+  // reference's reads so far show it (a read's drift came from the reads
+  // before it alone when it was made): every probe's rate found again.
+  // Sets the result's largest_drift.
+  void Redrift() {
+    if (!frame_log_ && references_.size() >= kMinReferences) frame_log_ = median_log_;
+    result_.largest_drift = 1;
+    for (auto& [k, slot] : slots_) {
+      if (slot.reads.empty()) continue;
+      for (std::size_t i = 0; i < slot.reads.size(); ++i) {
+        const Timed& t = slot.reads[i];
+        const double drift = t.resolved ? DriftOf(*t.resolved) : Drift(t.at);
+        slot.rates[i] = slot.reads[i].mb_per_s / drift;
+        if (std::abs(std::log(drift)) > std::abs(std::log(result_.largest_drift))) {
+          result_.largest_drift = drift;
+        }
+      }
+      slot.probe.mb_per_s = Agreed(slot);
+    }
   }
 
   // Reads agree within `log_window` (in log) from now on: every probe's rate
@@ -148,7 +262,7 @@ class Sampler {
   void SetAgreement(double log_window) {
     agree_log_ = log_window;
     for (auto& [k, slot] : slots_) {
-      if (!slot.rates.empty()) slot.probe.mb_per_s = Agreed(slot.rates);
+      if (!slot.rates.empty()) slot.probe.mb_per_s = Agreed(slot);
     }
   }
 
@@ -172,8 +286,27 @@ class Sampler {
     }
   }
 
-  // Slot k's reads, in the order read (none: not read).
-  const std::vector<double>& Reads(std::uint64_t k) const { return slots_.at(k).rates; }
+  // Redrift with the drifts measured from the median of all the
+  // reference's reads (not those of the grid's time alone): the factor every
+  // probe's rate was multiplied by.
+  double Reframe() {
+    const double before = frame_log_.value_or(median_log_);
+    frame_log_.reset();
+    Redrift();
+    return frame_log_ ? std::exp(*frame_log_ - before) : 1.0;
+  }
+
+  // Slot k's reads (each divided by its drift), in the order read (none:
+  // not read).
+  // Suspect reads left out where there are others.
+  std::vector<double> Reads(std::uint64_t k) const {
+    const Slot& slot = slots_.at(k);
+    std::vector<double> out;
+    for (std::size_t i = 0; i < slot.rates.size(); ++i) {
+      if (!slot.reads[i].suspect || AllSuspect(slot)) out.push_back(slot.rates[i]);
+    }
+    return out;
+  }
 
   // The probe of slot k, when it was read.
   const AdaptiveProbe* Find(std::uint64_t k) const {
@@ -204,8 +337,103 @@ class Sampler {
  private:
   struct Slot {
     AdaptiveProbe probe;
-    std::vector<double> rates;  // each read's rate, in the order read
+    std::vector<Timed> reads;   // each read as timed, in the order read
+    std::vector<double> rates;  // each read's rate divided by its drift
   };
+
+  // The reference probe read once more (an unreadable one ends the
+  // references: the probes keep the drift found so far).
+  void ReadReference() {
+    since_reference_ = 0;
+    const std::optional<Timed> read = ReadOnce(*reference_, false);
+    if (!read) {
+      reference_.reset();
+      return;
+    }
+    if (!(read->mb_per_s > 0)) return;
+    references_.push_back(*read);
+    references_.back().seq = seq_;
+    ++result_.reference_reads;
+    // The noise of the reference (the robust sigma of its successive
+    // changes), which of its reads are kept, and the median of those.
+    std::vector<double> logs;
+    for (const Timed& t : references_) logs.push_back(std::log(t.mb_per_s));
+    std::vector<double> changes;
+    for (std::size_t i = 1; i < logs.size(); ++i) changes.push_back(logs[i] - logs[i - 1]);
+    if (changes.size() >= 2) {
+      const double median = MedianInPlace(changes);
+      for (double& c : changes) c = std::abs(c - median);
+      reference_noise_ = kMadToSigma * MedianInPlace(changes) / std::sqrt(2.0);
+    }
+    const double limit = kSpikeSigmas * reference_noise_;
+    const std::size_t n = logs.size();
+    kept_.assign(n, true);
+    for (std::size_t i = 0; n >= 2 && i + 1 < n; ++i) {
+      kept_[i] = (i > 0 && std::abs(logs[i] - logs[i - 1]) <= limit) ||
+                 std::abs(logs[i] - logs[i + 1]) <= limit;
+    }
+    // The newest read off the one before: a stall or the start of a drift,
+    // which the next read tells; until then the one before gives the drift
+    // after it.
+    newest_unsure_ = n >= 2 && std::abs(logs[n - 1] - logs[n - 2]) > limit;
+    std::vector<double> kept_logs;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (kept_[i]) kept_logs.push_back(logs[i]);
+    }
+    if (!kept_logs.empty()) median_log_ = MedianInPlace(kept_logs);
+  }
+
+  // The device's drift at time `at` (kDriftSigmas): a read's rate over its
+  // rate at the reference's usual speed.
+  double Drift(std::chrono::nanoseconds at) const {
+    if (references_.size() < kMinReferences) return 1;
+    // The kept reads either side of `at` (in time order already).
+    const auto after =
+        static_cast<std::size_t>(std::partition_point(references_.begin(), references_.end(),
+                                                      [&](const Timed& t) { return t.at < at; }) -
+                                 references_.begin());
+    std::optional<std::size_t> before_i, after_i;
+    for (std::size_t i = after; i-- > 0;) {
+      if (kept_[i]) {
+        before_i = i;
+        break;
+      }
+    }
+    for (std::size_t i = after; i < references_.size(); ++i) {
+      if (kept_[i]) {
+        after_i = i;
+        break;
+      }
+    }
+    if (!before_i && !after_i) return 1;
+    if (!after_i && newest_unsure_ && *before_i + 1 == references_.size() && *before_i > 0) {
+      --*before_i;
+    }
+    const auto log_at = [&](std::size_t i) { return std::log(references_[i].mb_per_s); };
+    double drift_log = 0;
+    if (before_i && after_i) {
+      const Timed& a = references_[*before_i];
+      const Timed& b = references_[*after_i];
+      const double w = b.at > a.at ? static_cast<double>((at - a.at).count()) /
+                                         static_cast<double>((b.at - a.at).count())
+                                   : 0.0;
+      drift_log = (1 - w) * log_at(*before_i) + w * log_at(*after_i);
+    } else {
+      drift_log = log_at(before_i ? *before_i : *after_i);
+    }
+    return DriftOfLog(drift_log);
+  }
+
+  // The drift when the reference reads at `mb_per_s` (kDriftSigmas).
+  double DriftOf(double mb_per_s) const { return DriftOfLog(std::log(mb_per_s)); }
+  double DriftOfLog(double reference_log) const {
+    const double drift_log = reference_log - frame_log_.value_or(median_log_);
+    if (references_.size() < kMinReferences ||
+        !(std::abs(drift_log) > std::max(kDriftSigmas * reference_noise_, kMinChange))) {
+      return 1;
+    }
+    return std::exp(drift_log);
+  }
 
   // [from, to) through the queue, up to its depth in flight; the first
   // error (its offset in error_offset_bytes), or none.
@@ -257,15 +485,77 @@ class Sampler {
   // Read()'s: each queue slot's offset, and the slots free.
   std::vector<std::uint64_t> at_;
   std::vector<std::uint32_t> free_slots_;
-  double Agreed(const std::vector<double>& rates) {
-    sorted_ = rates;
+  static bool AllSuspect(const Slot& slot) {
+    return std::all_of(slot.reads.begin(), slot.reads.end(),
+                       [](const Timed& t) { return t.suspect; });
+  }
+  // AgreedRate of the slot's reads (suspect ones left out where there are
+  // others).
+  double Agreed(const Slot& slot) {
+    sorted_.clear();
+    const bool all_suspect = AllSuspect(slot);
+    for (std::size_t i = 0; i < slot.rates.size(); ++i) {
+      if (!slot.reads[i].suspect || all_suspect) sorted_.push_back(slot.rates[i]);
+    }
     return AgreedRate(sorted_, agree_log_);
+  }
+
+  // The reference read when due: the first read twice, one after the other
+  // (a stall slows one of them, a slow period both); a read off the one
+  // before read again at once: agreeing with it, the device's speed changed
+  // since the one before (the probes read in between are suspect, and
+  // TakeChange says so), else it was a stall.
+  void ReferenceDue() {
+    if (references_.empty()) ReadReference();
+    if (!reference_) return;
+    ReadReference();
+    const std::size_t n = references_.size();
+    if (!reference_ || !newest_unsure_ || n < 3 ||
+        !(std::abs(std::log(references_[n - 1].mb_per_s / references_[n - 2].mb_per_s)) >
+          kMinChange)) {
+      return;
+    }
+    const std::uint64_t before = references_[n - 2].seq;
+    ReadReference();
+    if (references_.size() == n + 1 && !newest_unsure_ && kept_[n - 1]) {
+      change_ = Change{.after_seq = before,
+                       .before = DriftOf(references_[n - 2].mb_per_s),
+                       .after = DriftOf(references_[n].mb_per_s)};
+      for (auto& [k, slot] : slots_) {
+        for (Timed& t : slot.reads) {
+          if (t.seq > before && !t.suspect) {
+            t.suspect = true;
+            t.before = references_[n - 2].mb_per_s;
+            t.after = references_[n].mb_per_s;
+          }
+        }
+      }
+    }
   }
 
   std::vector<double> sorted_;  // Agreed()'s scratch
   double agree_log_ = 0;        // SetAgreement's window
   std::uint64_t start_, probe_, chunk_;
   std::chrono::nanoseconds began_ = clock_.Now();
+  std::optional<std::uint64_t> reference_;  // the reference probe's slot
+  std::uint32_t since_reference_ = 0;       // probe reads since its last read
+  std::vector<Timed> references_;           // its reads, in time order
+  // Which of them give the drift: those that agree (within kSpikeSigmas of
+  // its noise) with a neighbour in time, not one off both (a stall, or the
+  // burst of reads that had waited behind one; the first is read twice, the
+  // one off the one before is read again at once). The newest is kept (see
+  // newest_unsure_).
+  std::vector<bool> kept_;
+  bool newest_unsure_ = false;
+  std::uint64_t seq_ = 0;         // probe reads so far
+  std::optional<Change> change_;  // TakeChange's
+  double median_log_ = 0;         // the median of their logs
+  // The reference's speed that drifts are measured from (the log): the
+  // median of its reads when the grid was read, fixed from then on so that
+  // the levels found from the grid and the probes read later agree, and at
+  // the end that of all its reads (Reframe).
+  std::optional<double> frame_log_;
+  double reference_noise_ = 0;  // their robust sigma (in log)
   std::map<std::uint64_t, Slot> slots_;
 };
 
@@ -400,6 +690,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // Untimed, in the middle of a grid gap away from the first grid probe
   // read (slot 0): a sleeping disk spun up, an engine's threads started.
   if (count >= 3) sampler.WarmUp((grid_slots[1] + grid_slots[2]) / 2);
+  // The reference: a block no grid probe reads, away from the warm-up.
+  if (count >= 3 && grid_slots[count - 1] - grid_slots[count - 2] >= 2) {
+    sampler.SetReference((grid_slots[count - 2] + grid_slots[count - 1]) / 2);
+  }
   for (const std::uint64_t i : GridOrder(count)) {
     if (!sampler.Going()) break;
     if (sampler.OverBudget()) {
@@ -410,6 +704,43 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     }
     if (!sampler.ReadMore(grid_slots[i])) continue;  // unreadable: the grid goes on without it
     sampler.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
+  }
+  sampler.CloseReference();
+  sampler.Redrift();
+  (void)sampler.TakeChange();
+  // Grid probes read while the device's speed changed (their drift is
+  // either side of the change, not known where within it): the drift their
+  // grid neighbours either side agree with, where those agree (one zone);
+  // else (beside a step, or no such neighbours) they are read again.
+  {
+    std::vector<std::uint64_t> again;
+    std::vector<std::pair<std::uint64_t, double>> known;  // slot, rate
+    for (const std::uint64_t k : grid_slots) {
+      if (sampler.Find(k) && !sampler.Unresolved(k))
+        known.emplace_back(k, sampler.Find(k)->mb_per_s);
+    }
+    for (const std::uint64_t k : grid_slots) {
+      const auto rates = sampler.Find(k) ? sampler.Unresolved(k) : std::nullopt;
+      if (!rates) continue;
+      const auto right = std::lower_bound(known.begin(), known.end(), std::pair{k, 0.0});
+      if (right == known.begin() || right == known.end() ||
+          std::abs(std::log(std::prev(right)->second / right->second)) > kMinChange) {
+        again.push_back(k);
+        continue;
+      }
+      const double level = std::sqrt(std::prev(right)->second * right->second);
+      sampler.Resolve(
+          k, std::abs(std::log(rates->first / level)) <= std::abs(std::log(rates->second / level)));
+    }
+    for (const std::uint64_t k : again) {
+      if (!sampler.Going() || sampler.OverBudget()) break;
+      sampler.ReadMore(k);
+    }
+    if (!again.empty()) {
+      sampler.CloseReference();
+      sampler.Redrift();
+      (void)sampler.TakeChange();
+    }
   }
   // (Unreadable grid probes are left out: the steps index the probes read.)
   std::vector<AdaptiveProbe> grid;
@@ -439,8 +770,9 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   // then the steps and the noise are found again.
   if (sampler.Going() && !r.budget_hit && grid.size() >= 3 && options.max_reads > 1) {
     const auto settled = [&](std::uint64_t k) {
-      const std::vector<double>& reads = sampler.Reads(k);
+      const std::vector<double> reads = sampler.Reads(k);
       if (reads.size() >= options.max_reads) return true;
+
       for (std::size_t a = 0; a < reads.size(); ++a) {
         for (std::size_t b = a + 1; b < reads.size(); ++b) {
           if (std::abs(std::log(reads[a] / reads[b])) < kSpikeSigmas * r.noise_rel) return true;
@@ -458,6 +790,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       for (const std::size_t i : GridSpikes(grid, r.noise_rel)) {
         if (!checked.contains(grid_read[i])) spikes.push_back(grid_read[i]);
       }
+
       if (spikes.empty()) break;
       checked.insert(spikes.begin(), spikes.end());
       while (!spikes.empty() && sampler.Going()) {
@@ -475,6 +808,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
           return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
         });
       }
+      sampler.CloseReference();
+      sampler.Redrift();
       collect_grid();
     }
     if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
@@ -489,10 +824,17 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     double left = 0, right = 0;
     std::optional<std::uint64_t> pending;  // a marginal probe to read again
     bool done = false;
-    std::uint64_t lo0 = 0, hi0 = 0;     // the bracket as it began
-    std::vector<std::uint64_t> verify;  // converged: the probe to read once more
-    std::uint32_t checks = 0;           // verifications begun
-    std::uint32_t reopens = 0;          // brackets reopened by a verification
+    std::uint64_t lo0 = 0, hi0 = 0;            // where the bracket may reopen to
+    std::uint64_t lo_start = 0, hi_start = 0;  // the bracket as it began
+    std::vector<std::uint64_t> verify;         // converged: the probe to read once more
+    std::uint32_t checks = 0;                  // verifications begun
+    std::uint32_t reopens = 0;                 // brackets reopened by a verification
+    // The bracket before each move, with the read that moved it (its seq).
+    struct Move {
+      std::uint64_t seq = 0, lo = 0, hi = 0;
+      double raw = 0;  // the rate of the read that made it, as timed
+    };
+    std::vector<Move> moves;
   };
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
@@ -530,9 +872,12 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                         .done = false,
                         .lo0 = slot_of(outer_left),
                         .hi0 = slot_of(outer_right),
+                        .lo_start = slot_of(widen_left ? outer_left : step.left),
+                        .hi_start = slot_of(widen_right ? outer_right : step.right),
                         .verify = {},
                         .checks = 0,
-                        .reopens = 0});
+                        .reopens = 0,
+                        .moves = {}});
   }
   const auto closer_left = [](double rate, const Open& o) {
     return std::abs(std::log(rate / o.left)) <= std::abs(std::log(rate / o.right));
@@ -549,7 +894,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     // that had waited, not the media.
     const double step = std::abs(std::log(o.left / o.right));
     if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r.noise_rel)) return true;
-    const std::vector<double>& reads = sampler.Reads(k);
+    const std::vector<double> reads = sampler.Reads(k);
     return std::any_of(reads.begin(), reads.end(),
                        [&](double x) { return closer_left(x, o) != closer_left(reads[0], o); });
   };
@@ -560,69 +905,141 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       ++finished;
     }
   }
-  while (finished < open.size() && sampler.Going() && !r.budget_hit) {
-    for (Open& o : open) {
-      if (o.done || !sampler.Going()) continue;
-      if (sampler.OverBudget()) {
-        r.budget_hit = true;
-        break;
-      }
-      const std::uint64_t k = o.pending           ? *o.pending
-                              : !o.verify.empty() ? o.verify.back()
-                                                  : o.lo + (o.hi - o.lo) / 2;
-      if (finished + 1 == open.size()) sampler.Divert(k, slots);
-      const AdaptiveProbe* p = sampler.ReadMore(k);
-      if (p == nullptr) {
-        o.done = true;  // unreadable there: the edge keeps its width
-        ++finished;
-        continue;
-      }
-      sampler.Report(AdaptiveProgress::Phase::kRefine, finished, open.size());
-      if (unsettled(k, *p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
-        o.pending = k;
-        continue;
-      }
-      o.pending.reset();
-      const bool left_side = closer_left(p->mb_per_s, o);
-      if (!o.verify.empty() && k == o.verify.back()) {
-        // Converged: the probe beside the edge read again. One that changed
-        // side was a hiccup that sent the bisection the wrong way: the
-        // bracket reopens from it to where it began on that side.
-        // A reopened bracket is verified again once it converges (up to
-        // kMaxReopens times: a second stall must not leave it misled).
-        o.verify.pop_back();
-        // (Not past where the bracket began: a probe there that changed
-        // side leaves the edge to Settle.)
-        const bool reopen =
-            (k == o.lo && !left_side && o.lo0 < o.lo) || (k == o.hi && left_side && o.hi < o.hi0);
-        if (reopen) {
-          if (k == o.lo) {
-            o.hi = o.lo;
-            o.lo = o.lo0;
-          } else {
-            o.lo = o.hi;
-            o.hi = o.hi0;
-          }
-          o.verify.clear();
-          if (++o.reopens <= kMaxReopens) o.checks = 0;
+  const auto bisect = [&] {
+    while (finished < open.size() && sampler.Going() && !r.budget_hit) {
+      for (Open& o : open) {
+        if (o.done || !sampler.Going()) continue;
+        if (sampler.OverBudget()) {
+          r.budget_hit = true;
+          break;
         }
-      } else {
-        (left_side ? o.lo : o.hi) = k;
-      }
-      if (o.hi - o.lo <= 1 && o.verify.empty()) {
-        if (o.checks < kEdgeChecks) {
-          ++o.checks;
-          // The probe on the slower level's side: a stall (the common
-          // hiccup: reads are slowed far more often than sped up) makes a
-          // probe of the faster level read as the slower one, and ends the
-          // bisection on it. (A burst far off both levels is read again.)
-          o.verify = {o.right < o.left ? o.hi : o.lo};
+        const std::uint64_t k = o.pending           ? *o.pending
+                                : !o.verify.empty() ? o.verify.back()
+                                                    : o.lo + (o.hi - o.lo) / 2;
+        if (finished + 1 == open.size()) sampler.Divert(k, slots);
+        const AdaptiveProbe* p = sampler.ReadMore(k);
+        // The device's speed changed since the reference's read before: the
+        // moves made on the reads since then whose side the drift decides
+        // (the read on one side at the drift before the change, on the other
+        // at the drift after it) are undone, each with the moves after it
+        // (their probes are read again as the bisection comes back to them).
+        bool undone = false;
+        if (const std::optional<Sampler::Change> change = sampler.TakeChange()) {
+          for (Open& x : open) {
+            const auto first =
+                std::find_if(x.moves.begin(), x.moves.end(), [&](const Open::Move& m) {
+                  return m.seq > change->after_seq && closer_left(m.raw / change->before, x) !=
+                                                          closer_left(m.raw / change->after, x);
+                });
+            if (first == x.moves.end()) continue;
+            x.lo = first->lo;
+            x.hi = first->hi;
+            x.moves.erase(first, x.moves.end());
+            x.pending.reset();
+            x.verify.clear();
+            x.checks = 0;
+            if (x.done) {
+              x.done = false;
+              --finished;
+            }
+            undone = undone || &x == &o;
+          }
+        }
+        if (p == nullptr) {
+          if (!o.done) {
+            o.done = true;  // unreadable there: the edge keeps its width
+            ++finished;
+          }
+          continue;
+        }
+        sampler.Report(AdaptiveProgress::Phase::kRefine, finished, open.size());
+        if (undone) continue;
+        if (unsettled(k, *p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
+          o.pending = k;
+          continue;
+        }
+        o.pending.reset();
+        const bool left_side = closer_left(p->mb_per_s, o);
+        o.moves.push_back(
+            {.seq = sampler.Seq(), .lo = o.lo, .hi = o.hi, .raw = sampler.LastRaw(k)});
+        if (!o.verify.empty() && k == o.verify.back()) {
+          // Converged: the probe beside the edge read again. One that changed
+          // side was a hiccup that sent the bisection the wrong way: the
+          // bracket reopens from it to where it began on that side.
+          // A reopened bracket is verified again once it converges (up to
+          // kMaxReopens times: a second stall must not leave it misled).
+          o.verify.pop_back();
+          // (Not past where the bracket began: a probe there that changed
+          // side leaves the edge to Settle.)
+          const bool reopen =
+              (k == o.lo && !left_side && o.lo0 < o.lo) || (k == o.hi && left_side && o.hi < o.hi0);
+          if (reopen) {
+            if (k == o.lo) {
+              o.hi = o.lo;
+              o.lo = o.lo0;
+            } else {
+              o.lo = o.hi;
+              o.hi = o.hi0;
+            }
+            o.verify.clear();
+            if (++o.reopens <= kMaxReopens) o.checks = 0;
+          }
         } else {
-          o.done = true;
-          ++finished;
+          (left_side ? o.lo : o.hi) = k;
+        }
+        if (o.hi - o.lo <= 1 && o.verify.empty()) {
+          if (o.checks < kEdgeChecks) {
+            ++o.checks;
+            // The probe on the slower level's side: a stall (the common
+            // hiccup: reads are slowed far more often than sped up) makes a
+            // probe of the faster level read as the slower one, and ends the
+            // bisection on it. (A burst far off both levels is read again.)
+            o.verify = {o.right < o.left ? o.hi : o.lo};
+            // A grid probe the bisection never moved from, read once: a
+            // burst (or a stall) there ends the search on it, every probe
+            // the bisection read agreeing with the other side.
+            for (const std::uint64_t side : {o.lo, o.hi}) {
+              if ((side == o.lo_start || side == o.hi_start) && side != o.verify.front() &&
+                  sampler.Reads(side).size() == 1) {
+                o.verify.push_back(side);
+              }
+            }
+          } else {
+            o.done = true;
+            ++finished;
+          }
         }
       }
     }
+  };
+  // Bisected, then each edge placed again where all its probes, each read
+  // divided by the drift the reference showed around it (known only now for
+  // the last ones), disagree least (Settle): an edge whose probes either
+  // side are no longer neighbours is bisected again between them (a
+  // bisection that followed reads of a slow period, or a burst).
+  for (std::uint32_t pass = 0;; ++pass) {
+    bisect();
+    sampler.CloseReference();
+    const double reframed = sampler.Reframe();
+    bool again = false;
+    for (Open& o : open) {
+      o.left *= reframed;
+      o.right *= reframed;
+      std::uint64_t lo = o.lo, hi = o.hi;
+      Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, lo, hi);
+      if (pass < kSettlePasses && hi > lo + 1 && o.done && sampler.Going() && !r.budget_hit) {
+        o.lo = lo;
+        o.hi = hi;
+        o.done = false;
+        o.pending.reset();
+        o.verify.clear();
+        o.checks = 0;
+        o.moves.clear();
+        --finished;
+        again = true;
+      }
+    }
+    if (!again) break;
   }
   for (Open& o : open) {
     Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, o.lo, o.hi);

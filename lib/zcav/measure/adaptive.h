@@ -20,6 +20,21 @@
 // that reopens is verified again; and each edge is finally placed where all the probes read
 // around it disagree least with it, not where the last single reads put it.
 //
+// Against drift (a host's slow period: every read 5-25 % slower for a few
+// hundred ms, which moved the grid's levels and sent bisections the wrong
+// way): one reference probe, a fixed block in the middle of the grid's last
+// gap, is read twice before the grid and again before every
+// reference_every probes; each probe read is divided by the drift it shows
+// then (its rate against its median, interpolated between its reads either
+// side in time, a stalled read of it left out; drifts under 2 % or two of
+// its noise sigmas are none). A reference read off the one before is read
+// again at once: agreeing, the speed changed in between, and the probes
+// read since the one before are suspect (a grid probe takes the drift
+// before or after the change that its grid neighbours agree with, or is
+// read again; a bisection's moves whose side the drift decides are undone).
+// At the end every edge is placed again with all the drifts known, and one
+// whose probes either side are no longer neighbours is bisected again.
+//
 // Each probe is read in chunks through the device's read queue (the
 // sweep's engine, queue_depth chunks in flight, the queue kept full so that
 // the device never idles inside a probe) and timed from the first
@@ -88,6 +103,12 @@ struct AdaptiveOptions {
   // The range. Defaults: the whole device.
   std::uint64_t start_bytes = 0;
   std::optional<std::uint64_t> end_bytes;
+  // One reference probe (a fixed block, in the middle of the grid's last
+  // gap) is read again before every `reference_every` probe reads: how the
+  // device's speed drifts over time (a host's slow period: every read 5-25 %
+  // slow for a few hundred ms), divided out of the probes' rates (0 = no
+  // reference). Default: 10.
+  std::uint32_t reference_every = 10;
   // Called after every probe (may be empty). Must not throw.
   std::function<void(const AdaptiveProgress&)> progress;
 };
@@ -133,6 +154,12 @@ struct AdaptiveResult {
   // One probe's noise: the robust sigma of ln(rate), from the grid's
   // neighbour steps (about the relative noise: 0.02 is about 2 %).
   double noise_rel = 0;
+  // The reference probe's reads (AdaptiveOptions::reference_every; counted
+  // in bytes_read, not in probes), and the drift furthest from 1 that a
+  // probe's read was divided by (1: none; 0.9: the device read 10 % slow
+  // then).
+  std::uint32_t reference_reads = 0;
+  double largest_drift = 1;
   bool budget_hit = false;
   // Probes that could not be read (a bad sector is data: each failed probe
   // is one range, its whole length, and the sampling goes on without it).
