@@ -280,7 +280,8 @@ TEST_CASE("A 20 TB disk of 30 zones whose reads stall now and then", "[adaptive]
 // slower for 70-100 s at a time, twice the 1.7 % steps) moved the grid's
 // levels and sent bisections the wrong way; the reference probe, read
 // again before every 10 probes, shows the drift, and each read is divided
-// by it. Without the reference no seed of these finds every edge and rate.
+// by it: 30 and 29 of 30 seeds find every edge and rate. Without the
+// reference none does.
 TEST_CASE("A 20 TB disk of 30 zones whose host slows down for a while", "[adaptive]") {
   for (const char* spec : {"sim:hdd?size=20T&zones=30&noise=1%&drift=0.96:70000:230000",
                            "sim:hdd?size=20T&zones=30&noise=1%&drift=0.97:100000:300000"}) {
@@ -288,7 +289,7 @@ TEST_CASE("A 20 TB disk of 30 zones whose host slows down for a while", "[adapti
     std::string wrong;
     const int right = RightSeeds(spec, 30, AdaptiveOptions{}, 0.01, wrong);
     INFO("seeds with an edge or a rate wrong:" << wrong);
-    CHECK(right >= 29);
+    CHECK(right >= 28);
     // The reference's reads count in bytes_read; the drift is reported.
     VirtualClock clock;
     const AdaptiveResult r = Sample(std::string(spec) + "&seed=1", clock);

@@ -39,6 +39,10 @@ constexpr std::uint32_t kMinZoneProbes = 3;
 // differ by more.
 constexpr double kSpikeSigmas = 3;
 
+// A bracket's moves are undone after a change of the device's speed (see
+// Sampler::Change) at most this many times.
+constexpr std::uint32_t kMaxUndos = 4;
+
 // Bisections again where an edge, placed by all its probes once the drift
 // is known (Settle), lies between probes that are not neighbours.
 constexpr std::uint32_t kSettlePasses = 2;
@@ -835,6 +839,7 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
       double raw = 0;  // the rate of the read that made it, as timed
     };
     std::vector<Move> moves;
+    std::uint32_t undos = 0;  // times moves were undone
   };
   std::vector<Open> open;
   for (const AdaptiveStep& step : steps) {
@@ -877,7 +882,8 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                         .verify = {},
                         .checks = 0,
                         .reopens = 0,
-                        .moves = {}});
+                        .moves = {},
+                        .undos = 0});
   }
   const auto closer_left = [](double rate, const Open& o) {
     return std::abs(std::log(rate / o.left)) <= std::abs(std::log(rate / o.right));
@@ -931,7 +937,10 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
                   return m.seq > change->after_seq && closer_left(m.raw / change->before, x) !=
                                                           closer_left(m.raw / change->after, x);
                 });
-            if (first == x.moves.end()) continue;
+            // (At most kMaxUndos times a bracket: a drift that changes with
+            // every reference read must not keep it open for good.)
+            if (first == x.moves.end() || x.undos >= kMaxUndos) continue;
+            ++x.undos;
             x.lo = first->lo;
             x.hi = first->hi;
             x.moves.erase(first, x.moves.end());
