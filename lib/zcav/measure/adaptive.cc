@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -63,6 +64,10 @@ constexpr double kBracketSigmas = 4;
 // or found from fewer than kMinReferences reads, is none (1).
 constexpr double kDriftSigmas = 2;
 constexpr std::size_t kMinReferences = 4;
+// The reference's noise is the robust sigma of its successive changes, from
+// this many of them on (a stall puts two changes far off; the median
+// deviation needs more than twice that).
+constexpr std::size_t kMinNoiseChanges = 6;
 // A change of the device's speed (the bisection's moves made on reads from
 // its time undone, where the drift decides their side) is one of more than
 // this (in log) between two reads of the reference.
@@ -364,10 +369,16 @@ class Sampler {
     for (const Timed& t : references_) logs.push_back(std::log(t.mb_per_s));
     std::vector<double> changes;
     for (std::size_t i = 1; i < logs.size(); ++i) changes.push_back(logs[i] - logs[i - 1]);
-    if (changes.size() >= 2) {
+    // (From fewer than kMinNoiseChanges changes, one stall (two of them
+    // far off) or a change of speed among them would pass for noise: until
+    // then the noise is a third of kMinChange, and a read more than
+    // kMinChange off the one before is off.)
+    if (changes.size() >= kMinNoiseChanges) {
       const double median = MedianInPlace(changes);
       for (double& c : changes) c = std::abs(c - median);
       reference_noise_ = kMadToSigma * MedianInPlace(changes) / std::sqrt(2.0);
+    } else {
+      reference_noise_ = kMinChange / kSpikeSigmas;
     }
     const double limit = kSpikeSigmas * reference_noise_;
     const std::size_t n = logs.size();
@@ -521,7 +532,11 @@ class Sampler {
     }
     const std::uint64_t before = references_[n - 2].seq;
     ReadReference();
-    if (references_.size() == n + 1 && !newest_unsure_ && kept_[n - 1]) {
+    // (Drifts either side the same, both within the dead zone: no change.
+    // Before kMinReferences reads there is no drift yet, and no dead zone.)
+    if (references_.size() == n + 1 && !newest_unsure_ && kept_[n - 1] &&
+        (n + 1 < kMinReferences ||
+         DriftOf(references_[n - 2].mb_per_s) != DriftOf(references_[n].mb_per_s))) {
       change_ = Change{.after_seq = before,
                        .before = DriftOf(references_[n - 2].mb_per_s),
                        .after = DriftOf(references_[n].mb_per_s)};
@@ -563,6 +578,46 @@ class Sampler {
   std::map<std::uint64_t, Slot> slots_;
 };
 
+// Grid probes read while the device's speed changed (Sampler::Unresolved):
+// each whose nearest grid probes read at a known drift either side agree
+// (within kMinChange: one zone) takes the drift (before or after the
+// change) that puts it nearer their level; a probe resolved so serves its
+// neighbours next, until no more can be. The others (beside a step, or at
+// an end of the range) are returned, to be read again. (The nearest known
+// probe on one side alone is no guide: a whole zone's grid probes can be
+// read within one change, and the nearest known one is then in the next
+// zone.)
+std::vector<std::uint64_t> ResolveByNeighbours(Sampler& sampler,
+                                               const std::vector<std::uint64_t>& slots) {
+  std::map<std::uint64_t, double> known;  // slot: rate
+  std::vector<std::uint64_t> open;
+  for (const std::uint64_t k : slots) {
+    if (const AdaptiveProbe* p = sampler.Find(k)) {
+      if (sampler.Unresolved(k)) {
+        open.push_back(k);
+      } else {
+        known.emplace(k, p->mb_per_s);
+      }
+    }
+  }
+  for (bool progress = true; progress && !open.empty();) {
+    progress = false;
+    std::erase_if(open, [&](std::uint64_t k) {
+      const auto right = known.lower_bound(k);
+      if (right == known.begin() || right == known.end()) return false;
+      const double left_rate = std::prev(right)->second, right_rate = right->second;
+      if (std::abs(std::log(left_rate / right_rate)) > kMinChange) return false;
+      const double level = std::sqrt(left_rate * right_rate);
+      const auto [before, after] = *sampler.Unresolved(k);
+      sampler.Resolve(k, std::abs(std::log(before / level)) <= std::abs(std::log(after / level)));
+      known.emplace(k, sampler.Find(k)->mb_per_s);
+      progress = true;
+      return true;
+    });
+  }
+  return open;
+}
+
 // The indexes 0..count-1 of the grid's probes in an order where no two read
 // one after the other are neighbours: a stride coprime with the count, near
 // a third of it.
@@ -597,10 +652,9 @@ double NoiseLog(const std::vector<AdaptiveProbe>& grid, const std::vector<Adapti
 }
 
 // The grid probes (indexes into `grid`) off both their neighbours the same
-// way, by more than kSpikeSigmas of the noise `noise_log` each: an end
-// probe off its one neighbour, where that neighbour agrees with the next.
-std::vector<std::size_t> GridSpikes(const std::vector<AdaptiveProbe>& grid, double noise_log) {
-  const double limit = kSpikeSigmas * noise_log;
+// way, by more than `limit` (in log) each: an end probe off its one
+// neighbour, where that neighbour agrees with the next.
+std::vector<std::size_t> GridSpikes(const std::vector<AdaptiveProbe>& grid, double limit) {
   const auto off = [&](std::size_t a, std::size_t b) {
     return std::log(grid[a].mb_per_s / grid[b].mb_per_s);
   };
@@ -713,29 +767,11 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   sampler.Redrift();
   (void)sampler.TakeChange();
   // Grid probes read while the device's speed changed (their drift is
-  // either side of the change, not known where within it): the drift their
-  // grid neighbours either side agree with, where those agree (one zone);
-  // else (beside a step, or no such neighbours) they are read again.
+  // either side of the change, not known where within it) take the drift
+  // their grid neighbours decide (ResolveByNeighbours); the others are
+  // read again.
   {
-    std::vector<std::uint64_t> again;
-    std::vector<std::pair<std::uint64_t, double>> known;  // slot, rate
-    for (const std::uint64_t k : grid_slots) {
-      if (sampler.Find(k) && !sampler.Unresolved(k))
-        known.emplace_back(k, sampler.Find(k)->mb_per_s);
-    }
-    for (const std::uint64_t k : grid_slots) {
-      const auto rates = sampler.Find(k) ? sampler.Unresolved(k) : std::nullopt;
-      if (!rates) continue;
-      const auto right = std::lower_bound(known.begin(), known.end(), std::pair{k, 0.0});
-      if (right == known.begin() || right == known.end() ||
-          std::abs(std::log(std::prev(right)->second / right->second)) > kMinChange) {
-        again.push_back(k);
-        continue;
-      }
-      const double level = std::sqrt(std::prev(right)->second * right->second);
-      sampler.Resolve(
-          k, std::abs(std::log(rates->first / level)) <= std::abs(std::log(rates->second / level)));
-    }
+    const std::vector<std::uint64_t> again = ResolveByNeighbours(sampler, grid_slots);
     for (const std::uint64_t k : again) {
       if (!sampler.Going() || sampler.OverBudget()) break;
       sampler.ReadMore(k);
@@ -788,10 +824,19 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
     // by side look like a step): the spikes are found again after each
     // round, each probe re-read in one round only.
     std::set<std::uint64_t> checked;
+    // A probe off by less than half the smallest step the grid shows stays
+    // closer to its own level than to any other: it can neither make a step
+    // nor send a bisection the wrong way, and is not read again (a host's
+    // slow moments put a few grid probes 1-2 % off; the steps are 10 %).
+    double half_step = std::numeric_limits<double>::infinity();
+    for (const AdaptiveStep& s : steps) {
+      half_step = std::min(half_step, std::abs(std::log(s.left_mb_per_s / s.right_mb_per_s)) / 2);
+    }
+    const double spike_log = std::max(kSpikeSigmas * r.noise_rel, steps.empty() ? 0.0 : half_step);
     for (std::uint32_t round = 0; round < kSpikeRounds && sampler.Going() && !r.budget_hit;
          ++round) {
       std::vector<std::uint64_t> spikes;
-      for (const std::size_t i : GridSpikes(grid, r.noise_rel)) {
+      for (const std::size_t i : GridSpikes(grid, spike_log)) {
         if (!checked.contains(grid_read[i])) spikes.push_back(grid_read[i]);
       }
 
