@@ -31,7 +31,7 @@ set style fill transparent solid 0.5 noborder
 set terminal pngcairo size 1000,600 font 'sans,10'
 set output 'sim-hdd-seed-1-size-20T-zones-30-noise-0.02.png'
 plot \
-  data using 1:3 with points pt 7 ps 0.6 lc rgb '#08519c' title 'probes read: 511, 0.189 % of the range', \
+  data using 1:3 with points pt 7 ps 0.6 lc rgb '#08519c' title 'probes read: 511, 0.190 % of the range', \
   zones_data using 1:5:($2 - $1):(0) with vectors nohead lw 3 lc rgb '#d94801' title 'zone levels inferred between the probes: 30 zones, 15 labelled', \
   zones_data using (($1 + $2) / 2):5:6 with labels offset 0,0.8 font ',8' tc rgb '#a63603' notitle
 

@@ -265,15 +265,17 @@ int RightSeeds(const std::string& spec, int seeds, const AdaptiveOptions& o, dou
 // 0.1 % of the 1 MiB reads stall for up to 100 ms: one probe in 16 slowed
 // by up to 6.6 %, four times the 1.7 % steps. No finite number of re-reads
 // wins every time (a probe stalled on its verification too keeps its
-// edge a few hundred probes off): over 300 seeds at least 280 find every
-// edge (284 here; 289 without the reference probe, whose reads stall too;
-// the sampler without these defences: 33 of the first 60).
+// edge a few hundred probes off): over 300 seeds at least 270 find every
+// edge. Over seeds 1-2000, 1872 do (93.6 %; 1873 without the reference
+// probe, whose reads stall too; the sampler without these defences: 33 of
+// the first 60): 300 seeds give 281 +- 4, and any change to the reads
+// draws them anew (277 and 284 here), so the bound is 2.5 sigma below.
 TEST_CASE("A 20 TB disk of 30 zones whose reads stall now and then", "[adaptive]") {
   std::string wrong;
   const int right = RightSeeds("sim:hdd?size=20T&zones=30&noise=1%&hiccups=0.1%&hiccup=100", 300,
                                AdaptiveOptions{}, 1, wrong);
   INFO("seeds with an edge lost or misplaced:" << wrong);
-  CHECK(right >= 280);
+  CHECK(right >= 270);
 }
 
 // A host's slow periods (a virtual disk, a busy machine: every read 3-4 %

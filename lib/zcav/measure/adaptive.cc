@@ -96,6 +96,14 @@ double AgreedRate(std::vector<double>& rates, double log_window) {
     }
   }
   const std::size_t n = best_to - best_from + 1;
+  // Three reads or more, none within the window of another, the fastest
+  // over 2 kMinChange above the next: a burst (the reads that had waited
+  // behind a stall, served at once), left out.
+  if (n == 1 && rates.size() >= 3 &&
+      rates.back() > rates[rates.size() - 2] * std::exp(2 * kMinChange)) {
+    rates.pop_back();
+    return AgreedRate(rates, log_window);
+  }
   const std::size_t mid = best_from + n / 2;
   return n % 2 == 1 ? rates[mid] : (rates[mid - 1] + rates[mid]) / 2;
 }
@@ -1049,11 +1057,23 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
             // probe of the faster level read as the slower one, and ends the
             // bisection on it. (A burst far off both levels is read again.)
             o.verify = {o.right < o.left ? o.hi : o.lo};
+            // The probe on the faster level's side too where it reads off
+            // that level by more than kSpikeSigmas of the noise: a burst (the
+            // reads that waited behind a stall, served at once from the
+            // device's read-ahead) made a probe of the slower level read
+            // about as the faster one.
+            const std::uint64_t faster = o.right < o.left ? o.lo : o.hi;
+            if (const AdaptiveProbe* f = sampler.Find(faster);
+                f != nullptr && std::abs(std::log(f->mb_per_s / std::max(o.left, o.right))) >
+                                    kSpikeSigmas * r.noise_rel) {
+              o.verify.push_back(faster);
+            }
             // A grid probe the bisection never moved from, read once: a
             // burst (or a stall) there ends the search on it, every probe
             // the bisection read agreeing with the other side.
             for (const std::uint64_t side : {o.lo, o.hi}) {
-              if ((side == o.lo_start || side == o.hi_start) && side != o.verify.front() &&
+              if ((side == o.lo_start || side == o.hi_start) &&
+                  std::find(o.verify.begin(), o.verify.end(), side) == o.verify.end() &&
                   sampler.Reads(side).size() == 1) {
                 o.verify.push_back(side);
               }
