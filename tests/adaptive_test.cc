@@ -154,8 +154,9 @@ Curve SweepCurve(const std::string& spec) {
 // 1 MiB reads, and an AR(1) of 0.5 triples the variance of such a mean: 0.45 %
 // at 64 MiB, a quarter of the 1.7 % steps of the 30-zone disk and more than
 // half of the Quantum Atlas III's 0.74 % one. There the grid misses steps
-// and misplaces the probe beside an edge (see the [!shouldfail] case below);
-// 256 MiB probes halve that noise and still read under 1 % of the disk.
+// and misplaces the probe beside an edge (the 64 MiB case below: 46 of 50
+// seeds right); 256 MiB probes halve that noise and still read under 1 %
+// of the disk.
 AdaptiveOptions CorrelatedNoiseOptions() {
   AdaptiveOptions o;
   o.probe_bytes = 256 * kMiB;
@@ -208,23 +209,6 @@ TEST_CASE("Noiseless real zone tables on 10 TB: every edge found", "[adaptive]")
   }
 }
 
-// Known to fail: with 64 MiB probes under correlated noise (0.45 % a probe)
-// some seeds lose a 1.7 % step in the grid itself (seed 4: 28 of 29 edges).
-// (A grid probe beside an edge read on the wrong side no longer puts the
-// edge a grid gap off: the bracket is one grid probe wider each side.) Ten
-// seeds, so that chance does not pass it. Drop [!shouldfail] once the
-// sampler copes (longer probes where the grid's noise is high).
-TEST_CASE("A 20 TB disk of 30 zones under correlated noise with 64 MiB probes",
-          "[adaptive][!shouldfail]") {
-  for (int seed = 1; seed <= 10; ++seed) {
-    const std::string spec =
-        "sim:hdd?size=20T&zones=30&noise=2%&corr=0.5&seed=" + std::to_string(seed);
-    CAPTURE(spec);
-    VirtualClock clock;
-    CheckFoundModel(ParseSimSpec(spec), Sample(spec, clock), clock);
-  }
-}
-
 // How many of seeds 1..`seeds` of `spec` (a 30-zone sim:hdd) find every
 // edge within 0.1 % of the device and every zone's rate within `rate_tol`,
 // reading at most 1 % of it; the others' seeds are appended to `wrong`.
@@ -253,6 +237,19 @@ int RightSeeds(const std::string& spec, int seeds, const AdaptiveOptions& o, dou
     }
   }
   return right;
+}
+
+// With 64 MiB probes under correlated noise (0.45 % a probe, a quarter of
+// the 1.7 % steps) the grid lost a step on 13 of seeds 1-50. Such a grid
+// (its smallest step under 5 noise sigmas) is read a second time where it
+// is under 0.2 % of the range: 46 of 50 then (seeds 18, 20, 24 and 26
+// still lose one; 128 MiB probes: 50 of 50), at 0.28 % of the disk read.
+TEST_CASE("A 20 TB disk of 30 zones under correlated noise with 64 MiB probes", "[adaptive]") {
+  std::string wrong;
+  const int right =
+      RightSeeds("sim:hdd?size=20T&zones=30&noise=2%&corr=0.5", 50, AdaptiveOptions{}, 0.01, wrong);
+  INFO("seeds with an edge or a rate wrong:" << wrong);
+  CHECK(right >= 42);
 }
 
 // A stall (a reader preempted on a busy machine, a host pausing its
