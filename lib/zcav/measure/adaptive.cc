@@ -728,6 +728,560 @@ void Settle(const std::vector<std::pair<std::uint64_t, double>>& read, double le
   hi = read[best_j].first;
 }
 
+// A step of the grid being bisected: the bracket [lo, hi] of slots (the
+// last probe read at the left level, the first at the right one), and
+// what its checks have done.
+struct Bracket {
+  std::uint64_t lo = 0, hi = 0;
+  double left = 0, right = 0;
+  std::optional<std::uint64_t> pending;  // a marginal probe to read again
+  bool done = false;
+  std::uint64_t lo0 = 0, hi0 = 0;            // where the bracket may reopen to
+  std::uint64_t lo_start = 0, hi_start = 0;  // the bracket as it began
+  std::vector<std::uint64_t> verify;         // converged: the probes to read once more
+  std::uint32_t checks = 0;                  // verifications begun
+  std::uint32_t reopens = 0;                 // brackets reopened by a verification
+  // The bracket before each move, with the read that moved it (its seq).
+  struct Move {
+    std::uint64_t seq = 0, lo = 0, hi = 0;
+    double raw = 0;  // the rate of the read that made it, as timed
+  };
+  std::vector<Move> moves;
+  std::uint32_t undos = 0;  // times moves were undone
+};
+
+// Whether `rate` is nearer b's left level than its right one (in log).
+bool CloserLeft(double rate, const Bracket& b) {
+  return std::abs(std::log(rate / b.left)) <= std::abs(std::log(rate / b.right));
+}
+
+// One adaptive sampling, its state and its named steps (SampleAdaptively
+// runs them in order): the grid, its suspect probes resolved, a noisy grid
+// read again, its spikes read again, the steps bracketed, bisected and
+// settled, then the edges and zones.
+class AdaptiveRun {
+ public:
+  AdaptiveRun(Device& device, Clock& clock, const AdaptiveOptions& options,
+              const AdaptiveStepFinder& find_steps, const std::atomic<bool>* stop,
+              AdaptiveResult& r, std::uint64_t end, std::uint64_t probe, std::uint64_t chunk)
+      : options_(options),
+        find_steps_(find_steps),
+        r_(r),
+        end_(end),
+        probe_(probe),
+        slots_((end - r.start_bytes) / probe),
+        sampler_(device, clock, options, stop, r, r.start_bytes, probe, chunk) {}
+
+  void ReadGrid();
+  void ResolveGridSuspects();
+  void FindSteps();
+  void ReadNoisyGridAgain();
+  void ReadSpikesAgain();
+  void OpenBrackets();
+  void BisectAndSettle();
+  void Edges();
+  void Zones();
+
+ private:
+  // The grid's probes read (unreadable ones left out: the steps index the
+  // probes read), and their slots.
+  void CollectGrid();
+  // The reference read when due, every probe's rate found again with the
+  // drifts known now, and a change of speed seen meanwhile forgotten.
+  void Redrift();
+  // Every open bracket bisected, checked and verified until each is done.
+  void Bisect();
+  // A change of the device's speed (Sampler::TakeChange): the moves it
+  // decided undone; whether one of `current`'s was.
+  bool UndoMoves(const Sampler::Change& change, const Bracket& current);
+  // Bracket b after slot k's probe `p` was read (its side).
+  void Move(Bracket& b, std::uint64_t k, const AdaptiveProbe& p);
+  // A converged bracket: its probes to read once more, or done.
+  void Converged(Bracket& b);
+  // Read again: a probe whose side is marginal, far off both levels, or
+  // whose reads disagree on its side.
+  bool Unsettled(std::uint64_t k, const AdaptiveProbe& p, const Bracket& b) const;
+  // The median of the probes wholly inside [from, to); their count in
+  // `inside`.
+  double MedianIn(std::uint64_t from, std::uint64_t to, std::uint32_t& inside) const;
+
+  const AdaptiveOptions& options_;
+  const AdaptiveStepFinder& find_steps_;
+  AdaptiveResult& r_;
+  const std::uint64_t end_, probe_, slots_;
+  Sampler sampler_;
+  std::vector<std::uint64_t> grid_slots_;  // the grid's slots, in position order
+  std::vector<AdaptiveProbe> grid_;        // its probes read
+  std::vector<std::uint64_t> grid_read_;   // their slots
+  std::vector<AdaptiveStep> steps_;        // where the grid changes level
+  std::vector<Bracket> open_;              // each step being bisected
+  std::size_t finished_ = 0;               // brackets done
+};
+
+void AdaptiveRun::CollectGrid() {
+  grid_.clear();
+  grid_read_.clear();
+  for (const std::uint64_t k : grid_slots_) {
+    if (const AdaptiveProbe* p = sampler_.Find(k)) {
+      grid_.push_back(*p);
+      grid_read_.push_back(k);
+    }
+  }
+}
+
+void AdaptiveRun::Redrift() {
+  sampler_.CloseReference();
+  sampler_.Redrift();
+  (void)sampler_.TakeChange();
+}
+
+void AdaptiveRun::ReadGrid() {
+  const std::uint64_t count = std::min<std::uint64_t>(options_.grid_probes, slots_);
+  r_.grid_probes = static_cast<std::uint32_t>(count);
+  grid_slots_.resize(count);
+  for (std::uint64_t i = 0; i < count; ++i) grid_slots_[i] = i * (slots_ - 1) / (count - 1);
+  std::size_t grid_done = 0;
+  // Untimed, in the middle of a grid gap away from the first grid probe
+  // read (slot 0): a sleeping disk spun up, an engine's threads started.
+  if (count >= 3) sampler_.WarmUp((grid_slots_[1] + grid_slots_[2]) / 2);
+  // The reference: a block no grid probe reads, away from the warm-up.
+  if (count >= 3 && grid_slots_[count - 1] - grid_slots_[count - 2] >= 2) {
+    sampler_.SetReference((grid_slots_[count - 2] + grid_slots_[count - 1]) / 2);
+  }
+  for (const std::uint64_t i : GridOrder(count)) {
+    if (!sampler_.Going()) break;
+    if (sampler_.OverBudget()) {
+      // Not even the grid: the probes read so far (spread over the whole
+      // range by the grid's order) still give the edges, at their spacing.
+      r_.budget_hit = true;
+      break;
+    }
+    if (!sampler_.ReadMore(grid_slots_[i])) continue;  // unreadable: the grid goes on without it
+    sampler_.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
+  }
+  Redrift();
+}
+
+// Grid probes read while the device's speed changed (their drift is either
+// side of the change, not known where within it) take the drift their grid
+// neighbours decide (ResolveByNeighbours); the others are read again.
+void AdaptiveRun::ResolveGridSuspects() {
+  const std::vector<std::uint64_t> again = ResolveByNeighbours(sampler_, grid_slots_);
+  for (const std::uint64_t k : again) {
+    if (!sampler_.Going() || sampler_.OverBudget()) break;
+    sampler_.ReadMore(k);
+  }
+  if (!again.empty()) Redrift();
+  CollectGrid();
+}
+
+// The steps the finder sees in the grid (a grid the budget cut short still
+// gives its steps: they stay open, at the width of the probes either side),
+// the noise, and the reads' agreement window.
+void AdaptiveRun::FindSteps() {
+  if (sampler_.Going() && grid_.size() >= 3) steps_ = find_steps_(grid_);
+  r_.noise_rel = NoiseLog(grid_, steps_);
+  sampler_.SetAgreement(kSpikeSigmas * r_.noise_rel);
+}
+
+// A noisy grid (its smallest step under kNoisyStepSigmas of the noise:
+// steps as small may be lost in it, as 1.7 % ones under 2 % noise
+// correlated at 0.5 were on 13 of 50 seeds of a 20 TB disk) is read once
+// more, in the grid's order, where that is cheap (the grid under
+// 1/kNoisyGridShare of the range): each probe's rate the median of its two
+// reads, the noise's variance halved.
+void AdaptiveRun::ReadNoisyGridAgain() {
+  if (!sampler_.Going() || r_.budget_hit || options_.max_reads <= 1 || steps_.empty() ||
+      SmallestStep(steps_) >= kNoisyStepSigmas * r_.noise_rel ||
+      grid_read_.size() * probe_ * kNoisyGridShare > r_.range_bytes) {
+    return;
+  }
+  const std::vector<std::uint64_t> again = grid_read_;
+  for (const std::uint64_t i : GridOrder(again.size())) {
+    if (!sampler_.Going()) break;
+    if (sampler_.OverBudget()) {
+      r_.budget_hit = true;
+      break;
+    }
+    sampler_.ReadMore(again[i]);
+  }
+  Redrift();
+  CollectGrid();
+  FindSteps();
+}
+
+// Grid probes off both their neighbours the same way (a stall of the
+// reader or the host, not a zone: a zone spans at least 3 grid probes) are
+// read again, in turns, until two of their reads agree or they have
+// max_reads: AgreedRate of their reads is kept. A re-read only refines a
+// probe's rate; then the steps and the noise are found again.
+void AdaptiveRun::ReadSpikesAgain() {
+  if (!sampler_.Going() || r_.budget_hit || grid_.size() < 3 || options_.max_reads <= 1) return;
+  const auto settled = [&](std::uint64_t k) {
+    const std::vector<double> reads = sampler_.Reads(k);
+    if (reads.size() >= options_.max_reads) return true;
+    for (std::size_t a = 0; a < reads.size(); ++a) {
+      for (std::size_t b = a + 1; b < reads.size(); ++b) {
+        if (std::abs(std::log(reads[a] / reads[b])) < kSpikeSigmas * r_.noise_rel) return true;
+      }
+    }
+    return false;
+  };
+  // A probe read again can unmask its neighbour (two stalled probes side
+  // by side look like a step): the spikes are found again after each
+  // round, each probe re-read in one round only.
+  std::set<std::uint64_t> checked;
+  // A probe off by less than half the smallest step the grid shows stays
+  // closer to its own level than to any other: it can neither make a step
+  // nor send a bisection the wrong way, and is not read again (a host's
+  // slow moments put a few grid probes 1-2 % off; the steps are 10 %).
+  const double spike_log =
+      std::max(kSpikeSigmas * r_.noise_rel, steps_.empty() ? 0.0 : SmallestStep(steps_) / 2);
+  for (std::uint32_t round = 0; round < kSpikeRounds && sampler_.Going() && !r_.budget_hit;
+       ++round) {
+    std::vector<std::uint64_t> spikes;
+    for (const std::size_t i : GridSpikes(grid_, spike_log)) {
+      if (!checked.contains(grid_read_[i])) spikes.push_back(grid_read_[i]);
+    }
+    if (spikes.empty()) break;
+    checked.insert(spikes.begin(), spikes.end());
+    while (!spikes.empty() && sampler_.Going()) {
+      if (sampler_.OverBudget()) {
+        r_.budget_hit = true;
+        break;
+      }
+      std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
+      for (const std::uint64_t k : spikes) {
+        if (spikes.size() == 1) sampler_.Divert(k, slots_);
+        if (!sampler_.Going()) break;
+        if (!sampler_.ReadMore(k)) failed.push_back(k);
+      }
+      std::erase_if(spikes, [&](std::uint64_t k) {
+        return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
+      });
+    }
+    sampler_.CloseReference();
+    sampler_.Redrift();
+    CollectGrid();
+  }
+  if (sampler_.Going() && grid_.size() >= 3) steps_ = find_steps_(grid_);
+  r_.noise_rel = NoiseLog(grid_, steps_);
+}
+
+// A bracket for each step between two grid probes. Levels within
+// kSameLevelSigmas of the noise of each other are none: an edge between
+// them would be dropped once bisected (Zones); its reads are saved (a grid
+// probe or two read off their level split a zone).
+//
+// The bisection starts between the two grid probes the finder names, or
+// one grid probe further out on a side whose grid probe is not clearly on
+// its side (within kBracketSigmas of the noise of being closer to the
+// other level). A converged edge whose re-read probe changes side reopens
+// to one grid probe further out on that side (lo0, hi0): a grid probe read
+// on the wrong side must not put an edge a grid gap off with a one-probe
+// uncertainty. The next edge is at least a zone (3 grid probes) away.
+void AdaptiveRun::OpenBrackets() {
+  const auto slot_of = [&](std::size_t g) {
+    return (grid_[g].offset_bytes - r_.start_bytes) / probe_;
+  };
+  const auto unclear = [&](std::size_t g, double own, double other) {
+    const double rate = grid_[g].mb_per_s;
+    return std::abs(std::log(rate / other)) - std::abs(std::log(rate / own)) <
+           kBracketSigmas * r_.noise_rel;
+  };
+  for (const AdaptiveStep& step : steps_) {
+    if (step.left >= step.right || step.right >= grid_.size()) continue;
+    if (std::abs(std::log(step.left_mb_per_s / step.right_mb_per_s)) <
+        kSameLevelSigmas * r_.noise_rel) {
+      continue;
+    }
+    const std::size_t outer_left = step.left > 0 ? step.left - 1 : 0;
+    const std::size_t outer_right = std::min(step.right + 1, grid_.size() - 1);
+    const bool widen_left = unclear(step.left, step.left_mb_per_s, step.right_mb_per_s);
+    const bool widen_right = unclear(step.right, step.right_mb_per_s, step.left_mb_per_s);
+    const std::uint64_t lo = slot_of(widen_left ? outer_left : step.left);
+    const std::uint64_t hi = slot_of(widen_right ? outer_right : step.right);
+    open_.push_back(Bracket{.lo = lo,
+                            .hi = hi,
+                            .left = step.left_mb_per_s,
+                            .right = step.right_mb_per_s,
+                            .pending = std::nullopt,
+                            .done = hi - lo <= 1,
+                            .lo0 = slot_of(outer_left),
+                            .hi0 = slot_of(outer_right),
+                            .lo_start = lo,
+                            .hi_start = hi,
+                            .verify = {},
+                            .checks = 0,
+                            .reopens = 0,
+                            .moves = {},
+                            .undos = 0});
+    if (open_.back().done) ++finished_;
+  }
+}
+
+bool AdaptiveRun::Unsettled(std::uint64_t k, const AdaptiveProbe& p, const Bracket& b) const {
+  const double to_left = std::abs(std::log(p.mb_per_s / b.left));
+  const double to_right = std::abs(std::log(p.mb_per_s / b.right));
+  if (std::abs(to_left - to_right) < 2 * r_.noise_rel) return true;
+  // Far outside both levels (beyond the nearer by more than half the
+  // step, and kSpikeSigmas of the noise): a stall, or a burst of reads
+  // that had waited, not the media.
+  const double step = std::abs(std::log(b.left / b.right));
+  if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r_.noise_rel)) return true;
+  // Reads that disagree on its side (a hiccup in one of two reads would
+  // pull their median, the mean, to the wrong side: a third read decides).
+  const std::vector<double> reads = sampler_.Reads(k);
+  return std::any_of(reads.begin(), reads.end(),
+                     [&](double x) { return CloserLeft(x, b) != CloserLeft(reads[0], b); });
+}
+
+// The device's speed changed since the reference's read before: the moves
+// made on the reads since then whose side the drift decides (the read on
+// one side at the drift before the change, on the other at the drift after
+// it) are undone, each with the moves after it (their probes are read again
+// as the bisection comes back to them).
+bool AdaptiveRun::UndoMoves(const Sampler::Change& change, const Bracket& current) {
+  bool undone = false;
+  for (Bracket& x : open_) {
+    const auto first = std::find_if(x.moves.begin(), x.moves.end(), [&](const Bracket::Move& m) {
+      return m.seq > change.after_seq &&
+             CloserLeft(m.raw / change.before, x) != CloserLeft(m.raw / change.after, x);
+    });
+    // (At most kMaxUndos times a bracket: a drift that changes with every
+    // reference read must not keep it open for good.)
+    if (first == x.moves.end() || x.undos >= kMaxUndos) continue;
+    ++x.undos;
+    x.lo = first->lo;
+    x.hi = first->hi;
+    x.moves.erase(first, x.moves.end());
+    x.pending.reset();
+    x.verify.clear();
+    x.checks = 0;
+    if (x.done) {
+      x.done = false;
+      --finished_;
+    }
+    undone = undone || &x == &current;
+  }
+  return undone;
+}
+
+void AdaptiveRun::Move(Bracket& b, std::uint64_t k, const AdaptiveProbe& p) {
+  const bool left_side = CloserLeft(p.mb_per_s, b);
+  b.moves.push_back({.seq = sampler_.Seq(), .lo = b.lo, .hi = b.hi, .raw = sampler_.LastRaw(k)});
+  if (b.verify.empty() || k != b.verify.back()) {
+    (left_side ? b.lo : b.hi) = k;
+    return;
+  }
+  // Converged: the probe beside the edge read again. One that changed side
+  // was a hiccup that sent the bisection the wrong way: the bracket reopens
+  // from it to where it began on that side. A reopened bracket is verified
+  // again once it converges (up to kMaxReopens times: a second stall must
+  // not leave it misled).
+  b.verify.pop_back();
+  // (Not past where the bracket began: a probe there that changed side
+  // leaves the edge to Settle.)
+  const bool reopen =
+      (k == b.lo && !left_side && b.lo0 < b.lo) || (k == b.hi && left_side && b.hi < b.hi0);
+  if (!reopen) return;
+  if (k == b.lo) {
+    b.hi = b.lo;
+    b.lo = b.lo0;
+  } else {
+    b.lo = b.hi;
+    b.hi = b.hi0;
+  }
+  b.verify.clear();
+  if (++b.reopens <= kMaxReopens) b.checks = 0;
+}
+
+void AdaptiveRun::Converged(Bracket& b) {
+  if (b.checks >= kEdgeChecks) {
+    b.done = true;
+    ++finished_;
+    return;
+  }
+  ++b.checks;
+  // The probe on the slower level's side: a stall (the common hiccup: reads
+  // are slowed far more often than sped up) makes a probe of the faster
+  // level read as the slower one, and ends the bisection on it. (A burst
+  // far off both levels is read again.)
+  b.verify = {b.right < b.left ? b.hi : b.lo};
+  // The probe on the faster level's side too where it reads off that level
+  // by more than kSpikeSigmas of the noise: a burst (the reads that waited
+  // behind a stall, served at once from the device's read-ahead) made a
+  // probe of the slower level read about as the faster one.
+  const std::uint64_t faster = b.right < b.left ? b.lo : b.hi;
+  if (const AdaptiveProbe* f = sampler_.Find(faster);
+      f != nullptr &&
+      std::abs(std::log(f->mb_per_s / std::max(b.left, b.right))) > kSpikeSigmas * r_.noise_rel) {
+    b.verify.push_back(faster);
+  }
+  // A grid probe the bisection never moved from, read once: a burst (or a
+  // stall) there ends the search on it, every probe the bisection read
+  // agreeing with the other side.
+  for (const std::uint64_t side : {b.lo, b.hi}) {
+    if ((side == b.lo_start || side == b.hi_start) &&
+        std::find(b.verify.begin(), b.verify.end(), side) == b.verify.end() &&
+        sampler_.Reads(side).size() == 1) {
+      b.verify.push_back(side);
+    }
+  }
+}
+
+// The brackets bisected in turns, one read per open bracket per round, so
+// that two reads in a row are at different edges (far apart: no read-ahead
+// between them); a marginal probe is read again in the next round. With
+// one bracket left open, a read elsewhere (Divert) separates its probes.
+void AdaptiveRun::Bisect() {
+  while (finished_ < open_.size() && sampler_.Going() && !r_.budget_hit) {
+    for (Bracket& b : open_) {
+      if (b.done || !sampler_.Going()) continue;
+      if (sampler_.OverBudget()) {
+        r_.budget_hit = true;
+        break;
+      }
+      const std::uint64_t k = b.pending           ? *b.pending
+                              : !b.verify.empty() ? b.verify.back()
+                                                  : b.lo + (b.hi - b.lo) / 2;
+      if (finished_ + 1 == open_.size()) sampler_.Divert(k, slots_);
+      const AdaptiveProbe* p = sampler_.ReadMore(k);
+      const std::optional<Sampler::Change> change = sampler_.TakeChange();
+      const bool undone = change && UndoMoves(*change, b);
+      if (p == nullptr) {
+        if (!b.done) {
+          b.done = true;  // unreadable there: the edge keeps its width
+          ++finished_;
+        }
+        continue;
+      }
+      sampler_.Report(AdaptiveProgress::Phase::kRefine, finished_, open_.size());
+      if (undone) continue;
+      if (Unsettled(k, *p, b) && p->reads < std::max<std::uint32_t>(1, options_.max_reads)) {
+        b.pending = k;
+        continue;
+      }
+      b.pending.reset();
+      Move(b, k, *p);
+      if (b.hi - b.lo <= 1 && b.verify.empty()) Converged(b);
+    }
+  }
+}
+
+// Bisected, then each edge placed again where all its probes, each read
+// divided by the drift the reference showed around it (known only now for
+// the last ones), disagree least (Settle): an edge whose probes either side
+// are no longer neighbours is bisected again between them (a bisection
+// that followed reads of a slow period, or a burst), at most kSettlePasses
+// times.
+void AdaptiveRun::BisectAndSettle() {
+  for (std::uint32_t pass = 0;; ++pass) {
+    Bisect();
+    sampler_.CloseReference();
+    const double reframed = sampler_.Reframe();
+    bool again = false;
+    for (Bracket& b : open_) {
+      b.left *= reframed;
+      b.right *= reframed;
+      std::uint64_t lo = b.lo, hi = b.hi;
+      Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, lo, hi);
+      if (pass < kSettlePasses && hi > lo + 1 && b.done && sampler_.Going() && !r_.budget_hit) {
+        b.lo = lo;
+        b.hi = hi;
+        b.done = false;
+        b.pending.reset();
+        b.verify.clear();
+        b.checks = 0;
+        b.moves.clear();
+        --finished_;
+        again = true;
+      }
+    }
+    if (!again) break;
+  }
+}
+
+// Each bracket's edge, settled, midway between the probes either side
+// (neighbouring slots, unless Settle moved it), within half their gap and
+// a probe (the probe that straddles it joined the closer side); and every
+// probe read.
+void AdaptiveRun::Edges() {
+  for (Bracket& b : open_) {
+    Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, b.lo, b.hi);
+    if (b.hi <= b.lo) b.hi = b.lo + 1;
+    AdaptiveEdge e;
+    e.at_bytes = r_.start_bytes + (b.lo + 1 + (b.hi - b.lo - 1) / 2) * probe_;
+    e.uncertainty_bytes = (b.hi - b.lo - 1) * probe_ / 2 + probe_;
+    e.left_mb_per_s = b.left;
+    e.right_mb_per_s = b.right;
+    r_.edges.push_back(e);
+  }
+  std::sort(r_.edges.begin(), r_.edges.end(),
+            [](const AdaptiveEdge& a, const AdaptiveEdge& b) { return a.at_bytes < b.at_bytes; });
+  r_.probes = sampler_.Probes();
+}
+
+double AdaptiveRun::MedianIn(std::uint64_t from, std::uint64_t to, std::uint32_t& inside) const {
+  std::vector<double> rates;
+  for (const AdaptiveProbe& p : r_.probes) {
+    if (p.offset_bytes >= from && p.offset_bytes + p.length_bytes <= to) {
+      rates.push_back(p.mb_per_s);
+    }
+  }
+  inside = static_cast<std::uint32_t>(rates.size());
+  return rates.empty() ? 0.0 : MedianInPlace(rates);
+}
+
+// The zones between the edges: the median of the probes wholly inside. An
+// edge whose two sides, once bisected, read within kSameLevelSigmas of the
+// noise of each other, or with fewer than kMinZoneProbes probes on a side,
+// was a grid probe read off its level, not a step: it is dropped (its
+// zones merge), one at a time, the thinnest side first, then the closest
+// levels.
+void AdaptiveRun::Zones() {
+  const std::uint64_t start = r_.start_bytes;
+  while (!r_.edges.empty()) {
+    std::size_t weakest = r_.edges.size();
+    double weakest_log = kSameLevelSigmas * r_.noise_rel;
+    for (std::size_t i = 0; i < r_.edges.size(); ++i) {
+      const std::uint64_t from = i == 0 ? start : r_.edges[i - 1].at_bytes;
+      const std::uint64_t to = i + 1 < r_.edges.size() ? r_.edges[i + 1].at_bytes : end_;
+      std::uint32_t nl = 0, nr = 0;
+      const double left = MedianIn(from, r_.edges[i].at_bytes, nl);
+      const double right = MedianIn(r_.edges[i].at_bytes, to, nr);
+      if (nl == 0 || nr == 0) continue;
+      // A side of fewer than kMinZoneProbes probes is no zone (the grid's
+      // spacing is below the narrowest zone, and a bisection adds probes on
+      // both sides of a real edge): probes read off their level. Dropped
+      // before any level difference.
+      const double d = std::min(nl, nr) < kMinZoneProbes ? -1.0 : std::abs(std::log(left / right));
+      if (d < weakest_log) {
+        weakest_log = d;
+        weakest = i;
+      }
+    }
+    if (weakest == r_.edges.size()) break;
+    r_.edges.erase(r_.edges.begin() + static_cast<std::ptrdiff_t>(weakest));
+  }
+  std::vector<std::uint64_t> bounds{start};
+  for (const AdaptiveEdge& e : r_.edges) bounds.push_back(e.at_bytes);
+  bounds.push_back(end_);
+  for (std::size_t z = 0; z + 1 < bounds.size(); ++z) {
+    AdaptiveZone zone;
+    zone.start_bytes = bounds[z];
+    zone.end_bytes = bounds[z + 1];
+    zone.mb_per_s = MedianIn(zone.start_bytes, zone.end_bytes, zone.probes);
+    if (zone.probes == 0) {
+      // No probe inside: the level of the edge beside it (none: nothing read).
+      zone.mb_per_s = z < r_.edges.size() ? r_.edges[z].left_mb_per_s
+                      : r_.edges.empty()  ? 0
+                                          : r_.edges.back().right_mb_per_s;
+    }
+    r_.zones.push_back(zone);
+  }
+}
+
 }  // namespace
 
 AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOptions& options,
@@ -757,472 +1311,16 @@ AdaptiveResult SampleAdaptively(Device& device, Clock& clock, const AdaptiveOpti
   r.start_bytes = start;
   r.range_bytes = end - start;
   r.probe_bytes = probe;
-  const std::uint64_t slots = (end - start) / probe;
-  Sampler sampler(device, clock, options, stop, r, start, probe, chunk);
-
-  // The grid.
-  const std::uint64_t count = std::min<std::uint64_t>(options.grid_probes, slots);
-  r.grid_probes = static_cast<std::uint32_t>(count);
-  std::vector<std::uint64_t> grid_slots(count);
-  for (std::uint64_t i = 0; i < count; ++i) grid_slots[i] = i * (slots - 1) / (count - 1);
-  std::size_t grid_done = 0;
-  // Untimed, in the middle of a grid gap away from the first grid probe
-  // read (slot 0): a sleeping disk spun up, an engine's threads started.
-  if (count >= 3) sampler.WarmUp((grid_slots[1] + grid_slots[2]) / 2);
-  // The reference: a block no grid probe reads, away from the warm-up.
-  if (count >= 3 && grid_slots[count - 1] - grid_slots[count - 2] >= 2) {
-    sampler.SetReference((grid_slots[count - 2] + grid_slots[count - 1]) / 2);
-  }
-  for (const std::uint64_t i : GridOrder(count)) {
-    if (!sampler.Going()) break;
-    if (sampler.OverBudget()) {
-      // Not even the grid: the probes read so far (spread over the whole
-      // range by the grid's order) still give the edges, at their spacing.
-      r.budget_hit = true;
-      break;
-    }
-    if (!sampler.ReadMore(grid_slots[i])) continue;  // unreadable: the grid goes on without it
-    sampler.Report(AdaptiveProgress::Phase::kGrid, ++grid_done, count);
-  }
-  sampler.CloseReference();
-  sampler.Redrift();
-  (void)sampler.TakeChange();
-  // Grid probes read while the device's speed changed (their drift is
-  // either side of the change, not known where within it) take the drift
-  // their grid neighbours decide (ResolveByNeighbours); the others are
-  // read again.
-  {
-    const std::vector<std::uint64_t> again = ResolveByNeighbours(sampler, grid_slots);
-    for (const std::uint64_t k : again) {
-      if (!sampler.Going() || sampler.OverBudget()) break;
-      sampler.ReadMore(k);
-    }
-    if (!again.empty()) {
-      sampler.CloseReference();
-      sampler.Redrift();
-      (void)sampler.TakeChange();
-    }
-  }
-  // (Unreadable grid probes are left out: the steps index the probes read.)
-  std::vector<AdaptiveProbe> grid;
-  std::vector<std::uint64_t> grid_read;  // their slots
-  const auto collect_grid = [&] {
-    grid.clear();
-    grid_read.clear();
-    for (const std::uint64_t k : grid_slots) {
-      if (const AdaptiveProbe* p = sampler.Find(k)) {
-        grid.push_back(*p);
-        grid_read.push_back(k);
-      }
-    }
-  };
-  collect_grid();
-  // Each step bisected down to neighbouring slots.
-  std::vector<AdaptiveStep> steps;
-  // A grid the budget cut short still gives its steps: they stay open, at
-  // the width of the probes either side.
-  if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
-  r.noise_rel = NoiseLog(grid, steps);
-  sampler.SetAgreement(kSpikeSigmas * r.noise_rel);
-  // A noisy grid (its smallest step under kNoisyStepSigmas of the noise:
-  // steps as small may be lost in it, as 1.7 % ones under 2 % noise
-  // correlated at 0.5 were on 13 of 50 seeds of a 20 TB disk) is read once
-  // more, in the grid's order, where that is cheap (the grid under
-  // 1/kNoisyGridShare of the range): each probe's rate the median of its
-  // two reads, the noise's variance halved.
-  if (sampler.Going() && !r.budget_hit && options.max_reads > 1 && !steps.empty() &&
-      SmallestStep(steps) < kNoisyStepSigmas * r.noise_rel &&
-      grid_read.size() * probe * kNoisyGridShare <= r.range_bytes) {
-    const std::vector<std::uint64_t> again = grid_read;
-    for (const std::uint64_t i : GridOrder(again.size())) {
-      if (!sampler.Going()) break;
-      if (sampler.OverBudget()) {
-        r.budget_hit = true;
-        break;
-      }
-      sampler.ReadMore(again[i]);
-    }
-    sampler.CloseReference();
-    sampler.Redrift();
-    (void)sampler.TakeChange();
-    collect_grid();
-    if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
-    r.noise_rel = NoiseLog(grid, steps);
-    sampler.SetAgreement(kSpikeSigmas * r.noise_rel);
-  }
-  // Grid probes off both their neighbours the same way (a stall of the
-  // reader or the host, not a zone: a zone spans at least 3 grid probes)
-  // are read again, in turns, until two of their reads agree or they have
-  // max_reads: AgreedRate of their reads is kept. A re-read only refines a probe's rate;
-  // then the steps and the noise are found again.
-  if (sampler.Going() && !r.budget_hit && grid.size() >= 3 && options.max_reads > 1) {
-    const auto settled = [&](std::uint64_t k) {
-      const std::vector<double> reads = sampler.Reads(k);
-      if (reads.size() >= options.max_reads) return true;
-
-      for (std::size_t a = 0; a < reads.size(); ++a) {
-        for (std::size_t b = a + 1; b < reads.size(); ++b) {
-          if (std::abs(std::log(reads[a] / reads[b])) < kSpikeSigmas * r.noise_rel) return true;
-        }
-      }
-      return false;
-    };
-    // A probe read again can unmask its neighbour (two stalled probes side
-    // by side look like a step): the spikes are found again after each
-    // round, each probe re-read in one round only.
-    std::set<std::uint64_t> checked;
-    // A probe off by less than half the smallest step the grid shows stays
-    // closer to its own level than to any other: it can neither make a step
-    // nor send a bisection the wrong way, and is not read again (a host's
-    // slow moments put a few grid probes 1-2 % off; the steps are 10 %).
-    const double spike_log =
-        std::max(kSpikeSigmas * r.noise_rel, steps.empty() ? 0.0 : SmallestStep(steps) / 2);
-    for (std::uint32_t round = 0; round < kSpikeRounds && sampler.Going() && !r.budget_hit;
-         ++round) {
-      std::vector<std::uint64_t> spikes;
-      for (const std::size_t i : GridSpikes(grid, spike_log)) {
-        if (!checked.contains(grid_read[i])) spikes.push_back(grid_read[i]);
-      }
-
-      if (spikes.empty()) break;
-      checked.insert(spikes.begin(), spikes.end());
-      while (!spikes.empty() && sampler.Going()) {
-        if (sampler.OverBudget()) {
-          r.budget_hit = true;
-          break;
-        }
-        std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
-        for (const std::uint64_t k : spikes) {
-          if (spikes.size() == 1) sampler.Divert(k, slots);
-          if (!sampler.Going()) break;
-          if (!sampler.ReadMore(k)) failed.push_back(k);
-        }
-        std::erase_if(spikes, [&](std::uint64_t k) {
-          return settled(k) || std::find(failed.begin(), failed.end(), k) != failed.end();
-        });
-      }
-      sampler.CloseReference();
-      sampler.Redrift();
-      collect_grid();
-    }
-    if (sampler.Going() && grid.size() >= 3) steps = find_steps(grid);
-    r.noise_rel = NoiseLog(grid, steps);
-  }
-  // The steps bisected in turns, one read per open step per round, so that
-  // two reads in a row are at different edges (far apart: no read-ahead
-  // between them); a marginal probe is read again in the next round. With
-  // one step left open, a read elsewhere (Divert) separates its probes.
-  struct Open {
-    std::uint64_t lo = 0, hi = 0;
-    double left = 0, right = 0;
-    std::optional<std::uint64_t> pending;  // a marginal probe to read again
-    bool done = false;
-    std::uint64_t lo0 = 0, hi0 = 0;            // where the bracket may reopen to
-    std::uint64_t lo_start = 0, hi_start = 0;  // the bracket as it began
-    std::vector<std::uint64_t> verify;         // converged: the probe to read once more
-    std::uint32_t checks = 0;                  // verifications begun
-    std::uint32_t reopens = 0;                 // brackets reopened by a verification
-    // The bracket before each move, with the read that moved it (its seq).
-    struct Move {
-      std::uint64_t seq = 0, lo = 0, hi = 0;
-      double raw = 0;  // the rate of the read that made it, as timed
-    };
-    std::vector<Move> moves;
-    std::uint32_t undos = 0;  // times moves were undone
-  };
-  std::vector<Open> open;
-  for (const AdaptiveStep& step : steps) {
-    if (step.left >= step.right || step.right >= grid.size()) continue;
-    // Levels within kSameLevelSigmas of the noise of each other: an edge
-    // between them would be dropped once bisected (below); its reads are
-    // saved (a grid probe or two read off their level split a zone).
-    if (std::abs(std::log(step.left_mb_per_s / step.right_mb_per_s)) <
-        kSameLevelSigmas * r.noise_rel) {
-      continue;
-    }
-    // The bisection starts between the two grid probes the finder names,
-    // or one grid probe further out on a side whose grid probe is not
-    // clearly on its side (within kBracketSigmas of the noise of being
-    // closer to the other level). A converged edge whose re-read probe
-    // changes side reopens to one grid probe further out on that side
-    // (lo0, hi0): a grid probe read on the wrong side must not put an edge
-    // a grid gap off with a one-probe uncertainty. The next edge is at
-    // least a zone (3 grid probes) away.
-    const auto slot_of = [&](std::size_t g) { return (grid[g].offset_bytes - start) / probe; };
-    const auto unclear = [&](std::size_t g, double own, double other) {
-      const double rate = grid[g].mb_per_s;
-      return std::abs(std::log(rate / other)) - std::abs(std::log(rate / own)) <
-             kBracketSigmas * r.noise_rel;
-    };
-    const std::size_t outer_left = step.left > 0 ? step.left - 1 : 0;
-    const std::size_t outer_right = std::min(step.right + 1, grid.size() - 1);
-    const bool widen_left = unclear(step.left, step.left_mb_per_s, step.right_mb_per_s);
-    const bool widen_right = unclear(step.right, step.right_mb_per_s, step.left_mb_per_s);
-    open.push_back(Open{.lo = slot_of(widen_left ? outer_left : step.left),
-                        .hi = slot_of(widen_right ? outer_right : step.right),
-                        .left = step.left_mb_per_s,
-                        .right = step.right_mb_per_s,
-                        .pending = std::nullopt,
-                        .done = false,
-                        .lo0 = slot_of(outer_left),
-                        .hi0 = slot_of(outer_right),
-                        .lo_start = slot_of(widen_left ? outer_left : step.left),
-                        .hi_start = slot_of(widen_right ? outer_right : step.right),
-                        .verify = {},
-                        .checks = 0,
-                        .reopens = 0,
-                        .moves = {},
-                        .undos = 0});
-  }
-  const auto closer_left = [](double rate, const Open& o) {
-    return std::abs(std::log(rate / o.left)) <= std::abs(std::log(rate / o.right));
-  };
-  // Read again: a probe whose side is marginal, or one whose reads so far
-  // disagree on its side (a hiccup in one of two reads would pull their
-  // median, the mean, to the wrong side: a third read decides).
-  const auto unsettled = [&](std::uint64_t k, const AdaptiveProbe& p, const Open& o) {
-    const double to_left = std::abs(std::log(p.mb_per_s / o.left));
-    const double to_right = std::abs(std::log(p.mb_per_s / o.right));
-    if (std::abs(to_left - to_right) < 2 * r.noise_rel) return true;
-    // Far outside both levels (beyond the nearer by more than half the
-    // step, and kSpikeSigmas of the noise): a stall, or a burst of reads
-    // that had waited, not the media.
-    const double step = std::abs(std::log(o.left / o.right));
-    if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r.noise_rel)) return true;
-    const std::vector<double> reads = sampler.Reads(k);
-    return std::any_of(reads.begin(), reads.end(),
-                       [&](double x) { return closer_left(x, o) != closer_left(reads[0], o); });
-  };
-  std::size_t finished = 0;
-  for (Open& o : open) {
-    if (o.hi - o.lo <= 1) {
-      o.done = true;
-      ++finished;
-    }
-  }
-  const auto bisect = [&] {
-    while (finished < open.size() && sampler.Going() && !r.budget_hit) {
-      for (Open& o : open) {
-        if (o.done || !sampler.Going()) continue;
-        if (sampler.OverBudget()) {
-          r.budget_hit = true;
-          break;
-        }
-        const std::uint64_t k = o.pending           ? *o.pending
-                                : !o.verify.empty() ? o.verify.back()
-                                                    : o.lo + (o.hi - o.lo) / 2;
-        if (finished + 1 == open.size()) sampler.Divert(k, slots);
-        const AdaptiveProbe* p = sampler.ReadMore(k);
-        // The device's speed changed since the reference's read before: the
-        // moves made on the reads since then whose side the drift decides
-        // (the read on one side at the drift before the change, on the other
-        // at the drift after it) are undone, each with the moves after it
-        // (their probes are read again as the bisection comes back to them).
-        bool undone = false;
-        if (const std::optional<Sampler::Change> change = sampler.TakeChange()) {
-          for (Open& x : open) {
-            const auto first =
-                std::find_if(x.moves.begin(), x.moves.end(), [&](const Open::Move& m) {
-                  return m.seq > change->after_seq && closer_left(m.raw / change->before, x) !=
-                                                          closer_left(m.raw / change->after, x);
-                });
-            // (At most kMaxUndos times a bracket: a drift that changes with
-            // every reference read must not keep it open for good.)
-            if (first == x.moves.end() || x.undos >= kMaxUndos) continue;
-            ++x.undos;
-            x.lo = first->lo;
-            x.hi = first->hi;
-            x.moves.erase(first, x.moves.end());
-            x.pending.reset();
-            x.verify.clear();
-            x.checks = 0;
-            if (x.done) {
-              x.done = false;
-              --finished;
-            }
-            undone = undone || &x == &o;
-          }
-        }
-        if (p == nullptr) {
-          if (!o.done) {
-            o.done = true;  // unreadable there: the edge keeps its width
-            ++finished;
-          }
-          continue;
-        }
-        sampler.Report(AdaptiveProgress::Phase::kRefine, finished, open.size());
-        if (undone) continue;
-        if (unsettled(k, *p, o) && p->reads < std::max<std::uint32_t>(1, options.max_reads)) {
-          o.pending = k;
-          continue;
-        }
-        o.pending.reset();
-        const bool left_side = closer_left(p->mb_per_s, o);
-        o.moves.push_back(
-            {.seq = sampler.Seq(), .lo = o.lo, .hi = o.hi, .raw = sampler.LastRaw(k)});
-        if (!o.verify.empty() && k == o.verify.back()) {
-          // Converged: the probe beside the edge read again. One that changed
-          // side was a hiccup that sent the bisection the wrong way: the
-          // bracket reopens from it to where it began on that side.
-          // A reopened bracket is verified again once it converges (up to
-          // kMaxReopens times: a second stall must not leave it misled).
-          o.verify.pop_back();
-          // (Not past where the bracket began: a probe there that changed
-          // side leaves the edge to Settle.)
-          const bool reopen =
-              (k == o.lo && !left_side && o.lo0 < o.lo) || (k == o.hi && left_side && o.hi < o.hi0);
-          if (reopen) {
-            if (k == o.lo) {
-              o.hi = o.lo;
-              o.lo = o.lo0;
-            } else {
-              o.lo = o.hi;
-              o.hi = o.hi0;
-            }
-            o.verify.clear();
-            if (++o.reopens <= kMaxReopens) o.checks = 0;
-          }
-        } else {
-          (left_side ? o.lo : o.hi) = k;
-        }
-        if (o.hi - o.lo <= 1 && o.verify.empty()) {
-          if (o.checks < kEdgeChecks) {
-            ++o.checks;
-            // The probe on the slower level's side: a stall (the common
-            // hiccup: reads are slowed far more often than sped up) makes a
-            // probe of the faster level read as the slower one, and ends the
-            // bisection on it. (A burst far off both levels is read again.)
-            o.verify = {o.right < o.left ? o.hi : o.lo};
-            // The probe on the faster level's side too where it reads off
-            // that level by more than kSpikeSigmas of the noise: a burst (the
-            // reads that waited behind a stall, served at once from the
-            // device's read-ahead) made a probe of the slower level read
-            // about as the faster one.
-            const std::uint64_t faster = o.right < o.left ? o.lo : o.hi;
-            if (const AdaptiveProbe* f = sampler.Find(faster);
-                f != nullptr && std::abs(std::log(f->mb_per_s / std::max(o.left, o.right))) >
-                                    kSpikeSigmas * r.noise_rel) {
-              o.verify.push_back(faster);
-            }
-            // A grid probe the bisection never moved from, read once: a
-            // burst (or a stall) there ends the search on it, every probe
-            // the bisection read agreeing with the other side.
-            for (const std::uint64_t side : {o.lo, o.hi}) {
-              if ((side == o.lo_start || side == o.hi_start) &&
-                  std::find(o.verify.begin(), o.verify.end(), side) == o.verify.end() &&
-                  sampler.Reads(side).size() == 1) {
-                o.verify.push_back(side);
-              }
-            }
-          } else {
-            o.done = true;
-            ++finished;
-          }
-        }
-      }
-    }
-  };
-  // Bisected, then each edge placed again where all its probes, each read
-  // divided by the drift the reference showed around it (known only now for
-  // the last ones), disagree least (Settle): an edge whose probes either
-  // side are no longer neighbours is bisected again between them (a
-  // bisection that followed reads of a slow period, or a burst).
-  for (std::uint32_t pass = 0;; ++pass) {
-    bisect();
-    sampler.CloseReference();
-    const double reframed = sampler.Reframe();
-    bool again = false;
-    for (Open& o : open) {
-      o.left *= reframed;
-      o.right *= reframed;
-      std::uint64_t lo = o.lo, hi = o.hi;
-      Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, lo, hi);
-      if (pass < kSettlePasses && hi > lo + 1 && o.done && sampler.Going() && !r.budget_hit) {
-        o.lo = lo;
-        o.hi = hi;
-        o.done = false;
-        o.pending.reset();
-        o.verify.clear();
-        o.checks = 0;
-        o.moves.clear();
-        --finished;
-        again = true;
-      }
-    }
-    if (!again) break;
-  }
-  for (Open& o : open) {
-    Settle(sampler.ReadIn(o.lo0, o.hi0), o.left, o.right, o.lo, o.hi);
-    AdaptiveEdge e;
-    // The edge is midway between the probes either side (neighbouring
-    // slots, unless Settle moved it), within half their gap and a probe
-    // (the probe that straddles it joined the closer side).
-    if (o.hi <= o.lo) o.hi = o.lo + 1;
-    e.at_bytes = start + (o.lo + 1 + (o.hi - o.lo - 1) / 2) * probe;
-    e.uncertainty_bytes = (o.hi - o.lo - 1) * probe / 2 + probe;
-    e.left_mb_per_s = o.left;
-    e.right_mb_per_s = o.right;
-    r.edges.push_back(e);
-  }
-  std::sort(r.edges.begin(), r.edges.end(),
-            [](const AdaptiveEdge& a, const AdaptiveEdge& b) { return a.at_bytes < b.at_bytes; });
-
-  r.probes = sampler.Probes();
-  // The zones between the edges: the median of the probes wholly inside.
-  // An edge whose two sides, once bisected, read within kSameLevelSigmas of
-  // the noise of each other, or with fewer than kMinZoneProbes probes on a
-  // side, was a grid probe read off its level, not a step: it is dropped
-  // (its zones merge), one at a time, the thinnest side first, then the
-  // closest levels.
-  const auto median_in = [&](std::uint64_t from, std::uint64_t to, std::uint32_t& inside) {
-    std::vector<double> rates;
-    for (const AdaptiveProbe& p : r.probes) {
-      if (p.offset_bytes >= from && p.offset_bytes + p.length_bytes <= to) {
-        rates.push_back(p.mb_per_s);
-      }
-    }
-    inside = static_cast<std::uint32_t>(rates.size());
-    return rates.empty() ? 0.0 : MedianInPlace(rates);
-  };
-  while (!r.edges.empty()) {
-    std::size_t weakest = r.edges.size();
-    double weakest_log = kSameLevelSigmas * r.noise_rel;
-    for (std::size_t i = 0; i < r.edges.size(); ++i) {
-      const std::uint64_t from = i == 0 ? start : r.edges[i - 1].at_bytes;
-      const std::uint64_t to = i + 1 < r.edges.size() ? r.edges[i + 1].at_bytes : end;
-      std::uint32_t nl = 0, nr = 0;
-      const double left = median_in(from, r.edges[i].at_bytes, nl);
-      const double right = median_in(r.edges[i].at_bytes, to, nr);
-      if (nl == 0 || nr == 0) continue;
-      // A side of fewer than kMinZoneProbes probes is no zone (the grid's
-      // spacing is below the narrowest zone, and a bisection adds probes on
-      // both sides of a real edge): probes read off their level. Dropped
-      // before any level difference.
-      const double d = std::min(nl, nr) < kMinZoneProbes ? -1.0 : std::abs(std::log(left / right));
-      if (d < weakest_log) {
-        weakest_log = d;
-        weakest = i;
-      }
-    }
-    if (weakest == r.edges.size()) break;
-    r.edges.erase(r.edges.begin() + static_cast<std::ptrdiff_t>(weakest));
-  }
-  std::vector<std::uint64_t> bounds{start};
-  for (const AdaptiveEdge& e : r.edges) bounds.push_back(e.at_bytes);
-  bounds.push_back(end);
-  for (std::size_t z = 0; z + 1 < bounds.size(); ++z) {
-    AdaptiveZone zone;
-    zone.start_bytes = bounds[z];
-    zone.end_bytes = bounds[z + 1];
-    zone.mb_per_s = median_in(zone.start_bytes, zone.end_bytes, zone.probes);
-    if (zone.probes == 0) {
-      // No probe inside: the level of the edge beside it (none: nothing read).
-      zone.mb_per_s = z < r.edges.size() ? r.edges[z].left_mb_per_s
-                      : r.edges.empty()  ? 0
-                                         : r.edges.back().right_mb_per_s;
-    }
-    r.zones.push_back(zone);
-  }
+  AdaptiveRun run(device, clock, options, find_steps, stop, r, end, probe, chunk);
+  run.ReadGrid();
+  run.ResolveGridSuspects();
+  run.FindSteps();
+  run.ReadNoisyGridAgain();
+  run.ReadSpikesAgain();
+  run.OpenBrackets();
+  run.BisectAndSettle();
+  run.Edges();
+  run.Zones();
   return r;
 }
 
