@@ -8,7 +8,9 @@
 # count, every edge within a full sweep's block plus one probe, every zone's
 # rate within 3 % of the full sweep's, the curve zoned, and at most 10 % of
 # the file read (the figure is printed). Then a flat fixture (one zone at
-# 200 MB/s): the adaptive run says flat and reads the grid only.
+# 200 MB/s): the adaptive run says flat and reads the grid only. Last a
+# file on a RAM disk (/dev/shm): the run notes that its probes are too
+# short to time.
 #
 # A run on a noisy host is tried again, up to ATTEMPTS times in all, and
 # each failed try prints its noise, cost, edges and every probe. A host's
@@ -42,7 +44,15 @@ readonly ATTEMPTS=3       # adaptive runs of a fixture before it fails
 require_fuse "$FIXTURE"
 require_zcav "$ZCAV"
 
+RAM=""  # a file on a RAM disk (tmpfs), removed on exit
+on_exit() {
+  local rc=$?
+  [[ -z $RAM ]] || rm -f "$RAM"
+  (exit "$rc")
+  fuse_cleanup  # the fixtures, $WORK; exits with rc
+}
 fuse_test_setup zcav-adaptive
+trap on_exit EXIT
 mkdir "$WORK/mnt" "$WORK/jitter" "$WORK/flat"
 start_fixture "$FIXTURE" "$WORK/mnt" "$WORK/fixture.log" disk.img --size 1G --zones "$ZONES"
 start_fixture "$FIXTURE" "$WORK/jitter" "$WORK/jitter.log" disk.img --size 1G --zones "$ZONES" \
@@ -164,4 +174,22 @@ print(f"flat: {a['probes']} grid probes, {a['share_read']:.2%} read, "
 EOF
 }
 tries "flat" flat_once || fail "the flat fixture's adaptive runs"
+
+# A RAM disk: its 1 MiB probes read in a fraction of a millisecond, too
+# short to time (on tmpfs a CPU's caches serve a probe read again 30-50 %
+# faster); the run says so, on stderr and in the result's notes.
+if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
+  RAM=$(mktemp /dev/shm/zcav-adaptive-XXXXXX)
+  dd if=/dev/zero of="$RAM" bs=1M count=256 status=none
+  sweep "$WORK/ram.json" "$RAM" --adaptive
+  grep -Eq 'note: adaptive probes of 1 MiB read in [0-9.]+ ms .* too short to time' \
+    "$WORK/ram.json.err" || fail "no short-probe note for a RAM disk: $(head -n 3 "$WORK/ram.json.err")"
+  python3 -c 'import json, sys
+notes = json.load(open(sys.argv[1]))["options"]["notes"]
+assert any("too short to time" in n for n in notes), notes' "$WORK/ram.json" ||
+    fail "the RAM disk's result has no short-probe note"
+  echo "RAM disk: $(grep -o 'adaptive probes of .* ms at [^:]*' "$WORK/ram.json.err")"
+else
+  echo "(/dev/shm is no tmpfs here: the RAM disk's note not checked)"
+fi
 echo "PASS"

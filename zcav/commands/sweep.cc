@@ -648,6 +648,25 @@ AdaptiveOptions AdaptiveShapeFor(const SweepCommandOptions& options, const Devic
   return a;
 }
 
+// --adaptive on a device so fast that its probe reads in under 2 ms at the
+// start's rate (a RAM disk, a small NVMe namespace): a note that the probes
+// are too short to time (the timer's and the scheduler's jitter, and a CPU's
+// caches serving a probe read again, move them by tens of %) and that a full
+// sweep takes little longer. Nothing when the rate is not known.
+std::optional<std::string> ShortProbeNote(const AdaptiveOptions& a, const RunInfo& run,
+                                          double mb_per_s) {
+  constexpr double kMinProbeSeconds = 0.002;
+  if (!(mb_per_s > 0)) return std::nullopt;
+  const double probe_s = static_cast<double>(a.probe_bytes) / (mb_per_s * kMB);
+  if (probe_s >= kMinProbeSeconds) return std::nullopt;
+  const double full_s =
+      static_cast<double>(run.plan.end_bytes - run.plan.start_bytes) / (mb_per_s * kMB);
+  return "adaptive probes of " + ExactBinarySize(a.probe_bytes) + " read in " +
+         FormatFixed(probe_s * 1e3, 2) + " ms at the start's " + FormatFixed(mb_per_s, 0) +
+         " MB/s: too short to time (a CPU's caches serve a probe read again); a full sweep of " +
+         "the range takes about " + FormatFixed(full_s, 1) + " s (without --adaptive)";
+}
+
 // One device swept (several: RunSeveralSweeps).
 int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   std::ostream& err = inv.err;
@@ -686,7 +705,12 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   }
   std::optional<AdaptiveOptions> adaptive;
   if (options.adaptive) adaptive = AdaptiveShapeFor(options, info, sweep_options);
-  const RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
+  RunInfo run = NewRunInfo(info, PlanSweep(info, sweep_options), options.command_line);
+  if (adaptive) {
+    if (auto note = ShortProbeNote(*adaptive, run, sweep_options.expected_mb_per_s)) {
+      run.plan.notes.push_back(std::move(*note));
+    }
+  }
   SayBeforeSweep(options, run, err);
 
   const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
