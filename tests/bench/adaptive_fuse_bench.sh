@@ -19,9 +19,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../real/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../real/lib.sh"
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ZCAV=${1:-$here/build/zcav}
-FIXTURE=${2:-$here/build/tests/zoned_fuse}
+bench_paths "$@"
 RUNS=${RUNS:-10}
 LOAD=${LOAD:-0}
 readonly ZONES="0:300,128M:270,256M:240,384M:210,512M:180,640M:150,768M:130,896M:110"

@@ -18,9 +18,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../real/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../real/lib.sh"
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ZCAV=${1:-$here/build/zcav}
-FIXTURE=${2:-$here/build/tests/zoned_fuse}
+bench_paths "$@"
 RUNS=${RUNS:-10}
 ONLY=${ONLY:-1234}   # which checks to run, e.g. ONLY=34
 require_zcav "$ZCAV"

@@ -20,10 +20,11 @@
 # or read over 10 %; a change that breaks the sampler fails every try.
 # Figures over many runs: tests/bench/adaptive_fuse_bench.sh.
 #
-# Not checked here: a read-only loop device over the file. Its 1 MiB probes
-# read 2-5 % off their zone's level (the loop worker and the backing file's
-# I/O between the probe and the fixture), so that 1 run in 3 misplaces an
-# edge or loses one; its full sweep is right (real_fuse_zones checks it).
+# Not checked here: a read-only loop device over the file. Its edges come
+# out exact (10 runs of 10 here, 8.5-9.6 % read, once 13.5 %), but its
+# 1 MiB probes (256 KiB reads through the loop worker) read 2-5 % under the
+# full sweep's 4 MiB blocks, past the 3 % this test allows, and the extra
+# noise takes the cost to 10-12 % in a try of three: 3 of 5 tries failed.
 #
 # Usage: bash adaptive_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no /dev/fuse, no fusermount3, or not root

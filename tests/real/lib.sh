@@ -23,6 +23,17 @@ skip_part() {
   echo "note: $1 not run: $2"
 }
 
+# bench_paths [ZCAV] [ZONED_FUSE]: sets ZCAV and FIXTURE, the build tree's
+# unless given (a bench script's two optional arguments).
+bench_paths() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  # shellcheck disable=SC2034  # read by the script that sources this
+  ZCAV=${1:-$root/build/zcav}
+  # shellcheck disable=SC2034
+  FIXTURE=${2:-$root/build/tests/zoned_fuse}
+}
+
 # require_zcav PATH: python3 (to read zcav's JSON) and an executable zcav.
 require_zcav() {
   command -v python3 >/dev/null || fail "python3 is required to read zcav's JSON output"
