@@ -48,6 +48,7 @@ require_zcav "$ZCAV"
 RAM=""  # a file on a RAM disk (tmpfs), removed on exit
 on_exit() {
   local rc=$?
+  set +e  # (a failing command here must not end the cleanup)
   [[ -z $RAM ]] || rm -f "$RAM"
   (exit "$rc")
   fuse_cleanup  # the fixtures, $WORK; exits with rc
