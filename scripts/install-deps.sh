@@ -11,7 +11,8 @@
 # about 90 MB to download, 350 MB installed); zsh drives the zsh completion
 # (tests/completion_test.sh); man-db and groff render the man page
 # (tests/deb_package_test.sh); ansible-core runs the fleet playbook
-# (examples/fleet/, tests/fleet_ansible_test.sh).
+# (examples/fleet/, tests/fleet_ansible_test.sh); stress-ng keeps the CPUs
+# busy beside the real-I/O tests (tests/bench/busy_host.sh).
 set -euo pipefail
 
 packages=(
@@ -26,7 +27,7 @@ packages=(
   clang libclang-rt-dev llvm
   clang-format
   chromium zsh man-db groff-base
-  ansible-core
+  ansible-core stress-ng
 )
 missing=()
 for p in "${packages[@]}"; do

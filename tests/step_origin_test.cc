@@ -263,3 +263,29 @@ TEST_CASE("One odd pass among five leaves a step at its position; two make it fo
   REQUIRE(two_odd.size() == 1);
   CHECK(two_odd[0].origin == zcav::StepOrigin::kTime);
 }
+
+TEST_CASE("Passes too noisy to show a step do not vote it a step in time", "[step_origin]") {
+  // A busy host: each pass 25 % noisy, the median (of many blocks per
+  // window) still shows a clear 10 % step. No pass can show or deny a 10 %
+  // step in that noise at the window size, so none votes: the step is not
+  // called a step in time. A clean pass without the step still votes time.
+  const std::uint64_t seed = 20261205;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  zcav::ZoneAnalysis analysis;
+  analysis.zones = {{0, 60, 0, 60'000'000, 100, 100, 0, 0, 0},
+                    {60, 120, 60'000'000, 120'000'000, 90, 90, 0, 0, 0}};
+  for (int trial = 0; trial < 20; ++trial) {
+    CAPTURE(trial);
+    std::vector<zcav::Curve> noisy;
+    for (int p = 0; p < 3; ++p) noisy.push_back(NoisyStep(120, 60, 100, 90, 0.25, 0, rng));
+    const std::vector<zcav::Step> steps = zcav::ClassifySteps(analysis, noisy);
+    REQUIRE(steps.size() == 1);
+    CHECK(steps[0].origin != zcav::StepOrigin::kTime);
+  }
+  std::vector<zcav::Curve> clean;
+  for (int p = 0; p < 3; ++p) clean.push_back(NoisyStep(120, 60, 95, 95, 0.005, 0, rng));
+  const std::vector<zcav::Step> flat = zcav::ClassifySteps(analysis, clean);
+  REQUIRE(flat.size() == 1);
+  CHECK(flat[0].origin == zcav::StepOrigin::kTime);
+}

@@ -2,15 +2,19 @@
 # Real-I/O check: `zcav sweep --adaptive` finds a zoned disk's zone table,
 # read through the kernel, from a small share of it.
 # The zoned_fuse fixture serves a 1 GiB file of 8 zones of 128 MiB (300 down
-# to 110 MB/s), once plain and once with 2 % per-request jitter. A full sweep
-# of each (4 MiB blocks, 3 passes: one pass now and then splits a few blocks
-# off a zone) is the reference: the adaptive run must give the same zone
-# count, every edge within a full sweep's block plus one probe, every zone's
-# rate within 3 % of the full sweep's, the curve zoned, and at most 10 % of
-# the file read (the figure is printed). Then a flat fixture (one zone at
-# 200 MB/s): the adaptive run says flat and reads the grid only. Last a
-# file on a RAM disk (/dev/shm): the run notes that its probes are too
-# short to time.
+# to 110 MB/s), once plain and once with 2 % per-request jitter. The
+# adaptive run must give the fixture's 8 zones, every edge within 4 MiB (a
+# full sweep's block) plus one probe of the fixture's, every zone's rate
+# within 3 % of the median of a full sweep's blocks inside that zone (4 MiB
+# blocks, 3 passes: the rate as read through the kernel), the curve zoned,
+# and at most 10 % of the file read besides re-reads, which stay within
+# their bound of half the rest (a busy host's noise; the figures are
+# printed). The edges are the fixture's, not the full sweep's zone table:
+# with two CPUs busy beside it (stress-ng) the full sweep split the 8 zones
+# into 12 to 17 in 4 runs of 5, while the adaptive runs found the 8. Then
+# a flat fixture (one zone at 200 MB/s): the adaptive run says flat and
+# reads the grid only. Last a file on a RAM disk (/dev/shm): the run notes
+# that its probes are too short to time.
 #
 # A run on a noisy host is tried again, up to ATTEMPTS times in all, and
 # each failed try prints its noise, cost, edges and every probe. A host's
@@ -73,44 +77,68 @@ sweep() {
 
 # check ADAPTIVE FULL LABEL: the adaptive run against the full sweep.
 check() {
-  python3 - "$1" "$2" "$3" "$MAX_SHARE" "$TOLERANCE" <<'EOF'
-import json, sys
-path, full_path, label, max_share, tol = sys.argv[1:]
+  python3 - "$1" "$2" "$3" "$MAX_SHARE" "$TOLERANCE" "$ZONES" <<'EOF'
+import json, statistics, sys
+path, full_path, label, max_share, tol, table = sys.argv[1:]
 max_share, tol = float(max_share), float(tol)
 doc, full = json.load(open(path)), json.load(open(full_path))
 a = doc["adaptive"]
 errors = []
 if doc["device"].get("direct_io") is not True:
     errors.append(f"device.direct_io is {doc['device'].get('direct_io')!r}")
-if doc.get("curve_type") != "zoned" or full.get("curve_type") != "zoned":
-    errors.append(f"curve {doc.get('curve_type')!r}, the full sweep's {full.get('curve_type')!r}")
-zones, ref = doc["zones"], full["zones"]
-if len(zones) != len(ref) or len(a["edges"]) != len(ref) - 1:
-    errors.append(f"{len(zones)} zones ({len(a['edges'])} edges), the full sweep {len(ref)}")
+if doc.get("curve_type") != "zoned":
+    errors.append(f"curve {doc.get('curve_type')!r}")
+# The fixture's zones (START:RATE, START with an M suffix): their edges are
+# the truth; each one's rate as read through the kernel is the median of
+# the full sweep's blocks wholly inside it (its 3 passes' medians).
+size = full["device"]["size_bytes"]
+starts = [int(z.split(":")[0].rstrip("M")) << (20 if z.split(":")[0].endswith("M") else 0)
+          for z in table.split(",")]
+bounds = list(zip(starts, starts[1:] + [size]))
+ref_rates = []
+for lo, hi in bounds:
+    inside = [b["mb_per_s"] for b in full["blocks"]
+              if b["offset_bytes"] >= lo and b["offset_bytes"] + b["length_bytes"] <= hi]
+    ref_rates.append(statistics.median(inside) if inside else float("nan"))
+zones = doc["zones"]
+if len(zones) != len(bounds) or len(a["edges"]) != len(bounds) - 1:
+    errors.append(f"{len(zones)} zones ({len(a['edges'])} edges), the fixture has {len(bounds)}")
 else:
     slack = full["options"]["block_bytes"] + a["probe_bytes"]
-    for z, r, e in zip(zones[1:], ref[1:], a["edges"]):
-        if abs(e["at_bytes"] - r["start_bytes"]) > slack:
-            errors.append(f"edge at {e['at_bytes']} B, the full sweep's at {r['start_bytes']} B")
-    for k, (z, r) in enumerate(zip(zones, ref), 1):
-        if abs(z["mb_per_s"] - r["mb_per_s"]) > tol * r["mb_per_s"]:
-            errors.append(f"zone {k}: {z['mb_per_s']:.1f} MB/s, the full sweep {r['mb_per_s']:.1f}")
-if a["share_read"] > max_share:
-    errors.append(f"read {a['share_read']:.1%} of the device, more than {max_share:.0%}")
+    for (lo, _), e in zip(bounds[1:], a["edges"]):
+        if abs(e["at_bytes"] - lo) > slack:
+            errors.append(f"edge at {e['at_bytes']} B, the fixture's at {lo} B")
+    for k, (z, r) in enumerate(zip(zones, ref_rates), 1):
+        if not abs(z["mb_per_s"] - r) <= tol * r:
+            errors.append(f"zone {k}: {z['mb_per_s']:.1f} MB/s, the full sweep {r:.1f}")
+# The cost: the reads a quiet host needs (the grid, the bisection, the
+# reference) at most max_share of the device, and the probes read again
+# (a noisy host's) within their bound, half those, give or take the probe
+# and the reference read after the bound was checked.
+reread = a.get("reread_bytes", 0)
+first = a["bytes_read"] - reread
+if first > max_share * a["range_bytes"]:
+    errors.append(f"read {first / a['range_bytes']:.1%} of the device besides re-reads, "
+                  f"more than {max_share:.0%}")
+if reread > first / 2 + 2 * a["probe_bytes"]:
+    errors.append(f"re-read {reread >> 20} MiB, over half the other {first >> 20} MiB")
 for e in errors:
     print(f"FAIL ({label}): {e}")
 if errors:
     # What the run did, for a failure seen only in CI: its noise, cost, the
     # edges either way and every probe (MiB: rate x reads).
     print(f"  noise {a['noise_rel']:.2%}, grid {a['grid_probes']}, {a['probes']} probes, "
-          f"{a['bytes_read'] >> 20} MiB read")
+          f"{a['bytes_read'] >> 20} MiB read, {reread >> 20} MiB of them re-reads"
+          f"{' (capped)' if a.get('reread_capped') else ''}")
     print("  edges:", [(e["at_bytes"] >> 20, e["uncertainty_bytes"] >> 10) for e in a["edges"]],
-          "full sweep:", [z["start_bytes"] >> 20 for z in ref[1:]])
+          "the fixture's:", [lo >> 20 for lo, _ in bounds[1:]])
     print("  probes:", " ".join(f"{b['offset_bytes'] >> 20}:{b['mb_per_s']:.0f}x{b['passes']}"
                                  for b in doc["blocks"]))
     sys.exit(1)
-print(f"{label}: {len(zones)} zones as the full sweep's, {a['probes']} probes of "
-      f"{a['probe_bytes'] >> 10} KiB read {a['share_read']:.2%} of the device; widest edge "
+print(f"{label}: {len(zones)} zones as the fixture's, {a['probes']} probes of "
+      f"{a['probe_bytes'] >> 10} KiB read {a['share_read']:.2%} of the device "
+      f"({reread / a['range_bytes']:.2%} re-reads{', capped' if a.get('reread_capped') else ''}); "
+      f"widest edge "
       f"+-{max(e['uncertainty_bytes'] for e in a['edges']) >> 10} KiB; wall "
       f"{doc['summary']['wall_seconds']:.2f} s against the full sweep's "
       f"{full['summary']['wall_seconds']:.2f} s")

@@ -23,7 +23,8 @@ namespace {
 //   Within kSameSizeSigmas of the noise counts as the same too, for small
 //   steps.
 // - It must also stand out of the pass's own noise (kShowsSigmas standard
-//   errors of a difference of two window medians), or the pass has no step.
+//   errors of a difference of two window medians), or the pass has no step;
+//   and a pass whose noise would hide the median's step there abstains.
 // - The position tolerance is a few blocks or 1 % of the curve (the
 //   detector places an edge within a block or two; 1 % is what a person
 //   reading the plot would call "the same place").
@@ -129,7 +130,20 @@ class StepFinder {
                   std::sqrt(1.0 / static_cast<double>(left_n) + 1.0 / static_cast<double>(right_n));
       if (score[k] > score[best]) best = k;
     }
-    if (!(score[best] > 0)) return out;
+    // A pass whose noise would hide a step of the median's size (under
+    // kShowsSigmas of its error at the median's edge) tells nothing either
+    // way: it abstains (a busy host's passes, each 25 % noisy, voted an
+    // evident staircase of 10 % steps away as steps in time).
+    const std::size_t at_edge = std::clamp(edge, first, last) - first;
+    const double edge_error = errors[at_edge] > 0 ? errors[at_edge] : errors[best];
+    const bool could_show = edge_error > 0 && std::fabs(change) > kShowsSigmas * edge_error;
+    // Nor does a step it happens to show elsewhere count then: in such noise
+    // one of the candidate edges stands out by chance.
+    if (!could_show) {
+      out.votes = false;
+      return out;
+    }
+    if (!(score[best] > 0) || !(score[best] > kShowsSigmas * errors[best])) return out;
     // The plateau of edges around the best one, then the edge within it.
     std::size_t lo = best, hi = best;
     while (lo > 0 && score[lo - 1] >= kPlateauShare * score[best]) --lo;
@@ -139,10 +153,8 @@ class StepFinder {
     const double delta = deltas[best];
     const double error = errors[best];
     const double ratio = delta / change;
-    const bool stands_out = score[best] > kShowsSigmas * error;
-    const bool same_size = (ratio >= kSameSizeLow && ratio <= kSameSizeHigh) ||
-                           std::fabs(delta - change) <= kSameSizeSigmas * error;
-    out.shows = stands_out && same_size;
+    out.shows = (ratio >= kSameSizeLow && ratio <= kSameSizeHigh) ||
+                std::fabs(delta - change) <= kSameSizeSigmas * error;
     if (!out.shows) return out;
     out.offset_bytes = static_cast<std::int64_t>(pass_.offset_bytes(at));
     out.agrees = (at > edge ? at - edge : edge - at) <= tolerance;

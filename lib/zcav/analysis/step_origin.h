@@ -37,7 +37,8 @@ inline constexpr std::size_t kStepToleranceBlocks = 3;
 // the step when it changes in the same direction by roughly the same amount
 // (between half and twice the median curve's log change, or within the
 // pass's noise), standing out of its noise (3 standard errors), and its edge lies within the
-// tolerance of the median's: max(kStepToleranceBlocks, 1 % of the curve's blocks).
+// tolerance of the median's: max(kStepToleranceBlocks, 1 % of the curve's blocks). A pass
+// too noisy to show the median's change there (under 3 standard errors) does not vote.
 //
 // Result: one Step per step of `analysis` (Step::zone = k), with
 //   kPosition  the passes (at least 2) show the step there, all of them or

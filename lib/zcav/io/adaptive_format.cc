@@ -1,5 +1,6 @@
 #include "zcav/io/adaptive_format.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "zcav/base/error.h"
@@ -57,6 +58,8 @@ std::string AdaptiveJsonText(const AdaptiveResult& r, std::size_t probes) {
       {"noise_rel", r.noise_rel},
       {"reference_reads", r.reference_reads},
       {"largest_drift", r.largest_drift},
+      {"reread_bytes", r.reread_bytes},
+      {"reread_capped", r.reread_capped},
       {"budget_hit", r.budget_hit},
       {"edges", edges},
       {"inferred", inferred},
@@ -83,6 +86,13 @@ AdaptiveResult ParseAdaptiveJson(const std::string& text, const std::string& whe
   }
   if (const auto d = o.find("largest_drift"); d != o.end() && d->is_number() && *d > 0) {
     r.largest_drift = *d;
+  }
+  // (Results before the bound on re-reads: none counted.)
+  if (const auto n = o.find("reread_bytes"); n != o.end() && n->is_number_unsigned()) {
+    r.reread_bytes = std::min(n->get<std::uint64_t>(), r.bytes_read);
+  }
+  if (const auto b = o.find("reread_capped"); b != o.end() && b->is_boolean()) {
+    r.reread_capped = *b;
   }
   if (const auto b = o.find("budget_hit"); b != o.end() && b->is_boolean()) r.budget_hit = *b;
   const auto edges = o.find("edges");

@@ -5,7 +5,8 @@
 //   {"probe_bytes":..,"grid_probes":..,"probes":..,"engine":"io_uring",
 //    "bytes_read":..,"range_start_bytes":..,"range_bytes":..,
 //    "share_read":0.0016,"noise_rel":0.004,"reference_reads":12,
-//    "largest_drift":0.93,"budget_hit":false,
+//    "largest_drift":0.93,"reread_bytes":..,"reread_capped":false,
+//    "budget_hit":false,
 //    "edges":[{"at_bytes":..,"uncertainty_bytes":..,"left_mb_per_s":..,
 //              "right_mb_per_s":..}],
 //    "inferred":[{"start_bytes":..,"end_bytes":..,"mb_per_s":..,"probes":..}]}
@@ -15,7 +16,9 @@
 // (read as the zone's level, never as a measurement); "share_read" is
 // bytes_read / range_bytes (timed and untimed reads, the reference's
 // included); "largest_drift" the drift furthest from 1 that a probe's read
-// was divided by (the blocks' rates are the drift-corrected ones).
+// was divided by (the blocks' rates are the drift-corrected ones);
+// "reread_bytes" the bytes of probes read again (in bytes_read), bounded at
+// half the others, "reread_capped" whether they reached the bound.
 #pragma once
 
 #include <cstddef>

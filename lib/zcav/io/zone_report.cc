@@ -219,6 +219,13 @@ std::string AdaptiveNote(const AdaptiveResult& r, std::size_t probes) {
          " MiB (the widest)";
   }
   if (r.budget_hit) s += "; the budget ended the refinement";
+  // A noisy host: probes read again took over a fifth of the other reads.
+  const std::uint64_t first = r.bytes_read - std::min(r.reread_bytes, r.bytes_read);
+  if (r.reread_capped || r.reread_bytes * 5 > first) {
+    s += "; the host was noisy: probes read again took " +
+         FormatFixed(Pct(r.reread_bytes, r.range_bytes), 2) + " % of the range";
+    if (r.reread_capped) s += " and reached their bound (half the other reads)";
+  }
   return s;
 }
 

@@ -203,7 +203,9 @@ class Sampler {
     AdaptiveProbe& p = slot.probe;
     p.offset_bytes = start_ + k * probe_;
     p.length_bytes = probe_;
+    const std::uint64_t before = result_.bytes_read;
     std::optional<Timed> read = ReadOnce(k);
+    if (!slot.reads.empty()) result_.reread_bytes += result_.bytes_read - before;
     if (!read || !(read->mb_per_s > 0)) return nullptr;  // (no time measured: no rate)
     ++since_reference_;
     read->seq = ++seq_;
@@ -212,6 +214,18 @@ class Sampler {
     p.reads = static_cast<std::uint32_t>(slot.rates.size());
     p.mb_per_s = Agreed(slot);
     return &p;
+  }
+
+  // Whether a probe already read may be read again (the options'
+  // max_reread_share); once not, the result says so.
+  bool MayReadAgain() {
+    const std::uint64_t first = result_.bytes_read - result_.reread_bytes;
+    if (static_cast<double>(result_.reread_bytes) <
+        options_.max_reread_share * static_cast<double>(first)) {
+      return true;
+    }
+    result_.reread_capped = true;
+    return false;
   }
 
   // A change of the device's speed, seen by the reference (its read off the
@@ -543,7 +557,9 @@ class Sampler {
       return;
     }
     const std::uint64_t before = references_[n - 2].seq;
+    const std::uint64_t read_before = result_.bytes_read;
     ReadReference();
+    result_.reread_bytes += result_.bytes_read - read_before;
     // (Drifts either side the same, both within the dead zone: no change.
     // Before kMinReferences reads there is no drift yet, and no dead zone.)
     if (references_.size() == n + 1 && !newest_unsure_ && kept_[n - 1] &&
@@ -798,6 +814,9 @@ class AdaptiveRun {
   void Move(Bracket& b, std::uint64_t k, const AdaptiveProbe& p);
   // A converged bracket: its probes to read once more, or done.
   void Converged(Bracket& b);
+  // Slot k's probe `p`, read before and not read again (AdaptiveOptions::max_reread_share),
+  // taken as it is: a move, or the bracket's verification done.
+  void KeepRead(Bracket& b, std::uint64_t k, const AdaptiveProbe& p);
   // Read again: a probe whose side is marginal, far off both levels, or
   // whose reads disagree on its side.
   bool Unsettled(std::uint64_t k, const AdaptiveProbe& p, const Bracket& b) const;
@@ -868,7 +887,7 @@ void AdaptiveRun::ReadGrid() {
 void AdaptiveRun::ResolveGridSuspects() {
   const std::vector<std::uint64_t> again = ResolveByNeighbours(sampler_, grid_slots_);
   for (const std::uint64_t k : again) {
-    if (!sampler_.Going() || sampler_.OverBudget()) break;
+    if (!sampler_.Going() || sampler_.OverBudget() || !sampler_.MayReadAgain()) break;
     sampler_.ReadMore(k);
   }
   if (!again.empty()) Redrift();
@@ -903,6 +922,7 @@ void AdaptiveRun::ReadNoisyGridAgain() {
       r_.budget_hit = true;
       break;
     }
+    if (!sampler_.MayReadAgain()) break;
     sampler_.ReadMore(again[i]);
   }
   Redrift();
@@ -950,7 +970,8 @@ void AdaptiveRun::ReadSpikesAgain() {
         r_.budget_hit = true;
         break;
       }
-      std::vector<std::uint64_t> failed;  // unreadable now: kept as read before
+      if (!sampler_.MayReadAgain()) break;  // (they keep the reads they have)
+      std::vector<std::uint64_t> failed;    // unreadable now: kept as read before
       for (const std::uint64_t k : spikes) {
         if (spikes.size() == 1) sampler_.Divert(k, slots_);
         if (!sampler_.Going()) break;
@@ -1130,6 +1151,18 @@ void AdaptiveRun::Converged(Bracket& b) {
   }
 }
 
+void AdaptiveRun::KeepRead(Bracket& b, std::uint64_t k, const AdaptiveProbe& p) {
+  b.pending.reset();
+  if (!b.verify.empty() && k == b.verify.back()) {
+    // (Its verification as read before: the bracket stays converged.)
+    b.verify.clear();
+    b.checks = kEdgeChecks;
+  } else {
+    Move(b, k, p);
+  }
+  if (b.hi - b.lo <= 1 && b.verify.empty()) Converged(b);
+}
+
 // The brackets bisected in turns, one read per open bracket per round, so
 // that two reads in a row are at different edges (far apart: no read-ahead
 // between them); a marginal probe is read again in the next round. With
@@ -1145,6 +1178,11 @@ void AdaptiveRun::Bisect() {
       const std::uint64_t k = b.pending           ? *b.pending
                               : !b.verify.empty() ? b.verify.back()
                                                   : b.lo + (b.hi - b.lo) / 2;
+      if (const AdaptiveProbe* known = sampler_.Find(k);
+          known != nullptr && !sampler_.MayReadAgain()) {
+        KeepRead(b, k, *known);
+        continue;
+      }
       if (finished_ + 1 == open_.size()) sampler_.Divert(k, slots_);
       const AdaptiveProbe* p = sampler_.ReadMore(k);
       const std::optional<Sampler::Change> change = sampler_.TakeChange();
@@ -1158,7 +1196,8 @@ void AdaptiveRun::Bisect() {
       }
       sampler_.Report(AdaptiveProgress::Phase::kRefine, finished_, open_.size());
       if (undone) continue;
-      if (Unsettled(k, *p, b) && p->reads < std::max<std::uint32_t>(1, options_.max_reads)) {
+      if (Unsettled(k, *p, b) && p->reads < std::max<std::uint32_t>(1, options_.max_reads) &&
+          sampler_.MayReadAgain()) {
         b.pending = k;
         continue;
       }
@@ -1186,7 +1225,8 @@ void AdaptiveRun::BisectAndSettle() {
       b.right *= reframed;
       std::uint64_t lo = b.lo, hi = b.hi;
       Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, lo, hi);
-      if (pass < kSettlePasses && hi > lo + 1 && b.done && sampler_.Going() && !r_.budget_hit) {
+      if (pass < kSettlePasses && hi > lo + 1 && b.done && sampler_.Going() && !r_.budget_hit &&
+          sampler_.MayReadAgain()) {
         b.lo = lo;
         b.hi = hi;
         b.done = false;

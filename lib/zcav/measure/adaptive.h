@@ -27,6 +27,12 @@
 // under 5 of its noise sigmas) is read a second time, where that costs
 // under 0.2 % of the range, before its steps are bisected.
 //
+// Re-reads are bounded: the reads of probes already read (for any of the
+// reasons above) stop at half the bytes read otherwise, so that a busy
+// host's noise raises the cost by at most half instead of without end (a
+// 20 TB disk in a busy server must not take a day); the result says how
+// much they cost and whether they hit the bound.
+//
 // Against drift (a host's slow period: every read 5-25 % slower for a few
 // hundred ms, which moved the grid's levels and sent bisections the wrong
 // way): one reference probe, a fixed block in the middle of the grid's last
@@ -116,6 +122,14 @@ struct AdaptiveOptions {
   // slow for a few hundred ms), divided out of the probes' rates (0 = no
   // reference). Default: 10.
   std::uint32_t reference_every = 10;
+  // Reads of probes already read (a grid spike's, a marginal probe's, an
+  // edge's verification, the moves a change of speed undid, a settled edge
+  // bisected again, the reference read again at once) stop once they come
+  // to this share of the bytes read otherwise (the grid, the bisection's
+  // first reads, the reference's reads when due): a busy host's noise
+  // raises the cost by at most this share, and the probes read after keep
+  // the reads they have (AdaptiveResult::reread_capped). Default: 0.5.
+  double max_reread_share = 0.5;
   // Called after every probe (may be empty). Must not throw.
   std::function<void(const AdaptiveProgress&)> progress;
 };
@@ -167,6 +181,13 @@ struct AdaptiveResult {
   // then).
   std::uint32_t reference_reads = 0;
   double largest_drift = 1;
+  // Bytes of probes read again (counted in bytes_read): a grid spike's, a
+  // marginal probe's, an edge's verification, the moves a change of speed
+  // undid, an edge bisected again, the reference read again at once. They
+  // stop at half the other bytes read (a busy host costs at most half more);
+  // reread_capped: they did, and later probes kept the reads they had.
+  std::uint64_t reread_bytes = 0;
+  bool reread_capped = false;
   bool budget_hit = false;
   // Probes that could not be read (a bad sector is data: each failed probe
   // is one range, its whole length, and the sampling goes on without it).
