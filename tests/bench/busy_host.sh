@@ -43,9 +43,9 @@ for ((run = 1; run <= RUNS; run++)); do
     echo "run $run of $RUNS: passed ($((SECONDS - start)) s, stress-ng --cpu $cpus beside)"
   else
     echo "run $run of $RUNS: FAILED ($((SECONDS - start)) s); its log:"
-    grep -E 'FAIL|Failed|failed|zones as the full|re-reads' "$LOGS/$run.log" | head -40
+    grep -E 'FAIL|Failed|failed|zones as the fixture|re-reads' "$LOGS/$run.log" | head -40
   fi
-  grep -E "zones as the full sweep's|^flat:" "$LOGS/$run.log" | sed 's/^/  /' || true
+  grep -E "zones as the fixture's|^flat:" "$LOGS/$run.log" | sed 's/^/  /' || true
   rm -f "$LOGS/$run.log"
 done
 echo "busy host: $passed of $RUNS runs passed"
