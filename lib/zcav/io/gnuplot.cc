@@ -18,6 +18,7 @@
 #include "zcav/io/gnuplot.h"
 
 #include <fcntl.h>
+#include <gnuplot-iostream.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -471,12 +473,20 @@ class SystemSession final : public GnuplotSession {
       throw;
     }
     ::close(fds[0]);
-    in_ = fds[1];
+    // The commands and data go through gnuplot-iostream's stream on the
+    // pipe (it owns the FILE and closes it).
+    FILE* file = ::fdopen(fds[1], "w");
+    if (file == nullptr) {
+      ::close(fds[1]);
+      KillGroup(pid_);
+      throw Error("cannot start gnuplot: " + SystemMessage(errno), ErrorKind::kRuntime);
+    }
+    feed_ = std::make_unique<::Gnuplot>(file);
   }
   SystemSession(const SystemSession&) = delete;
   SystemSession& operator=(const SystemSession&) = delete;
   ~SystemSession() override {
-    CloseFd(in_);
+    Close();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     int status = 0;
     pid_t done = 0;
@@ -491,28 +501,19 @@ class SystemSession final : public GnuplotSession {
     }
   }
 
-  bool Send(std::string_view commands) override {
-    if (in_ < 0) return false;
-    // SIGPIPE blocked while writing: a gone gnuplot is EPIPE, not a signal.
-    sigset_t pipe_set;
-    sigset_t old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  bool Send(std::string_view commands, const std::vector<GnuplotRows>& data) override {
+    if (!feed_) return false;
+    const PipeSignalsBlocked blocked;
     bool ok = true;
-    for (std::size_t done = 0; ok && done < commands.size();) {
-      const ssize_t n = ::write(in_, commands.data() + done, commands.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      ok = n > 0;
-      if (ok) done += static_cast<std::size_t>(n);
+    try {
+      *feed_ << commands;
+      for (const GnuplotRows& rows : data) feed_->send1d(rows);
+      feed_->flush();
+      ok = feed_->good();
+    } catch (const std::exception&) {
+      ok = false;
     }
-    if (!ok) {
-      const struct timespec zero {};
-      while (::sigtimedwait(&pipe_set, nullptr, &zero) > 0) {
-      }
-      CloseFd(in_);
-    }
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (!ok) Close();
     return ok;
   }
 
@@ -526,10 +527,40 @@ class SystemSession final : public GnuplotSession {
   }
 
  private:
+  // SIGPIPE blocked while this lives: a gone gnuplot is EPIPE, not a
+  // signal; one raised meanwhile is taken before it is unblocked.
+  class PipeSignalsBlocked {
+   public:
+    PipeSignalsBlocked() {
+      sigemptyset(&pipe_);
+      sigaddset(&pipe_, SIGPIPE);
+      ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    PipeSignalsBlocked(const PipeSignalsBlocked&) = delete;
+    PipeSignalsBlocked& operator=(const PipeSignalsBlocked&) = delete;
+    ~PipeSignalsBlocked() {
+      const struct timespec zero {};
+      while (::sigtimedwait(&pipe_, nullptr, &zero) > 0) {
+      }
+      ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+
+   private:
+    sigset_t pipe_{};
+    sigset_t old_{};
+  };
+
+  // gnuplot's input closed (gnuplot-iostream flushes what it holds).
+  void Close() {
+    if (!feed_) return;
+    const PipeSignalsBlocked blocked;
+    feed_.reset();
+  }
+
   PrivateDir dir_;
   bool window_;
   pid_t pid_ = -1;
-  int in_ = -1;
+  std::unique_ptr<::Gnuplot> feed_;  // gnuplot's input
 };
 
 class SystemGnuplotImpl final : public Gnuplot {

@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zcav {
@@ -57,15 +58,21 @@ bool IsSafeFileName(std::string_view name);
 // suffixes zcav adds). A name already of that alphabet is kept as it is.
 std::string SafeFileName(std::string_view text);
 
-// A running gnuplot that reads commands (the live view). Destroying it ends
+// Inline data for a plot's '-' files: one block of (x, y) rows.
+using GnuplotRows = std::vector<std::pair<double, double>>;
+
+// A running gnuplot that reads commands (the live view), fed through
+// gnuplot-iostream while the data arrives. Destroying it ends
 // gnuplot: its input is closed, it gets up to 2 s to exit (a -persist window
 // stays open), then it is killed; its private directory is removed.
 class GnuplotSession {
  public:
   virtual ~GnuplotSession() = default;
-  // Sends `commands` to gnuplot's input. False when gnuplot has gone (the
-  // pipe is closed): nothing more can be drawn. Never raises SIGPIPE.
-  virtual bool Send(std::string_view commands) = 0;
+  // Sends `commands` to gnuplot's input, then each block of `data` (its
+  // rows, then "e": the data of the commands' '-' files, in order). False
+  // when gnuplot has gone (the pipe is closed): nothing more can be drawn.
+  // Never raises SIGPIPE.
+  virtual bool Send(std::string_view commands, const std::vector<GnuplotRows>& data) = 0;
   // The file `name` (IsSafeFileName) gnuplot wrote in its private directory
   // (its working directory): its text, at most 4 MiB; nullopt when it does
   // not exist or is not a regular file (a symlink is not followed).

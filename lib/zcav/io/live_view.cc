@@ -183,7 +183,8 @@ std::string LiveView::StatusLine(const State& s) const {
   return line;
 }
 
-std::string LiveView::Commands(const State& s, const std::string& title) {
+std::string LiveView::Commands(const State& s, const std::string& title,
+                               std::vector<GnuplotRows>& data) {
   const SweepPlan& plan = run_.plan;
   // The curve read so far, and the zones of the medians over the passes.
   const Curve curve = LiveLatestCurve(s.rates, plan);
@@ -209,12 +210,9 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
     << (options_.mode == LiveViewOptions::Mode::kWindow ? "set grid\nset key bottom left\n"
                                                         : "unset grid\nset key bottom left\n");
   std::vector<std::string> series;
-  std::ostringstream data;
-  const auto block = [&](const std::vector<std::pair<double, double>>& rows) {
-    for (const auto& [x, y] : rows) data << FormatFixed(x, 6) << ' ' << FormatFixed(y, 3) << '\n';
-    data << "e\n";
-  };
-  std::vector<std::pair<double, double>> points;
+  data.clear();
+  const auto block = [&](GnuplotRows rows) { data.push_back(std::move(rows)); };
+  GnuplotRows points;
   for (const CurvePoint& p : curve) {
     points.emplace_back(static_cast<double>(p.offset_bytes + p.length_bytes / 2) / kGB, p.mb_per_s);
   }
@@ -223,7 +221,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
                      std::to_string(s.pass + 1) + "'");
     block(points);
   }
-  std::vector<std::pair<double, double>> levels;
+  GnuplotRows levels;
   for (const Zone& z : zones.zones) {
     levels.emplace_back(static_cast<double>(z.start_bytes) / kGB, z.mb_per_s);
     levels.emplace_back(static_cast<double>(z.end_bytes) / kGB, z.mb_per_s);
@@ -237,7 +235,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
   const auto marks = [&](const std::vector<std::uint64_t>& offsets, const std::string& style,
                          const std::string& what) {
     if (offsets.empty()) return;
-    std::vector<std::pair<double, double>> rows;
+    GnuplotRows rows;
     for (std::uint64_t o : offsets) rows.emplace_back(static_cast<double>(o) / kGB, top * 1.05);
     series.push_back("'-' using 1:2 with points " + style + " title '" +
                      std::to_string(offsets.size()) + " " + what + "'");
@@ -248,7 +246,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
   if (series.empty()) return "";
   c << "plot ";
   for (std::size_t i = 0; i < series.size(); ++i) c << (i ? ", " : "") << series[i];
-  c << "\n" << data.str();
+  c << "\n";
   return c.str();
 }
 
@@ -258,7 +256,8 @@ void LiveView::Draw(const State& s) {
   // A gnuplot string expression: the window's title has two lines.
   const std::string title =
       window ? GpQuote(options_.label) + " . \"\\n\" . " + GpQuote(status) : GpQuote(status);
-  const std::string plot = Commands(s, title);
+  std::vector<GnuplotRows> data;
+  const std::string plot = Commands(s, title, data);
   if (plot.empty()) return;
   std::ostringstream gp;
   if (window) {
@@ -270,10 +269,12 @@ void LiveView::Draw(const State& s) {
        << "set output " << GpQuote("frame.txt") << "\n";
   }
   gp << plot;
-  if (!window) {
-    gp << "unset output\nset print " << GpQuote("frame.done") << "\nprint 'done'\nunset print\n";
+  bool sent = session_->Send(gp.str(), data);
+  if (sent && !window) {
+    sent = session_->Send(
+        "unset output\nset print " + GpQuote("frame.done") + "\nprint 'done'\nunset print\n", {});
   }
-  if (!session_->Send(gp.str())) {
+  if (!sent) {
     broken_ = true;  // gnuplot went away: no more frames, the sweep goes on
     return;
   }

@@ -104,7 +104,8 @@ class LiveView final : public ResultSink {
   };
   void Loop();
   void Draw(const State& s);
-  std::string Commands(const State& s, const std::string& title);
+  // The plot's commands; the data of its '-' files into `data`, in order.
+  std::string Commands(const State& s, const std::string& title, std::vector<GnuplotRows>& data);
   std::string StatusLine(const State& s) const;
   void ShowTerminalFrame(const std::string& status);
 
