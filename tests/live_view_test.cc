@@ -37,7 +37,6 @@ TEST_CASE("LiveView draws a paced sweep in the terminal, frame after frame", "[l
   lo.out = &screen;
   lo.every = std::chrono::milliseconds(50);
   lo.label = "sim:hdd";
-  lo.scratch_dir = "/tmp/zcav-live-view-test-" + std::to_string(::getpid());
   SteadyClock steady;
   LiveView view(lo, steady);
   RunSweep(*dev, run, clock, view);

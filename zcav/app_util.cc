@@ -372,19 +372,19 @@ void WriteWholeResult(const std::string& output, const std::vector<std::string>&
   WriteFileAtomically(output, text, inputs);
 }
 
-EventsOutput::EventsOutput(const std::string& path, std::ostream& out) : path_(path) {
+EventsOutput::EventsOutput(const std::string& path, std::ostream& out,
+                           const std::vector<std::string>& inputs)
+    : path_(path) {
   if (path.empty()) return;
   std::ostream* stream = &out;
   if (path != "-") {
-    errno = 0;
-    file_ = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-    if (!*file_) {
-      const int e = errno;
-      throw Error("--events " + path + ": cannot open" +
-                      (e != 0 ? ": " + std::generic_category().message(e) : std::string()),
-                  ErrorKind::kBadInput);
+    try {
+      file_ = std::make_unique<AtomicFile>(path, inputs);
+      file_->PlaceNow();
+    } catch (const Error& e) {
+      throw Error(std::string("--events: ") + e.what(), e.kind());
     }
-    stream = file_.get();
+    stream = &file_->stream();
   }
   writer_ = MakeEventsWriter(*stream);
   guard_ = std::make_unique<WriteGuard>(*writer_);

@@ -156,14 +156,17 @@ void WriteWholeResult(const std::string& output, const std::vector<std::string>&
                       const std::string& text, std::ostream& out);
 
 // The --events stream of one run (io/events_writer.h): none for an empty
-// `path`, `out` (stdout) for "-", else the file `path`, created or emptied
-// now and written directly (not renamed at the end: a run killed mid-way
-// leaves every line written so far). A failed write does not stop the run:
-// the events stop and Exit says so on `err`. Throws Error(kBadInput) when
-// the file cannot be opened.
+// `path`, `out` (stdout) for "-", else the file `path`, checked as -o is
+// (AtomicFile: not a device, not one of `inputs`), created under a random
+// temporary name and renamed into place now, then written as the run goes
+// (a run killed mid-way leaves every line written so far). A failed write
+// (a full disk, a closed pipe) does not stop the run: the events stop and
+// Exit says so on `err`. Throws Error(kBadInput) when the file cannot be
+// opened or is refused.
 class EventsOutput {
  public:
-  EventsOutput(const std::string& path, std::ostream& out);
+  EventsOutput(const std::string& path, std::ostream& out,
+               const std::vector<std::string>& inputs = {});
   ~EventsOutput();
   EventsOutput(const EventsOutput&) = delete;
   EventsOutput& operator=(const EventsOutput&) = delete;
@@ -175,7 +178,7 @@ class EventsOutput {
 
  private:
   std::string path_;
-  std::unique_ptr<std::ofstream> file_;
+  std::unique_ptr<AtomicFile> file_;
   std::unique_ptr<EventsWriter> writer_;
   std::unique_ptr<WriteGuard> guard_;
 };

@@ -6,7 +6,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <string>
+
+#include "zcav/io/gnuplot.h"
 
 namespace zcav {
 
@@ -20,18 +22,6 @@ bool HasDisplay() {
   return false;
 }
 
-// The terminals the gnuplot on the PATH has (GPVAL_TERMINALS), "" when
-// there is no gnuplot.
-std::string GnuplotTerminals() {
-  FILE* p = ::popen("gnuplot -e 'print GPVAL_TERMINALS' 2>&1", "r");
-  if (p == nullptr) return "";
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p) != nullptr) text += buf;
-  const int status = ::pclose(p);
-  return status == 0 ? " " + text + " " : "";
-}
-
 bool Has(const std::string& terminals, const char* name) {
   return terminals.find(std::string(" ") + name + " ") != std::string::npos ||
          terminals.find(std::string(" ") + name + "\n") != std::string::npos;
@@ -41,7 +31,7 @@ bool Has(const std::string& terminals, const char* name) {
 
 std::unique_ptr<LiveView> MakeLiveView(const std::string& label, Clock& clock,
                                        const ZoneOptions& zones, bool optical, std::ostream& err) {
-  const std::string terminals = GnuplotTerminals();
+  const std::string terminals = CurrentGnuplot().Terminals();
   if (terminals.empty()) {
     err << "zcav: note: --live ignored: gnuplot is not installed (Debian: gnuplot-x11 or "
            "gnuplot-nox)\n";
@@ -68,10 +58,7 @@ std::unique_ptr<LiveView> MakeLiveView(const std::string& label, Clock& clock,
       o.columns = size.ws_col;
       o.rows = size.ws_row;
     }
-    o.out = &err;
-    const char* tmp = std::getenv("TMPDIR");
-    o.scratch_dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/zcav-live-" +
-                    std::to_string(::getpid());
+    o.out = &err;  // frames are drawn in the gnuplot session's private directory
   } else {
     err << "zcav: note: --live ignored: there is no display (DISPLAY) and stderr is not a "
            "terminal\n";

@@ -17,8 +17,9 @@ std::atomic<bool> g_stop_requested{false};
 
 extern "C" void OnSignal(int signo) {
   g_stop_requested.store(true);
-  // A second Ctrl-C ends the process at once.
-  signal(signo, SIG_DFL);
+  // A second Ctrl-C ends the process at once. Not a second SIGHUP: a
+  // dropped session sends it twice (the kernel, then the shell).
+  if (signo != SIGHUP) signal(signo, SIG_DFL);
 }
 
 void InstallSignalHandlers() {
@@ -28,12 +29,16 @@ void InstallSignalHandlers() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns EINTR and is retried after the check
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a dropped SSH session: keep the .partial
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  // A closed pipe (--events - | head) is a failed write, not the end of the
+  // run: the writers say so and the measurement goes on.
+  signal(SIGPIPE, SIG_IGN);
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
     const zcav::CommandChoice choice = zcav::ChooseCommand(args);

@@ -23,7 +23,8 @@ struct PlotOptions : ZoneFlags {
   // --kind. Default: falloff for one file, comparison for several
   PlotKind plot_kind = PlotKind::kFalloff;
   // -o IMAGE (.png or .svg). Default "-": the first file's name with .png, or
-  // -comparison.png etc. for other kinds, beside it.
+  // -comparison.png etc. for other kinds, beside it. The name (not its
+  // directory) is made SafeFileName: other bytes than [A-Za-z0-9._-] become _.
   std::string output = "-";
   bool quiet = false;  // -q: do not say which files were written. Default: false
 };
@@ -107,6 +108,9 @@ int RunPlot(const PlotOptions& options, const Invocation& inv) {
                                    : std::string("-") + PlotKindName(options.plot_kind);
     image = first.parent_path() / (first.stem().string() + suffix + ".png");
   }
+  // The image's name is written into the script: made of [A-Za-z0-9._-]
+  // (a result named "|cmd.json" or "<cmd.json" must not become a pipe).
+  image = image.parent_path() / (SafeFileName(image.stem().string()) + image.extension().string());
   const std::string dir = image.parent_path().empty() ? "." : image.parent_path().string();
   WriteAndRender(options.plot_kind, inputs, dir, image.stem().string(), {image.filename().string()},
                  options.quiet, inv.err);

@@ -35,6 +35,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -217,6 +218,34 @@ std::string Duration(double seconds) {
   return Num(seconds, 0) + " s";
 }
 
+// Throws Error(kBadInput) unless the existing directory `dir` is the
+// effective user's own and no one else may write in it (mode without g+w,
+// o+w), the link too when `dir` is a symlink: zcav, often root, writes its
+// files there, and whoever else can write in it could plant or swap them.
+void CheckDirIsOurs(const std::string& dir) {
+  const auto refuse = [&](const std::string& why) {
+    throw Error("refusing output directory " + dir + ": " + why +
+                    "; give a new name (zcav creates it) or a directory of your own that only "
+                    "you can write in",
+                ErrorKind::kBadInput);
+  };
+  struct stat link {};
+  if (::lstat(dir.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && link.st_uid != ::geteuid()) {
+    refuse("a symlink owned by uid " + std::to_string(link.st_uid));
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return;  // the caller says why
+  if (st.st_uid != ::geteuid()) {
+    refuse("owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+           std::to_string(::geteuid()) + " running zcav");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    refuse(std::string("writable by others (mode ") + mode + ")");
+  }
+}
+
 // Checks that `dir` can be the output directory: an existing directory, or
 // a name whose parent directory exists. Throws Error(kBadInput) otherwise.
 // Creates nothing.
@@ -228,6 +257,7 @@ void CheckOutputDir(const std::string& dir) {
           "output directory " + dir + " exists and is not a directory: choose another -o DIR",
           ErrorKind::kBadInput);
     }
+    CheckDirIsOurs(dir);
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
       throw Error("cannot write into " + dir + ": " + std::strerror(errno), ErrorKind::kBadInput);
     }
@@ -248,10 +278,15 @@ void CheckOutputDir(const std::string& dir) {
   }
 }
 
+// Creates `dir` (0755 & ~umask), or checks again the one someone made
+// meanwhile (CheckDirIsOurs).
 void CreateOutputDir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    throw Error("cannot create directory " + dir + ": " + std::strerror(errno),
-                ErrorKind::kRuntime);
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    if (errno != EEXIST) {
+      throw Error("cannot create directory " + dir + ": " + std::strerror(errno),
+                  ErrorKind::kRuntime);
+    }
+    CheckDirIsOurs(dir);
   }
 }
 
@@ -1123,7 +1158,7 @@ int RunProfile(const ProfileCommandOptions& options, const Invocation& inv) {
   ProfileRun run(options, err, stop);
   run.CheckInput();
   // stdout is otherwise empty: --events - may use it.
-  EventsOutput events(options.events, inv.out);
+  EventsOutput events(options.events, inv.out, {options.device});
   run.set_events(events.sink());
   run.CreateDir();
   run.ChooseSweep();

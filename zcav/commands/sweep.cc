@@ -730,7 +730,9 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
                         d.steady_clock(), options.zones, media != Media::kNone, err);
     if (live) sinks.push_back(live.get());
   }
-  EventsOutput events(options.events, inv.out);
+  std::vector<std::string> inputs{options.device};
+  if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
+  EventsOutput events(options.events, inv.out, inputs);
   if (events.sink() != nullptr) sinks.push_back(events.sink());
   std::unique_ptr<ProgressSink> progress;
   const bool tty = isatty(STDERR_FILENO) == 1;

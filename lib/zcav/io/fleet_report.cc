@@ -291,6 +291,9 @@ PlotFiles WriteFleetPlot(const std::vector<FleetDrive>& drives, const FleetAnaly
                          std::size_t g, const std::string& dir, const std::string& name,
                          const std::string& image) {
   const FleetGroup& group = a.groups[g];
+  if (!IsSafeFileName(name) || !IsSafeFileName(image)) {
+    throw Error("invalid fleet plot name '" + GpComment(name) + "'", ErrorKind::kBadInput);
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   PlotFiles files;
@@ -299,7 +302,7 @@ PlotFiles WriteFleetPlot(const std::vector<FleetDrive>& drives, const FleetAnaly
   const std::string band_name = name + ".band.dat";
   const std::string flagged_name = name + ".flagged.dat";
   std::ostringstream band;
-  band << "# " << group.key << ": per 1 % of the surface, MB/s (10^6 B/s)\n"
+  band << "# " << GpComment(group.key) << ": per 1 % of the surface, MB/s (10^6 B/s)\n"
        << "# percent median p10 p90\n";
   for (std::size_t b = 0; b < kFleetBins; ++b) {
     if (!std::isfinite(group.median[b])) {
@@ -310,12 +313,12 @@ PlotFiles WriteFleetPlot(const std::vector<FleetDrive>& drives, const FleetAnaly
          << " " << FormatFixed(group.p10[b], 3) << " " << FormatFixed(group.p90[b], 3) << "\n";
   }
   std::ostringstream flagged;
-  flagged << "# flagged drives of " << group.key << ": one block each (percent, MB/s)\n";
+  flagged << "# flagged drives of " << GpComment(group.key) << ": one block each (percent, MB/s)\n";
   std::vector<std::string> names;
   for (const std::size_t d : a.order) {
     if (a.scores[d].group != g || !a.scores[d].flagged) continue;
     names.push_back(drives[d].name);
-    flagged << "# " << drives[d].name << "\n";
+    flagged << "# " << GpComment(drives[d].name) << "\n";
     for (std::size_t b = 0; b < kFleetBins; ++b) {
       if (!std::isfinite(drives[d].bins[b])) continue;
       flagged << FormatFixed(static_cast<double>(b) + 0.5, 1) << " "
@@ -324,7 +327,7 @@ PlotFiles WriteFleetPlot(const std::vector<FleetDrive>& drives, const FleetAnaly
     flagged << "\n\n";
   }
   std::ostringstream gp;
-  gp << "# zcav merge: " << group.key << "\n"
+  gp << "# zcav merge: " << GpComment(group.key) << "\n"
      << "# Draw with: gnuplot " << name << ".gp (MB = 10^6 B)\n"
      << GnuplotTerminal(image) << "\n"
      << "set output " << GpQuote(image) << "\n"
@@ -373,7 +376,7 @@ FleetFiles WriteFleetReport(const std::vector<FleetDrive>& drives, const FleetAn
       const fs::path target(path);
       const std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
       for (std::size_t g = 0; g < a.groups.size(); ++g) {
-        const std::string name = target.stem().string() + "-" + std::to_string(g + 1);
+        const std::string name = SafeFileName(target.stem().string()) + "-" + std::to_string(g + 1);
         const PlotFiles files = WriteFleetPlot(drives, a, g, dir, name, name + ".png");
         RenderPlot(files);
         plots[g] = name + ".png";

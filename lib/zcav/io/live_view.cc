@@ -1,12 +1,8 @@
 #include "zcav/io/live_view.h"
 
-#include <gnuplot-iostream.h>
-
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "zcav/analysis/step_origin.h"
@@ -16,8 +12,6 @@
 #include "zcav/io/plot.h"
 
 namespace zcav {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -84,11 +78,6 @@ ZoneAnalysis LiveZones(const LiveRates& rates, const SweepPlan& plan, const Zone
   return analysis;
 }
 
-struct LiveView::Pipe {
-  explicit Pipe(const std::string& command) : gp(command) {}
-  Gnuplot gp;
-};
-
 LiveView::LiveView(LiveViewOptions options, Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
 
@@ -99,10 +88,7 @@ LiveView::~LiveView() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (!options_.scratch_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(options_.scratch_dir, ec);
-  }
+  session_.reset();
 }
 
 void LiveView::OnStart(const RunInfo& run) {
@@ -116,15 +102,12 @@ void LiveView::OnStart(const RunInfo& run) {
     state_ = State{};
     state_.rates.assign(1, std::vector<float>(static_cast<std::size_t>(run.plan.block_count)));
   }
-  if (options_.mode == LiveViewOptions::Mode::kTerminal && !options_.scratch_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(options_.scratch_dir, ec);
-  }
-  // gnuplot's own complaints would land in the middle of the terminal.
-  const std::string command = options_.gnuplot +
-                              (options_.mode == LiveViewOptions::Mode::kWindow ? " -persist" : "") +
-                              " 2>/dev/null";
-  pipe_ = std::make_unique<Pipe>(command);
+  // gnuplot's own complaints would land in the middle of the terminal: the
+  // session sends its output nowhere.
+  const bool window = options_.mode == LiveViewOptions::Mode::kWindow;
+  Gnuplot& gnuplot = options_.gnuplot != nullptr ? *options_.gnuplot : CurrentGnuplot();
+  session_ = gnuplot.Start(window, window);
+  broken_ = session_ == nullptr;
   if (options_.mode == LiveViewOptions::Mode::kTerminal && options_.out != nullptr) {
     *options_.out << "\x1b[2J" << std::flush;  // a clear screen to draw on
   }
@@ -161,7 +144,7 @@ void LiveView::OnFinish(const SweepResult&) {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  pipe_.reset();  // gnuplot exits; a window stays (-persist)
+  session_.reset();  // gnuplot exits; a window stays (-persist)
 }
 
 int LiveView::frames() const {
@@ -200,7 +183,8 @@ std::string LiveView::StatusLine(const State& s) const {
   return line;
 }
 
-std::string LiveView::Commands(const State& s, const std::string& title) {
+std::string LiveView::Commands(const State& s, const std::string& title,
+                               std::vector<GnuplotRows>& data) {
   const SweepPlan& plan = run_.plan;
   // The curve read so far, and the zones of the medians over the passes.
   const Curve curve = LiveLatestCurve(s.rates, plan);
@@ -226,12 +210,9 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
     << (options_.mode == LiveViewOptions::Mode::kWindow ? "set grid\nset key bottom left\n"
                                                         : "unset grid\nset key bottom left\n");
   std::vector<std::string> series;
-  std::ostringstream data;
-  const auto block = [&](const std::vector<std::pair<double, double>>& rows) {
-    for (const auto& [x, y] : rows) data << FormatFixed(x, 6) << ' ' << FormatFixed(y, 3) << '\n';
-    data << "e\n";
-  };
-  std::vector<std::pair<double, double>> points;
+  data.clear();
+  const auto block = [&](GnuplotRows rows) { data.push_back(std::move(rows)); };
+  GnuplotRows points;
   for (const CurvePoint& p : curve) {
     points.emplace_back(static_cast<double>(p.offset_bytes + p.length_bytes / 2) / kGB, p.mb_per_s);
   }
@@ -240,7 +221,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
                      std::to_string(s.pass + 1) + "'");
     block(points);
   }
-  std::vector<std::pair<double, double>> levels;
+  GnuplotRows levels;
   for (const Zone& z : zones.zones) {
     levels.emplace_back(static_cast<double>(z.start_bytes) / kGB, z.mb_per_s);
     levels.emplace_back(static_cast<double>(z.end_bytes) / kGB, z.mb_per_s);
@@ -254,7 +235,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
   const auto marks = [&](const std::vector<std::uint64_t>& offsets, const std::string& style,
                          const std::string& what) {
     if (offsets.empty()) return;
-    std::vector<std::pair<double, double>> rows;
+    GnuplotRows rows;
     for (std::uint64_t o : offsets) rows.emplace_back(static_cast<double>(o) / kGB, top * 1.05);
     series.push_back("'-' using 1:2 with points " + style + " title '" +
                      std::to_string(offsets.size()) + " " + what + "'");
@@ -265,7 +246,7 @@ std::string LiveView::Commands(const State& s, const std::string& title) {
   if (series.empty()) return "";
   c << "plot ";
   for (std::size_t i = 0; i < series.size(); ++i) c << (i ? ", " : "") << series[i];
-  c << "\n" << data.str();
+  c << "\n";
   return c.str();
 }
 
@@ -275,25 +256,25 @@ void LiveView::Draw(const State& s) {
   // A gnuplot string expression: the window's title has two lines.
   const std::string title =
       window ? GpQuote(options_.label) + " . \"\\n\" . " + GpQuote(status) : GpQuote(status);
-  const std::string plot = Commands(s, title);
+  std::vector<GnuplotRows> data;
+  const std::string plot = Commands(s, title, data);
   if (plot.empty()) return;
-  Gnuplot& gp = pipe_->gp;
-  const fs::path dir = options_.scratch_dir;
+  std::ostringstream gp;
   if (window) {
     gp << "set term " << options_.terminal << " noraise title "
        << GpQuote("zcav --live " + options_.label) << "\n";
   } else {
     const int rows = std::max(options_.rows - 1, 10);
     gp << "set term dumb size " << std::max(options_.columns, 40) << "," << rows << "\n"
-       << "set output " << GpQuote((dir / "frame.txt").string()) << "\n";
+       << "set output " << GpQuote("frame.txt") << "\n";
   }
   gp << plot;
-  if (!window) {
-    gp << "unset output\nset print " << GpQuote((dir / "frame.done").string())
-       << "\nprint 'done'\nunset print\n";
+  bool sent = session_->Send(gp.str(), data);
+  if (sent && !window) {
+    sent = session_->Send(
+        "unset output\nset print " + GpQuote("frame.done") + "\nprint 'done'\nunset print\n", {});
   }
-  gp.flush();
-  if (!gp.good()) {
+  if (!sent) {
     broken_ = true;  // gnuplot went away: no more frames, the sweep goes on
     return;
   }
@@ -303,22 +284,19 @@ void LiveView::Draw(const State& s) {
 }
 
 void LiveView::ShowTerminalFrame(const std::string& status) {
-  const fs::path dir = options_.scratch_dir;
-  const fs::path done = dir / "frame.done";
   const auto deadline = std::chrono::steady_clock::now() + kFrameWait;
-  std::error_code ec;
-  while (!fs::exists(done, ec)) {
+  while (!session_->ReadFile("frame.done")) {
     if (std::chrono::steady_clock::now() > deadline) return;  // a slow gnuplot: skip the frame
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::ifstream in(dir / "frame.txt");
+  std::istringstream in(session_->ReadFile("frame.txt").value_or(""));
   std::string frame = "\x1b[H";  // from the top of the screen
   for (std::string line; std::getline(in, line);) {
     line.erase(std::remove(line.begin(), line.end(), '\f'), line.end());
     frame += line + "\x1b[K\n";
   }
   frame += status + "\x1b[K";
-  fs::remove(done, ec);
+  session_->RemoveFile("frame.done");
   if (options_.out != nullptr) *options_.out << frame << std::flush;
 }
 

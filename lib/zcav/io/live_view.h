@@ -5,14 +5,16 @@
 // every `every` (1 s): the curve of the latest reads, and the zones detected
 // in each block's median over the passes so far (LiveMedianCurve), so
 // drawing never waits on the reads (the sink's events only take a mutex
-// for a moment). Each frame goes to one gnuplot process fed through
-// gnuplot-iostream:
+// for a moment). Each frame goes to one gnuplot session started through the
+// gnuplot seam (gnuplot.h: no shell, a clean environment, not as root, in a
+// private directory of its own):
 //   kWindow   - a gnuplot window (terminal x11, qt or wxt: `terminal`),
 //               started with -persist, so the last frame stays after the
 //               sweep; closing the window does not stop the sweep (gnuplot
 //               opens it again at the next frame);
 //   kTerminal - gnuplot's text terminal (dumb) sized `columns` x `rows` - 1,
-//               written to a file gnuplot then marks done, and copied to
+//               written to a file in the session's private directory
+//               that gnuplot then marks done, and copied to
 //               `out` from the top of the screen with the status line below
 //               it ("pass 1/3  41.2 % of pass  123.4 MB/s  ETA 3m07s"), so
 //               everything on the terminal comes from this one thread.
@@ -33,6 +35,7 @@
 
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/base/clock.h"
+#include "zcav/io/gnuplot.h"
 #include "zcav/io/result_sink.h"
 
 namespace zcav {
@@ -64,12 +67,10 @@ struct LiveViewOptions {
   int rows = 24;
   std::ostream* out = nullptr;  // kTerminal: where frames go (stderr); not owned
   std::chrono::milliseconds every{1000};
-  std::string gnuplot = "gnuplot";  // the command
-  std::string label;                // the device, for the window's title
-  ZoneOptions zones;                // how the zones so far are found
+  Gnuplot* gnuplot = nullptr;  // who runs gnuplot (not owned). Default: CurrentGnuplot()
+  std::string label;           // the device, for the window's title
+  ZoneOptions zones;           // how the zones so far are found
   bool optical = false;
-  // kTerminal: a directory for the frame files (created, removed after).
-  std::string scratch_dir;
 };
 
 class LiveView final : public ResultSink {
@@ -103,7 +104,8 @@ class LiveView final : public ResultSink {
   };
   void Loop();
   void Draw(const State& s);
-  std::string Commands(const State& s, const std::string& title);
+  // The plot's commands; the data of its '-' files into `data`, in order.
+  std::string Commands(const State& s, const std::string& title, std::vector<GnuplotRows>& data);
   std::string StatusLine(const State& s) const;
   void ShowTerminalFrame(const std::string& status);
 
@@ -117,9 +119,8 @@ class LiveView final : public ResultSink {
   State state_;
   bool stop_ = false;
   int frames_ = 0;
-  bool broken_ = false;  // gnuplot went away
-  struct Pipe;
-  std::unique_ptr<Pipe> pipe_;  // the gnuplot process (gnuplot-iostream)
+  bool broken_ = false;                      // gnuplot went away
+  std::unique_ptr<GnuplotSession> session_;  // the gnuplot process
   std::thread thread_;
 };
 

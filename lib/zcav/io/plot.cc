@@ -10,14 +10,15 @@
 // A plot element line that ends in ", \" and is followed by a blank line
 // loses the ", \" (its optional successors were dropped).
 //
-// Rendering runs the gnuplot executable (popen) on a copy of the script and
-// data in a temporary directory beside them, then renames the images into
-// place: the script is the single description of the plot, and a failed
-// render leaves no partial image.
+// Rendering goes through the one gnuplot seam (gnuplot.h), which runs
+// gnuplot on a copy of the script and data in a private directory and hands
+// the images back; they are then written into place: the script is the
+// single description of the plot, and a failed render leaves no partial
+// image. Every string a script holds comes through GpQuote or GpComment, and
+// every file name it names is IsSafeFileName (checked in WritePlot).
 #include "zcav/io/plot.h"
 
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
@@ -118,18 +119,6 @@ const char* TemplateOf(PlotKind kind) {
 std::string GpQuoted(const std::string& text) {
   const std::string q = GpQuote(text);
   return q.substr(1, q.size() - 2);
-}
-
-std::string ShellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -421,7 +410,7 @@ std::string CurveData(const Curve& points, const Profile& profile, const std::st
   const std::uint64_t device = DeviceBytes(profile, CurveEnd(points));
   const std::size_t per_line =
       std::max<std::size_t>(1, (points.size() + kMaxCurveLines - 1) / kMaxCurveLines);
-  std::string s = "# zcav plot data: " + what + "\n";
+  std::string s = "# zcav plot data: " + GpComment(what) + "\n";
   if (per_line == 1) {
     s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s; one line per block, at the block's middle.\n";
   } else {
@@ -485,7 +474,7 @@ std::string UnreadableData(const std::vector<const PlotInput*>& inputs, bool num
   std::string s =
       "# zcav plot data: unreadable ranges (sectors that failed to read after a "
       "retry)";
-  s += numbered ? " of each input\n" : " of " + inputs.front()->label + "\n";
+  s += numbered ? " of each input\n" : " of " + GpComment(inputs.front()->label) + "\n";
   s += "# Units: GB = 10^9 B, % of the device's size; one line per range.\n";
   s += numbered ? "# input start_gb end_gb start_pct end_pct length_bytes errno\n"
                 : "# start_gb end_gb start_pct end_pct length_bytes errno\n";
@@ -540,7 +529,7 @@ std::string AccessData(const PlotInput& input) {
   std::uint64_t end = CurveEnd(input.profile.points);
   for (const AccessSample& a : input.access) end = std::max(end, a.offset_bytes + 1);
   const std::uint64_t device = DeviceBytes(input.profile, end);
-  std::string s = "# zcav plot data: access times of " + input.label + "\n";
+  std::string s = "# zcav plot data: access times of " + GpComment(input.label) + "\n";
   s += "# Units: GB = 10^9 B, ms = milliseconds; one line per timed read.\n";
   s += "# device size: " + std::to_string(device) + " bytes (" + FormatFixed(Gb(device), 3) +
        " GB)\n";
@@ -710,7 +699,7 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
     v["zones_title"] +=
         ": " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) + " labelled";
   }
-  std::string s = "# zcav plot data: detected zones of " + in.label + "\n";
+  std::string s = "# zcav plot data: detected zones of " + GpComment(in.label) + "\n";
   s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
   if (labels < a.zones.size()) {
     s += "# " + std::to_string(a.zones.size()) + " zones, " + std::to_string(labels) +
@@ -739,7 +728,7 @@ void FillFalloffZones(const std::vector<PlotInput>& inputs, const fs::path& dir,
   v["jitter_data"] = name + ".jitter.dat";
   v["jitter_title"] = "jitter p5-p95 (" + FormatFixed((lo - 1) * 100, 1) + " % / +" +
                       FormatFixed((hi - 1) * 100, 1) + " %)";
-  s = "# zcav plot data: jitter of " + in.label +
+  s = "# zcav plot data: jitter of " + GpComment(in.label) +
       ": the band of each zone's blocks from the "
       "5th to the 95th percentile (zone median x " +
       FormatFixed(lo, 4) + " .. x " + FormatFixed(hi, 4) + ")\n";
@@ -765,8 +754,8 @@ void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
   if (!in.zones.outliers.empty()) {
     flags.insert("outliers");
     v["outliers_data"] = name + ".outliers.dat";
-    std::string s =
-        "# zcav plot data: outliers (blocks far off their neighbours) of " + in.label + "\n";
+    std::string s = "# zcav plot data: outliers (blocks far off their neighbours) of " +
+                    GpComment(in.label) + "\n";
     s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s.\n";
     s += "# position_gb position_pct mb_per_s\n";
     for (const Outlier& o : in.zones.outliers) {
@@ -786,7 +775,8 @@ void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
     flags.insert("dips");
     v["dips_data"] = name + ".dips.dat";
     v["dips_title"] = "dips (" + Blocks(in.zones.dip_blocks.size()) + ")";
-    std::string s = "# zcav plot data: blocks in recurring short dips of " + in.label + "\n";
+    std::string s =
+        "# zcav plot data: blocks in recurring short dips of " + GpComment(in.label) + "\n";
     s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
     s += "# position_gb position_pct lowest_mb_per_s blocks\n";
     s += MarkLines(points, in.zones.dip_blocks, device, false, "");
@@ -802,7 +792,8 @@ void FillFalloffMarks(const std::vector<PlotInput>& inputs, const fs::path& dir,
     v["offscale_data"] = name + ".offscale.dat";
     v["offscale_title"] = OffScaleTitle(off.size(), max);
     std::string s = "# zcav plot data: blocks above the top of the y axis (" +
-                    FormatFixed(axis_top, 1) + " MB/s) of " + in.label + ", drawn on its edge\n";
+                    FormatFixed(axis_top, 1) + " MB/s) of " + GpComment(in.label) +
+                    ", drawn on its edge\n";
     s += "# Units: GB = 10^9 B, MB/s = 10^6 B/s" + lines_are;
     s += "# position_gb position_pct highest_mb_per_s blocks\n";
     s += MarkLines(points, off, device, true, "");
@@ -834,7 +825,7 @@ void FillFalloffErrors(const std::vector<PlotInput>& inputs, const fs::path& dir
     std::string s =
         "# zcav plot data: slow regions (read far slower than the chunks before "
         "them) of " +
-        in.label + ", merged across passes\n";
+        GpComment(in.label) + ", merged across passes\n";
     s += "# Units: GB = 10^9 B, % of the device's size, ms = milliseconds; one line per place.\n";
     s += "# start_gb end_gb start_pct end_pct times_found max_ms\n";
     for (const SlowPlace& p : places) {
@@ -860,7 +851,8 @@ void FillFalloffTemperature(const std::vector<PlotInput>& inputs, const fs::path
   flags.insert("temperature");
   v["temperature_data"] = name + ".temperature.dat";
   double lo = temps.front().celsius, hi = lo;
-  std::string s = "# zcav plot data: drive temperature while " + in.label + " was read\n";
+  std::string s =
+      "# zcav plot data: drive temperature while " + GpComment(in.label) + " was read\n";
   s += "# Units: GB = 10^9 B, % of the device's size, degrees C, seconds since the first read.\n";
   s += "# position_gb position_pct celsius pass seconds\n";
   for (std::size_t i = 0; i < temps.size(); ++i) {
@@ -1119,10 +1111,10 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
 std::string RandomData(const PlotInput& input, const std::string& label,
                        const std::vector<std::uint32_t>& depths) {
   const Profile& p = input.profile;
-  std::string s =
-      "# zcav plot data: random " +
-      (p.random_access_mode.empty() ? std::string("reads") : p.random_access_mode + "s") + " of " +
-      label + " by transfer size and queue depth\n";
+  std::string s = "# zcav plot data: random " +
+                  (p.random_access_mode.empty() ? std::string("reads")
+                                                : GpComment(p.random_access_mode) + "s") +
+                  " of " + GpComment(label) + " by transfer size and queue depth\n";
   s += "# Units: MB = 10^6 B, ms = milliseconds; one block per queue depth, one line per size.\n";
   s += "# size_bytes queue_depth engine_depth iops mb_per_s mean_ms p50_ms p99_ms max_ms\n";
   bool first = true;
@@ -1270,7 +1262,7 @@ void FillMap(const std::vector<PlotInput>& inputs, const fs::path& dir, const st
     estimate = Blocks(m.estimated_blocks) + "' chunk times estimated from their rates";
   }
   v["data"] = name + ".map.dat";
-  std::string s = "# zcav plot data: surface map of " + in.label + "\n";
+  std::string s = "# zcav plot data: surface map of " + GpComment(in.label) + "\n";
   s += "# Units: GB = 10^9 B, % of the device's size (" + std::to_string(device) +
        " bytes), ms = milliseconds; one line per cell, row by row, left to right.\n";
   s += "# " + std::to_string(m.block_slots) + " blocks of " + ChunkSizeText(block_bytes) + ", " +
@@ -1374,42 +1366,6 @@ void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
   }
 }
 
-// Runs `command` through the shell; returns its exit status and output.
-int RunCaptured(const std::string& command, std::string& output) {
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
-  const int status = ::pclose(pipe);
-  if (status == -1 || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
-
-// A directory made by mkdtemp, removed with its contents on destruction.
-class TempDir {
- public:
-  explicit TempDir(const fs::path& pattern_prefix) {
-    std::string pattern = pattern_prefix.string() + "XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a temporary directory " + pattern + ": " +
-                      std::generic_category().message(errno),
-                  ErrorKind::kRuntime);
-    }
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 }  // namespace
 
 namespace {
@@ -1465,8 +1421,9 @@ PlotInput LoadRandomPlotInput(const std::string& path, const std::string& label)
 
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
                     const std::string& name, const std::vector<std::string>& images) {
-  if (name.empty() || name.find('/') != std::string::npos) {
-    throw Error("invalid plot name '" + name + "' (a file name without a directory)",
+  if (!IsSafeFileName(name)) {
+    throw Error("invalid plot name '" + GpComment(name) +
+                    "' (a file name without a directory, of A-Z a-z 0-9 . _ -)",
                 ErrorKind::kBadInput);
   }
   std::vector<std::string> outputs =
@@ -1474,6 +1431,11 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   for (const std::string& image : outputs) {
     if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
       throw Error("image " + image + ": the name must end in .png or .svg", ErrorKind::kBadInput);
+    }
+    if (!IsSafeFileName(image)) {
+      throw Error(
+          "image '" + GpComment(image) + "': a file name without a directory, of A-Z a-z 0-9 . _ -",
+          ErrorKind::kBadInput);
     }
   }
   CheckInputs(kind, inputs);
@@ -1531,61 +1493,56 @@ std::string GnuplotTerminal(const std::string& image) {
   return "set terminal pngcairo" + size + " font 'sans,10'";
 }
 
-std::string GpQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
+bool GnuplotAvailable() { return CanDrawImages(CurrentGnuplot()); }
+
+namespace {
+
+// A directory made by mkdtemp, removed with its contents on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const fs::path& pattern_prefix) {
+    std::string pattern = pattern_prefix.string() + "XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a temporary directory " + pattern + ": " +
+                      std::generic_category().message(errno),
+                  ErrorKind::kRuntime);
     }
+    path_ = pattern;
   }
-  return out + "'";
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
+
+// The directory holding the script (and its data), and the images drawn.
+std::vector<std::string> RenderImages(const PlotFiles& files) {
+  const fs::path script(files.script_path);
+  const std::string dir = script.parent_path().empty() ? "." : script.parent_path().string();
+  std::vector<std::string> data;
+  for (const std::string& path : files.data_paths) {
+    assert(fs::path(path).parent_path() == script.parent_path());
+    data.push_back(FileName(path));
+  }
+  std::vector<std::string> images;
+  for (const std::string& path : files.image_paths) images.push_back(FileName(path));
+  return CurrentGnuplot().Render(dir, script.filename().string(), data, images);
 }
 
-bool GnuplotAvailable() {
-  static const bool available = [] {
-    std::string output;
-    return RunCaptured("gnuplot -e \"set terminal pngcairo; set terminal svg\" 2>&1", output) == 0;
-  }();
-  return available;
-}
+}  // namespace
 
 void RenderPlot(const PlotFiles& files) {
-  const fs::path script(files.script_path);
-  const fs::path dir = script.parent_path().empty() ? fs::path(".") : script.parent_path();
-  const TempDir work(dir / ("." + script.stem().string() + ".render-"));
-  std::error_code ec;
-  fs::copy_file(script, work.path() / script.filename(), ec);
-  for (const std::string& data : files.data_paths) {
-    if (!ec) fs::copy_file(data, work.path() / fs::path(data).filename(), ec);
-  }
-  if (ec)
-    throw Error("preparing to render " + files.script_path + ": " + ec.message(),
-                ErrorKind::kRuntime);
-  std::string output;
-  const int status = RunCaptured("cd " + ShellQuote(work.path().string()) + " && gnuplot " +
-                                     ShellQuote(script.filename().string()) + " 2>&1 </dev/null",
-                                 output);
-  if (status != 0) {
-    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-    const std::size_t last = output.rfind('\n');
-    const std::string tail = last == std::string::npos ? output : output.substr(last + 1);
-    throw Error(
-        "gnuplot " + files.script_path + " failed" + (tail.empty() ? std::string() : ": " + tail),
-        ErrorKind::kRuntime);
-  }
-  for (const std::string& image : files.image_paths) {
-    const fs::path drawn = work.path() / fs::path(image).filename();
-    if (!fs::exists(drawn)) {
-      throw Error("gnuplot " + files.script_path + " drew no " + image, ErrorKind::kRuntime);
-    }
-  }
-  for (const std::string& image : files.image_paths) {
-    fs::rename(work.path() / fs::path(image).filename(), image, ec);
-    if (ec) throw Error("rename to " + image + ": " + ec.message(), ErrorKind::kRuntime);
+  const std::vector<std::string> drawn = RenderImages(files);
+  for (std::size_t i = 0; i < files.image_paths.size(); ++i) {
+    WriteFileAtomically(files.image_paths[i], drawn[i]);
   }
 }
 
@@ -1601,12 +1558,7 @@ std::string RenderSvgWith(const std::function<PlotFiles(const std::string& dir)>
   }
   const TempDir dir(fs::temp_directory_path() / "zcav-plot-");
   const PlotFiles files = write(dir.path().string());
-  RenderPlot(files);
-  std::ifstream in(files.image_paths.front(), std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw Error("reading the rendered SVG failed", ErrorKind::kRuntime);
-  return text.str();
+  return RenderImages(files).front();
 }
 
 }  // namespace zcav

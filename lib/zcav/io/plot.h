@@ -13,6 +13,7 @@
 
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/io/data_reader.h"
+#include "zcav/io/gnuplot.h"
 #include "zcav/io/zone_report.h"
 
 namespace zcav {
@@ -139,28 +140,27 @@ struct PlotFiles {
 // more than one; a kind whose data the inputs lack: no points (map: neither
 // points nor unreadable ranges), no access samples, no concurrent curve, no
 // random access cell with a rate; an image name of another
-// extension; a name with a directory; an image that would replace an input) and Error(kRuntime)
+// extension; a name or image that is not IsSafeFileName (gnuplot.h: callers
+// pass SafeFileName of a stem taken from a file name); an image that would
+// replace an input) and Error(kRuntime)
 // when `dir` cannot be created or a file cannot be written.
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
                     const std::string& name, const std::vector<std::string>& images);
 
-// True when a gnuplot that can draw pngcairo and svg is on the PATH (checked
-// once per process).
+// True when the gnuplot zcav runs (CurrentGnuplot(), gnuplot.h) can draw
+// pngcairo and svg (the real one is asked once per process).
 bool GnuplotAvailable();
 
 // The gnuplot terminal line for an image name: svg for .svg, else pngcairo;
 // 1000x600 pixels, sans 10.
 std::string GnuplotTerminal(const std::string& image);
 
-// `text` as a gnuplot single-quoted string: no escapes but '' for a quote; a
-// newline would end the command, so it becomes a space.
-std::string GpQuote(const std::string& text);
-
-// Runs gnuplot on files.script_path. The images are drawn in a temporary
-// directory beside the script (a copy of the script and data) and renamed
-// into place when gnuplot succeeds, so a failure leaves no partial image.
-// Throws Error(kRuntime) with gnuplot's message if it fails; REQUIRES
-// GnuplotAvailable().
+// Draws files.image_paths with CurrentGnuplot() (gnuplot.h: in a private
+// directory, on copies of the script and data, as an unprivileged user when
+// zcav is root) and writes each image into place (WriteFileAtomically), so a
+// failure leaves no partial image. Throws Error(kRuntime) with gnuplot's
+// message if it fails; REQUIRES GnuplotAvailable(), the script and data in
+// one directory, every name IsSafeFileName.
 void RenderPlot(const PlotFiles& files);
 
 // The SVG text of a plot of `inputs` (rendered in a temporary directory that

@@ -598,7 +598,8 @@ ReportFiles WriteReport(const std::vector<PlotInput>& runs, const std::string& p
   const bool gnuplot = GnuplotAvailable();
   std::string text;
   if (format == ReportFormat::kMarkdown) {
-    const std::string stem = fs::path(path).stem().string();
+    // The plots' names are written into their scripts: [A-Za-z0-9._-] only.
+    const std::string stem = SafeFileName(fs::path(path).stem().string());
     std::vector<std::string> images;
     std::vector<PlotFiles> plots;
     for (std::size_t i = 0; i < specs.size(); ++i) {
