@@ -16,7 +16,7 @@
 # Usage: bash fleet_merge_test.sh /path/to/zcav /path/to/zoned_fuse
 # Exit: 0 pass, 1 fail, 77 skip (no FUSE, no loop devices, not root). Unmounts
 # the fixtures, detaches the loop device and removes its files on every exit
-# path. Takes about 20 s.
+# path. Takes about 20 s a try.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -44,21 +44,31 @@ done
 LOOP=$(losetup -f --show -r "$WORK/mnt4/disk.img") || skip "losetup could not attach a loop device"
 echo "drives: $WORK/mnt{1,2,3}/disk.img (files), $LOOP (loop over the weak fixture)"
 
-# Three passes each, one read at a time: the per-block median drops a
-# scheduling hiccup, and FUSE does not answer reads in bursts.
-for i in 1 2 3 4; do
-  dev=$WORK/mnt$i/disk.img
-  [[ $i == 4 ]] && dev=$LOOP
+# One try: the four sweeps, the merge and its check. Three passes each, one
+# read at a time: the per-block median drops a scheduling hiccup, and FUSE
+# does not answer reads in bursts. A busy host still splits the weak
+# stretch now and then (a fresh-clone CI run beside other builds found
+# 25-41 %): the sweeps and the merge are tried again, up to 3 times in
+# all; a merge that misjudges the drives fails every try.
+try_merge() {
+  local i dev rc
+  rm -f "$WORK"/results/*.json
+  for i in 1 2 3 4; do
+    dev=$WORK/mnt$i/disk.img
+    [[ $i == 4 ]] && dev=$LOOP
+    rc=0
+    run_and_wait "$ZCAV" sweep "$dev" --format json --block-size 1M --passes 3 --queue-depth 1 \
+      -o "$WORK/results/drive$i.json" --quiet || rc=$?
+    [[ $rc -eq 0 ]] || fail "zcav sweep $dev exited with $rc"
+  done
   rc=0
-  run_and_wait "$ZCAV" sweep "$dev" --format json --block-size 1M --passes 3 --queue-depth 1 \
-    -o "$WORK/results/drive$i.json" --quiet || rc=$?
-  [[ $rc -eq 0 ]] || fail "zcav sweep $dev exited with $rc"
-done
-rc=0
-"$ZCAV" merge "$WORK/results" -o "$WORK/fleet.json" 2>"$WORK/merge.err" || rc=$?
-[[ $rc -eq 0 ]] || fail "zcav merge exited with $rc: $(head -n 3 "$WORK/merge.err")"
-cat "$WORK/merge.err"
+  "$ZCAV" merge "$WORK/results" -o "$WORK/fleet.json" 2>"$WORK/merge.err" || rc=$?
+  [[ $rc -eq 0 ]] || fail "zcav merge exited with $rc: $(head -n 3 "$WORK/merge.err")"
+  cat "$WORK/merge.err"
+  check_merge
+}
 
+check_merge() {
 python3 - "$WORK/fleet.json" "$LOOP" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -86,3 +96,10 @@ if errors:
 print(f"ok: {loop} flagged, {r['start_percent']:.0f}-{r['end_percent']:.0f} % at {r['ratio']:.3f}; "
       f"the 3 sibling files not flagged")
 PY
+}
+
+for try in 1 2 3; do
+  try_merge && break
+  [[ $try -lt 3 ]] || fail "the merge misjudged the fleet in 3 tries of 3"
+  echo "(try $try of 3 failed)"
+done
