@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -36,14 +37,17 @@ std::string UtcNow() {
 
 std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device) {
   if (pattern.find('{') == std::string::npos) return pattern;
+  // A value is one name within a path component: a device's own answer may
+  // be "..", "/", or 50,000 bytes long.
   const auto safe = [](const std::string& value) {
     if (value.empty()) return std::string("unknown");
     std::string out;
-    for (const char c : value) {
+    for (const char c : value.substr(0, NAME_MAX)) {
       const bool keep =
           std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
       out += keep ? c : '_';
     }
+    if (out.find_first_not_of('.') == std::string::npos) return std::string("_");  // ".", ".."
     return out;
   };
   struct utsname names {};

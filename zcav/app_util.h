@@ -122,7 +122,8 @@ void SayHealth(const HealthReport& report, std::ostream& err);
 // {serial}, {model}, {wwn}, {device} (the device path's last part), {date}
 // (UTC YYYY-MM-DD) and {time} (UTC HHMMSS) are replaced; each value keeps
 // only letters, digits, '.', '-' and '_' (others become '_'; an unknown
-// value is "unknown"). A name without '{' is returned as it is. Throws
+// value is "unknown"; one made only of dots, as "..", is "_"), at most
+// NAME_MAX (255) bytes of it. A name without '{' is returned as it is. Throws
 // Error(kBadInput) for an unknown {key} or an unclosed brace, naming the
 // keys.
 std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device);

@@ -8,7 +8,8 @@
 // 35 MB/s), cd (40x CAV CD-ROM), dvd (16x CAV DVD-ROM), ssd (flat),
 // nvme-throttle, ssd-dips and banded-hdd (below: models whose curves are not
 // clean staircases, some of it following the elapsed time, not the position).
-// Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
+// Keys: size=SIZE, seed=N, serial=TEXT (the serial the drive reports,
+// control characters removed; default SIM-MODEL-SEED), noise=PCT% or fraction (relative stddev of each
 // read's time), corr=R (0 <= R < 1, default 0: the noise of consecutive
 // reads, in time order, is an AR(1) process of lag-1 correlation R and
 // stddev `noise`: a host cache or a virtual disk whose speed wanders over
