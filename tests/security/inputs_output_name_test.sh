@@ -3,7 +3,8 @@
 # serial (a device's strings are its firmware's to choose; a simulated
 # drive's serial= stands in here). `-o '{serial}/run.json'` must not climb
 # out of the directory: a value of only dots becomes "_", '/' never
-# survives, and a value is at most NAME_MAX bytes.
+# survives, and a value is at most 200 bytes (the name, with the
+# temporary name's suffix, within NAME_MAX).
 # Usage: bash inputs_output_name_test.sh /path/to/zcav
 set -euo pipefail
 source "$(dirname "$0")/inputs_lib.sh"
