@@ -60,19 +60,24 @@ std::string CsvField(const std::string& text) {
 }
 
 // Text from input as one Markdown table cell (or heading, or image alt
-// text) that stays one cell and plain text: '|' and the characters that
-// open code, links and images ('`', '[', ']') and '\\' itself are escaped
-// with '\\'; '<', '>' and '&' become entities, so no HTML and no autolink
-// passes; a leading '#' is escaped; control characters become spaces.
+// text) that stays one cell and plain text: '|', '`' (code) and '\\' itself
+// are escaped with '\\'; '[' and ']' become the entities &#91; and &#93;
+// (no link or image can start, even where a renderer ignores backslash
+// escapes, and no "](" remains); '<', '>' and '&' become entities, so no
+// HTML and no autolink passes; a leading '#' is escaped; control characters
+// become spaces.
 std::string MdCell(const std::string& text) {
   std::string out;
   for (const char c : text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
       out += ' ';
-    } else if (c == '|' || c == '`' || c == '[' || c == ']' || c == '\\' ||
-               (c == '#' && out.empty())) {
+    } else if (c == '|' || c == '`' || c == '\\' || (c == '#' && out.empty())) {
       out += '\\';
       out += c;
+    } else if (c == '[') {
+      out += "&#91;";
+    } else if (c == ']') {
+      out += "&#93;";
     } else if (c == '<') {
       out += "&lt;";
     } else if (c == '>') {
@@ -313,9 +318,9 @@ std::string FleetCsv(const std::vector<FleetDrive>& drives, const FleetAnalysis&
       << (r ? FormatFixed(r->start_percent, 0) : "") << ","
       << (r ? FormatFixed(r->end_percent, 0) : "") << "," << (r ? FormatFixed(r->ratio, 4) : "")
       << "," << drive.unreadable_ranges << "," << drive.slow_regions << ","
-      << CsvField(drive.health) << ","
-      << opt(drive.access_mean_ms, 3) << "," << opt(drive.burst_mb_per_s, 3) << ","
-      << CsvField(Join(s.reasons, "; ")) << "," << CsvField(drive.source) << "\n";
+      << CsvField(drive.health) << "," << opt(drive.access_mean_ms, 3) << ","
+      << opt(drive.burst_mb_per_s, 3) << "," << CsvField(Join(s.reasons, "; ")) << ","
+      << CsvField(drive.source) << "\n";
   }
   return c.str();
 }
