@@ -30,10 +30,10 @@ std::string JsonResult(const std::string& device) {
 
 TEST_CASE("CleanText removes control characters and caps the length", "[security]") {
   CHECK(CleanText("ab\ncd\x1b[31m\x7f\r\t", 100) == "abcd[31m");
-  CHECK(CleanText("x\xc2\x9b" "31m", 100) == "x31m");  // C1 CSI in UTF-8
+  CHECK(CleanText(std::string("x\xc2\x9b") + "31m", 100) == "x31m");  // C1 CSI in UTF-8
   CHECK(CleanText("caf\xc3\xa9", 100) == "caf\xc3\xa9");
   CHECK(CleanText("caf\xc3\xa9", 4) == "caf");  // not half of the é
-  CHECK(CleanText("a\xff" "b\xc3", 100) == "a?b?");
+  CHECK(CleanText(std::string("a\xff") + "b\xc3", 100) == "a?b?");
   CHECK(CleanText(std::string(50000, ' '), kMaxIdentityBytes).size() == kMaxIdentityBytes);
 }
 
@@ -43,8 +43,8 @@ TEST_CASE("TerminalText shows control characters as ?", "[security]") {
 
 TEST_CASE("A result's model, serial and notes are read as bounded data", "[security]") {
   const std::string model = "A\\n\\u001b[2Jsystem \\\"id\\\"" + std::string(1000, 'x');
-  std::istringstream in(JsonResult("{\"model\": \"" + model +
-                                   "\", \"identity\": {\"serial\": \"S\\r\\n1\"}}"));
+  std::istringstream in(
+      JsonResult("{\"model\": \"" + model + "\", \"identity\": {\"serial\": \"S\\r\\n1\"}}"));
   const Profile p = ParseProfile(in, "evil.json");
   CHECK(p.device_model.rfind("A[2Jsystem \"id\"xx", 0) == 0);
   CHECK(p.device_model.size() == kMaxIdentityBytes);
@@ -52,9 +52,9 @@ TEST_CASE("A result's model, serial and notes are read as bounded data", "[secur
 }
 
 TEST_CASE("A line over 1 MiB is bad input, in every format", "[security]") {
-  for (const std::string& start : {std::string("# zcav 0.1.0 raw data\n# model: "),
-                                   std::string("{\"device\": {\"model\": \""),
-                                   std::string("offset_bytes,length_bytes,mb_per_s\n1")}) {
+  for (const std::string& start :
+       {std::string("# zcav 0.1.0 raw data\n# model: "), std::string("{\"device\": {\"model\": \""),
+        std::string("offset_bytes,length_bytes,mb_per_s\n1")}) {
     CAPTURE(start);
     std::istringstream in(start + std::string(kMaxLineBytes + 10, 'y') + "\n");
     try {
@@ -70,8 +70,8 @@ TEST_CASE("A line over 1 MiB is bad input, in every format", "[security]") {
 TEST_CASE("Unknown JSON members are skipped, known ones kept", "[security]") {
   std::string junk;
   for (int i = 0; i < 1000; ++i) junk += "\"junk" + std::to_string(i) + "\": [1, {\"a\": 2}],\n";
-  std::istringstream in(JsonResult("{" + junk + "\"model\": \"M\", \"identity\": {" + junk +
-                                   "\"serial\": \"S\"}}"));
+  std::istringstream in(
+      JsonResult("{" + junk + "\"model\": \"M\", \"identity\": {" + junk + "\"serial\": \"S\"}}"));
   const Profile p = ParseProfile(in, "junk.json");
   CHECK(p.device_model == "M");
   CHECK(p.device_serial == "S");

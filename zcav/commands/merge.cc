@@ -176,8 +176,8 @@ int RunMerge(const MergeOptions& options, const Invocation& inv) {
               << ")\n";
     }
     if (skipped > 0) {
-      inv.err << "zcav: skipped " << skipped << " files that are not results (first: "
-              << TerminalText(first_skipped) << ")\n";
+      inv.err << "zcav: skipped " << skipped
+              << " files that are not results (first: " << TerminalText(first_skipped) << ")\n";
     }
     std::size_t flagged = 0;
     for (const FleetScore& s : analysis.scores) flagged += s.flagged ? 1 : 0;

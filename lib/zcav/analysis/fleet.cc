@@ -253,11 +253,10 @@ std::vector<std::string> KeepNewestPerDrive(std::vector<FleetDrive>& drives) {
       others.push_back(drives[d].source);
     }
     const FleetDrive& kept = drives[newest];
-    warnings.push_back(std::to_string(list.size()) + " results of the drive with " + id +
-                       ": kept " + kept.source +
-                       (kept.started_utc.empty() ? "" : " (started " + kept.started_utc + ")") +
-                       ", dropped " + Join(others, ", ") +
-                       " (one drive counts once, not as its own sibling)");
+    warnings.push_back(
+        std::to_string(list.size()) + " results of the drive with " + id + ": kept " + kept.source +
+        (kept.started_utc.empty() ? "" : " (started " + kept.started_utc + ")") + ", dropped " +
+        Join(others, ", ") + " (one drive counts once, not as its own sibling)");
   }
   std::vector<FleetDrive> kept;
   for (std::size_t d = 0; d < drives.size(); ++d) {

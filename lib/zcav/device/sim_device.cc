@@ -636,9 +636,10 @@ class SimSpecParser {
   bool rezone_ = false;         // a parameter changed outer_, inner_ or zones_
   double cached_share_ = 0;     // ssd-dips: the cached region's share of the device
   std::vector<WeakSpec> weak_;  // weak=, applied last
-  std::optional<std::string> serial_;  // serial=, instead of SIM-MODEL-SEED
   double cached_mb_per_s_ = 0;  // ssd-dips: its rate
   bool zoned_keys_ = false;     // inner= and zones= apply (a disk of several zones)
+  // serial=, instead of SIM-MODEL-SEED
+  std::optional<std::string> serial_;
 };
 
 class SimulatedDevice final : public Device {

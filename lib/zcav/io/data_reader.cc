@@ -35,7 +35,6 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -1433,26 +1432,31 @@ struct LineTooLong {
 
 // The member names zcav's JSON reader looks at, at any depth (a document's,
 // a block's, an adaptive result's): every other member is dropped as it is
-// parsed, never kept, so a file of junk members costs no memory.
-bool KnownJsonMember(const std::string& name) {
-  static const std::set<std::string, std::less<>> kNames = {
-      "access", "adaptive", "after", "at_bytes", "avg_mb_per_s", "before", "block",
-      "block_bytes", "block_count", "blocks", "blur_blocks", "bounded_by_budget", "budget_hit",
-      "burst", "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "cpu_percent", "device",
-      "done", "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event",
-      "expected_ms", "field", "firmware", "grid_probes", "health", "host", "identity",
-      "increases", "inferred", "iops", "kind", "largest_drift", "latency_classes",
-      "left_mb_per_s", "length_bytes", "link", "max_mb_per_s", "max_ms", "mb_per_s", "mean_ms",
-      "min_mb_per_s", "mode", "model", "ms", "noise_rel", "note", "offset_bytes", "ops",
-      "options", "p50_ms", "p99_ms", "partial", "pass", "pass_end", "passes", "path",
-      "probe_bytes", "probes", "queue_depth", "quick", "random_access", "range_bytes",
-      "range_start_bytes", "reason", "reasons", "reference_reads", "right_mb_per_s",
-      "rotational", "sample", "samples", "seconds", "serial", "size_bytes", "skip",
-      "slow_region", "slow_regions", "smart", "start", "start_bytes", "started", "status",
-      "storage_rotational", "storage_transport", "summary", "temperatures", "timing",
-      "transport", "uncertainty_bytes", "unreadable", "unreadable_bytes", "unreadable_chunks",
-      "vendor", "verdict", "warmup", "worst_chunk_ms", "write", "wwn"};
-  return kNames.count(name) > 0;
+// parsed, never kept, so a file of junk members costs no memory. Sorted, for
+// binary_search (and packed by hand: clang-format would put one a line).
+// clang-format off
+constexpr std::string_view kKnownJsonMembers[] = {
+    "access", "adaptive", "after", "at_bytes", "avg_mb_per_s", "before", "block", "block_bytes",
+    "block_count", "blocks", "blur_blocks", "bounded_by_budget", "budget_hit", "burst",
+    "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "cpu_percent", "device", "done",
+    "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms",
+    "field", "firmware", "grid_probes", "health", "host", "identity", "increases", "inferred",
+    "iops", "kind", "largest_drift", "latency_classes", "left_mb_per_s", "length_bytes", "link",
+    "max_mb_per_s", "max_ms", "mb_per_s", "mean_ms", "min_mb_per_s", "mode", "model", "ms",
+    "noise_rel", "note", "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "partial", "pass",
+    "pass_end", "passes", "path", "probe_bytes", "probes", "queue_depth", "quick", "random_access",
+    "range_bytes", "range_start_bytes", "reason", "reasons", "reference_reads", "right_mb_per_s",
+    "rotational", "sample", "samples", "seconds", "serial", "size_bytes", "skip", "slow_region",
+    "slow_regions", "smart", "start", "start_bytes", "started", "status", "storage_rotational",
+    "storage_transport", "summary", "temperatures", "timing", "transport", "uncertainty_bytes",
+    "unreadable", "unreadable_bytes", "unreadable_chunks", "vendor", "verdict", "warmup",
+    "worst_chunk_ms", "write", "wwn",
+};
+// clang-format on
+static_assert(std::is_sorted(std::begin(kKnownJsonMembers), std::end(kKnownJsonMembers)));
+
+bool KnownJsonMember(std::string_view name) {
+  return std::binary_search(std::begin(kKnownJsonMembers), std::end(kKnownJsonMembers), name);
 }
 
 // At most this many values (numbers, strings, objects, arrays) are kept from
@@ -2229,8 +2233,8 @@ namespace {
 void CleanProfileText(Profile& p) {
   for (std::string* identity :
        {&p.device_path, &p.device_vendor, &p.device_model, &p.device_serial, &p.device_wwn,
-        &p.device_firmware, &p.host, &p.started_utc, &p.transport, &p.storage_transport, &p.link, &p.verdict,
-        &p.random_access_mode, &p.health_verdict, &p.status}) {
+        &p.device_firmware, &p.host, &p.started_utc, &p.transport, &p.storage_transport, &p.link,
+        &p.verdict, &p.random_access_mode, &p.health_verdict, &p.status}) {
     *identity = CleanText(*identity, kMaxIdentityBytes);
   }
   p.verdict_reason = CleanText(p.verdict_reason, kMaxNoteBytes);

@@ -167,9 +167,9 @@ std::string FindOnPath(const std::string& name, const std::string& path_variable
 SmartctlRun RunSmartctl(const std::string& device_path, std::chrono::milliseconds timeout) {
   SmartctlRun run;
   const char* path_variable = std::getenv("PATH");
-  const std::string exe = FindOnPath("smartctl",
-                                     path_variable == nullptr ? kDefaultPath : path_variable,
-                                     /*absolute_only=*/::geteuid() == 0);
+  const std::string exe =
+      FindOnPath("smartctl", path_variable == nullptr ? kDefaultPath : path_variable,
+                 /*absolute_only=*/::geteuid() == 0);
   if (exe.empty()) {
     run.error = "smartctl not found on PATH";
     return run;
