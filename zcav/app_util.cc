@@ -36,14 +36,20 @@ std::string UtcNow() {
 
 std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device) {
   if (pattern.find('{') == std::string::npos) return pattern;
+  // A value is one name within a path component: a device's own answer may
+  // be "..", "/", or 50,000 bytes long. At most 200 bytes of it, so that the
+  // component with the template's own text and the temporary name's suffix
+  // (".tmp.PID", atomic_file.h) still fits NAME_MAX (255).
+  constexpr std::size_t kMaxValueBytes = 200;
   const auto safe = [](const std::string& value) {
     if (value.empty()) return std::string("unknown");
     std::string out;
-    for (const char c : value) {
+    for (const char c : value.substr(0, kMaxValueBytes)) {
       const bool keep =
           std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
       out += keep ? c : '_';
     }
+    if (out.find_first_not_of('.') == std::string::npos) return std::string("_");  // ".", ".."
     return out;
   };
   struct utsname names {};

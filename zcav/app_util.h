@@ -122,7 +122,9 @@ void SayHealth(const HealthReport& report, std::ostream& err);
 // {serial}, {model}, {wwn}, {device} (the device path's last part), {date}
 // (UTC YYYY-MM-DD) and {time} (UTC HHMMSS) are replaced; each value keeps
 // only letters, digits, '.', '-' and '_' (others become '_'; an unknown
-// value is "unknown"). A name without '{' is returned as it is. Throws
+// value is "unknown"; one made only of dots, as "..", is "_"), at most
+// 200 bytes of it (room in NAME_MAX, 255, for the rest of the name and
+// the temporary name's suffix). A name without '{' is returned as it is. Throws
 // Error(kBadInput) for an unknown {key} or an unclosed brace, naming the
 // keys.
 std::string ExpandOutputName(const std::string& pattern, const DeviceInfo& device);

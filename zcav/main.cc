@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/version.h"
 
 namespace {
@@ -59,13 +60,15 @@ int main(int argc, char** argv) {
         zcav::Invocation{choice.args, command_line, std::cout, std::cerr, g_stop_requested});
   } catch (const zcav::Error& e) {
     std::cout.flush();
-    std::cerr << "zcav: " << e.what() << "\n";
+    // Messages may quote input (a file's text, a name found in a directory):
+    // no control character of it reaches the terminal.
+    std::cerr << "zcav: " << zcav::TerminalText(e.what()) << "\n";
     return e.kind() == zcav::ErrorKind::kBadInput ? 2 : 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "zcav: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "zcav: " << e.what() << "\n";
+    std::cerr << "zcav: " << zcav::TerminalText(e.what()) << "\n";
     return 1;
   }
 }

@@ -225,6 +225,47 @@ FleetCurve FleetBins(const Curve& curve, std::uint64_t size_bytes) {
   return bins;
 }
 
+std::vector<std::string> KeepNewestPerDrive(std::vector<FleetDrive>& drives) {
+  const auto known = [](const std::string& id) { return !id.empty() && id != "unknown"; };
+  // The drives by their identity, in input order.
+  std::map<std::string, std::vector<std::size_t>> same;
+  for (std::size_t d = 0; d < drives.size(); ++d) {
+    const FleetDrive& drive = drives[d];
+    if (known(drive.wwn)) {
+      same["wwn " + drive.wwn].push_back(d);
+    } else if (known(drive.serial)) {
+      same["serial " + drive.serial].push_back(d);
+    }
+  }
+  std::vector<std::string> warnings;
+  std::vector<bool> dropped(drives.size(), false);
+  for (const auto& [id, list] : same) {
+    if (list.size() < 2) continue;
+    std::size_t newest = list.front();
+    for (const std::size_t d : list) {
+      // ISO 8601 UTC times order as text; an unrecorded time is the oldest.
+      if (drives[d].started_utc > drives[newest].started_utc) newest = d;
+    }
+    std::vector<std::string> others;
+    for (const std::size_t d : list) {
+      if (d == newest) continue;
+      dropped[d] = true;
+      others.push_back(drives[d].source);
+    }
+    const FleetDrive& kept = drives[newest];
+    warnings.push_back(
+        std::to_string(list.size()) + " results of the drive with " + id + ": kept " + kept.source +
+        (kept.started_utc.empty() ? "" : " (started " + kept.started_utc + ")") + ", dropped " +
+        Join(others, ", ") + " (one drive counts once, not as its own sibling)");
+  }
+  std::vector<FleetDrive> kept;
+  for (std::size_t d = 0; d < drives.size(); ++d) {
+    if (!dropped[d]) kept.push_back(std::move(drives[d]));
+  }
+  drives = std::move(kept);
+  return warnings;
+}
+
 std::string FleetGroupKey(const FleetDrive& drive) {
   if (!drive.model.empty()) {
     return drive.model + (drive.firmware.empty() ? "" : " (firmware " + drive.firmware + ")");

@@ -65,6 +65,8 @@ struct FleetDrive {
   std::string source;  // the file it came from
   std::string name;    // what tables call it (host/serial, else the device, else the file)
   std::string host, serial, model, firmware, device_path;
+  std::string wwn;          // "" = not recorded
+  std::string started_utc;  // when its run started ("2026-11-29T22:30:50Z"); "" = not recorded
   std::uint64_t size_bytes = 0;
   FleetCurve bins{};
   std::size_t unreadable_ranges = 0;
@@ -73,6 +75,13 @@ struct FleetDrive {
   std::optional<double> access_mean_ms;
   std::optional<double> burst_mb_per_s;
 };
+
+// One result per drive: of the results with the same WWN (else, without a
+// WWN, the same serial) the newest by its recorded start is kept (without
+// a recorded start: the first in input order; ties too), in input order.
+// A copied result must not count as a sibling of itself. Returns one line
+// per drive that had several, naming the results dropped and the one kept.
+std::vector<std::string> KeepNewestPerDrive(std::vector<FleetDrive>& drives);
 
 // The group a drive belongs to: "MODEL (firmware FW)" when the model is
 // known, else "unknown model, SIZE" (its size in bytes, or "unknown size").

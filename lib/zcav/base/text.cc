@@ -1,5 +1,6 @@
 #include "zcav/base/text.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -46,6 +47,94 @@ std::string OneLine(std::string_view text) {
     if (c == '\n' || c == '\r') c = ' ';
   }
   return line;
+}
+
+namespace {
+
+// The length of the control character at text[i] (1 for C0 and DEL, 2 for
+// a C1 control in UTF-8: 0xC2 0x80-0x9F), 0 when there is none.
+std::size_t ControlAt(std::string_view text, std::size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x20 || c == 0x7F) return 1;
+  if (c == 0xC2 && i + 1 < text.size()) {
+    const auto next = static_cast<unsigned char>(text[i + 1]);
+    if (next >= 0x80 && next <= 0x9F) return 2;
+  }
+  return 0;
+}
+
+// The length of the well-formed UTF-8 sequence at text[i] (1 for ASCII), 0
+// when the bytes there are not one (a stray continuation byte, an overlong
+// form, a surrogate, beyond U+10FFFF, cut short).
+std::size_t Utf8At(std::string_view text, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;  // overlong
+    if (c == 0xED) hi = 0x9F;  // surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;  // overlong
+    if (c == 0xF4) hi = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string CleanText(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes));
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t control = ControlAt(text, i);
+    if (control > 0) {
+      i += control;
+      continue;
+    }
+    const std::size_t n = Utf8At(text, i);
+    if (n == 0) {
+      out += '?';  // not UTF-8 (every output is)
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  if (out.size() > max_bytes) {
+    std::size_t cut = max_bytes;
+    // Back to the start of a UTF-8 sequence (a byte that is not 10xxxxxx).
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+  }
+  return out;
+}
+
+std::string TerminalText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t control = text[i] == '\n' || text[i] == '\t' ? 0 : ControlAt(text, i);
+    if (control > 0) {
+      out += '?';
+      i += control;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
 }
 
 std::string UtcPlusSeconds(const std::string& iso_utc, double seconds) {

@@ -3,6 +3,7 @@
 // every output prints a number the same way.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,26 @@ std::string_view Trim(std::string_view s);
 // that becomes one '#' comment line (a header field, a note, an error
 // message) cannot end the comment early.
 std::string OneLine(std::string_view text);
+
+// Caps on the text zcav takes from untrusted input (a result file, a device's
+// own answers): a device's identity strings (model, serial, firmware, WWN,
+// vendor, host, transport, ...) and longer free text (notes, reasons).
+inline constexpr std::size_t kMaxIdentityBytes = 256;
+inline constexpr std::size_t kMaxNoteBytes = 4096;
+
+// `text` as data: every control character removed (C0 0x00-0x1F, DEL 0x7F,
+// and the C1 controls U+0080-U+009F in their UTF-8 form, which some
+// terminals obey as escapes), each byte that is not part of well-formed
+// UTF-8 shown as '?', then cut to at most `max_bytes` bytes without
+// splitting a UTF-8 sequence. A value cleaned so fits one line of any
+// output (a '#' comment, a table cell, a terminal line) and is bounded.
+std::string CleanText(std::string_view text, std::size_t max_bytes);
+
+// `text` for a terminal: each control character as CleanText sees them
+// shown as '?', except '\n' and '\t' (a message's own layout). For error
+// messages and notes that may quote input, so that no escape sequence from a
+// file reaches stderr raw.
+std::string TerminalText(std::string_view text);
 
 // `items` joined with `separator` between them ("a, b, c"); "" for none.
 std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ");

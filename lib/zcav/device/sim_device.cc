@@ -342,7 +342,7 @@ class SimSpecParser {
     std::string upper;
     for (const char c : model_name_)
       upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    m_.info.serial = "SIM-" + upper + "-" + std::to_string(m_.seed);
+    m_.info.serial = serial_ ? *serial_ : "SIM-" + upper + "-" + std::to_string(m_.seed);
     m_.info.firmware = "zcav-sim";
     m_.info.physical_sector_bytes = m_.info.sector_bytes;
     if (!m_.cav) m_.info.rotation_rpm = static_cast<std::uint32_t>(m_.rpm);
@@ -388,6 +388,10 @@ class SimSpecParser {
       }
     } else if (key == "seed") {
       m_.seed = static_cast<std::uint64_t>(ParseNumber(key, value));
+    } else if (key == "serial") {
+      // What a drive may answer (tests of how zcav takes a device's strings):
+      // as data, as from sysfs (CleanText).
+      serial_ = CleanText(value, kMaxIdentityBytes);
     } else if (key == "noise") {
       m_.noise = ParseFraction(key, value);
     } else if (key == "corr") {
@@ -634,6 +638,8 @@ class SimSpecParser {
   std::vector<WeakSpec> weak_;  // weak=, applied last
   double cached_mb_per_s_ = 0;  // ssd-dips: its rate
   bool zoned_keys_ = false;     // inner= and zones= apply (a disk of several zones)
+  // serial=, instead of SIM-MODEL-SEED
+  std::optional<std::string> serial_;
 };
 
 class SimulatedDevice final : public Device {

@@ -8,27 +8,28 @@
 // 35 MB/s), cd (40x CAV CD-ROM), dvd (16x CAV DVD-ROM), ssd (flat),
 // nvme-throttle, ssd-dips and banded-hdd (below: models whose curves are not
 // clean staircases, some of it following the elapsed time, not the position).
-// Keys: size=SIZE, seed=N, noise=PCT% or fraction (relative stddev of each
-// read's time), corr=R (0 <= R < 1, default 0: the noise of consecutive
-// reads, in time order, is an AR(1) process of lag-1 correlation R and
-// stddev `noise`: a host cache or a virtual disk whose speed wanders over
-// time; 0 = independent), hiccups=FRACTION or PCT% (that share of the reads,
-// drawn at random, stalls for up to hiccup=MS milliseconds more, uniformly,
-// default 20: a reader preempted on a busy machine, a host pausing its
-// virtual disk; 0 = none, the default, and the other draws as without it),
-// drift=F:ON:EVERY (for the first ON ms of every EVERY ms of virtual time,
-// reads take 1/F of their time, F from 0.1 to 1: a host's slow periods),
-// pace=N (reads also take 1/N of their virtual
-// time in real time: a demo or a live view that can be watched; the
-// results are the same), outer=MB/s, inner=MB/s (disks), zones=N (hdd),
-// ceiling=MB/s (bus cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail
-// with EIO), weak=START-END:FACTOR[,...] (the media rate of that region
-// times FACTOR, e.g. weak=40%-60%:0.8 or weak=10G-20G:80%: one drive of a
-// fleet slower than its siblings there; zoned and flat models), seek=MS
-// (full-stroke seek time; 0 = no positioning time, rotation included),
-// cache=SIZE (drive cache; 0 = none), interface=MB/s (rate the cache is read
-// at), bus=NAME (a bus shared with the other devices read at the same time
-// that name it; see SimBus), busrate=MB/s (that bus's rate; default 80 MB/s).
+// Keys: size=SIZE, seed=N, serial=TEXT (the serial the drive reports, control
+// characters removed; default SIM-MODEL-SEED), noise=PCT% or fraction
+// (relative stddev of each read's time), corr=R (0 <= R < 1, default 0: the
+// noise of consecutive reads, in time order, is an AR(1) process of lag-1
+// correlation R and stddev `noise`: a host cache or a virtual disk whose
+// speed wanders over time; 0 = independent), hiccups=FRACTION or PCT% (that
+// share of the reads, drawn at random, stalls for up to hiccup=MS
+// milliseconds more, uniformly, default 20: a reader preempted on a busy
+// machine, a host pausing its virtual disk; 0 = none, the default, and the
+// other draws as without it), drift=F:ON:EVERY (for the first ON ms of every
+// EVERY ms of virtual time, reads take 1/F of their time, F from 0.1 to 1: a
+// host's slow periods), pace=N (reads also take 1/N of their virtual time in
+// real time: a demo or a live view that can be watched; the results are the
+// same), outer=MB/s, inner=MB/s (disks), zones=N (hdd), ceiling=MB/s (bus
+// cap, 0 = none), bad=OFFSET[+LEN][,...] (reads touching it fail with EIO),
+// weak=START-END:FACTOR[,...] (the media rate of that region times FACTOR,
+// e.g. weak=40%-60%:0.8 or weak=10G-20G:80%: one drive of a fleet slower than
+// its siblings there; zoned and flat models), seek=MS (full-stroke seek time;
+// 0 = no positioning time, rotation included), cache=SIZE (drive cache; 0 =
+// none), interface=MB/s (rate the cache is read at), bus=NAME (a bus shared
+// with the other devices read at the same time that name it; see SimBus),
+// busrate=MB/s (that bus's rate; default 80 MB/s).
 //
 // Writes (a write sweep, OpenDeviceForWrite) take the time a read of the same
 // range would, bypass the cache and empty it; bad ranges fail them with EIO;

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -152,16 +153,15 @@ double Median(std::vector<double> values) {
 // The file, read line by line (never held whole: a 20 M-block result is
 // gigabytes of text), and its name for messages. Detection reads the first
 // lines, then the parser reads the file again from its start: a stream that
-// cannot seek (a pipe) is first copied into memory.
+// cannot seek (a pipe) is first copied into memory. A line longer than
+// kMaxLineBytes is bad input, found without holding more than that of it.
 class Input {
  public:
-  Input(std::string source, std::istream& in) : source_(std::move(source)) {
+  Input(std::string source, std::istream& in)
+      : source_(std::move(source)), line_(kMaxLineBytes + 1) {
     start_ = in.tellg();
     if (start_ == std::streampos(-1)) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (in.bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
-      copy_ = std::make_unique<std::istringstream>(text.str());
+      copy_ = std::make_unique<std::istringstream>(CopyLines(in));
       start_ = 0;
     }
     in_ = copy_ ? copy_.get() : &in;
@@ -173,11 +173,15 @@ class Input {
   // byte order mark), and its number (from 1); false at the end of the file.
   // `line` stays valid until the next call.
   bool Next(std::string_view& line, std::size_t& number) {
-    if (!std::getline(*in_, buffer_)) {
-      if (in_->bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
-      return false;
+    in_->getline(line_.data(), static_cast<std::streamsize>(line_.size()));
+    const auto got = static_cast<std::size_t>(in_->gcount());
+    if (in_->bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+    if (in_->fail()) {
+      if (got == 0) return false;  // the end of the file
+      TooLong(number_ + 1);        // kMaxLineBytes taken and no end of line
     }
-    std::string_view text = buffer_;
+    // gcount counts the '\n' taken, except on a last line without one.
+    std::string_view text(line_.data(), in_->eof() ? got : got - 1);
     if (number_ == 0 && StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
     number = ++number_;
     line = Trim(text);
@@ -199,14 +203,41 @@ class Input {
   [[noreturn]] void FailFile(const std::string& what) const {
     throw Error(source_ + ": " + what, ErrorKind::kBadInput);
   }
+  [[noreturn]] void TooLong(std::size_t number) const {
+    Fail(number, "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                     " MiB (not a zcav or classic zcav result)");
+  }
   const std::string& source() const { return source_; }
 
  private:
+  // All of `in` (a pipe), refusing a line over kMaxLineBytes as it comes.
+  std::string CopyLines(std::istream& in) const {
+    std::string text;
+    std::array<char, 64 * 1024> chunk{};
+    std::size_t run = 0;  // bytes since the last '\n'
+    std::size_t lines = 1;
+    while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+      const std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+      for (std::size_t at = 0; at < got.size();) {
+        const std::size_t newline = got.find('\n', at);
+        run += (newline == std::string_view::npos ? got.size() : newline) - at;
+        if (run > kMaxLineBytes) TooLong(lines);
+        if (newline == std::string_view::npos) break;
+        run = 0;
+        ++lines;
+        at = newline + 1;
+      }
+      text.append(got);
+    }
+    if (in.bad()) throw Error(source_ + ": read failed", ErrorKind::kRuntime);
+    return text;
+  }
+
   std::string source_;
   std::istream* in_ = nullptr;
   std::unique_ptr<std::istringstream> copy_;  // a stream that cannot seek, copied
   std::streampos start_;
-  std::string buffer_;
+  std::vector<char> line_;  // the current line: at most kMaxLineBytes and its '\0'
   std::size_t number_ = 0;  // lines read since the start
 };
 
@@ -994,6 +1025,8 @@ class RawParser {
       profile_.device_firmware = KnownText(line.substr(11));
     } else if (StartsWith(line, "# host:")) {
       profile_.host = KnownText(line.substr(7));
+    } else if (StartsWith(line, "# started:")) {
+      profile_.started_utc = KnownText(line.substr(10));
     } else if (StartsWith(line, "# transport:")) {
       profile_.transport = KnownText(line.substr(12));
     } else if (StartsWith(line, "# rotational:")) {
@@ -1289,6 +1322,7 @@ void CsvComment(std::string_view line, Profile& profile) {
   if (key == "wwn") profile.device_wwn = value;
   if (key == "firmware") profile.device_firmware = value;
   if (key == "host") profile.host = value;
+  if (key == "started") profile.started_utc = value;
   if (key == "chunk_bytes") {
     const std::optional<std::uint64_t> v = ToUint(Trim(line.substr(colon + 1)));
     if (v) profile.chunk_bytes = *v;
@@ -1390,6 +1424,48 @@ void ParseZcavCsv(Input& in, Profile& profile) {
 // ---------------------------------------------------------------------------
 // zcav JSON (json_writer.cc).
 
+// A JSON line longer than kMaxLineBytes, on line `line`: thrown from inside
+// the parser (by JsonPosition) to stop it before it holds more.
+struct LineTooLong {
+  std::size_t line = 0;
+};
+
+// The member names zcav's JSON reader looks at, at any depth (a document's,
+// a block's, an adaptive result's): every other member is dropped as it is
+// parsed, never kept, so a file of junk members costs no memory. Sorted, for
+// binary_search (and packed by hand: clang-format would put one a line).
+// clang-format off
+constexpr std::string_view kKnownJsonMembers[] = {
+    "access", "adaptive", "after", "at_bytes", "avg_mb_per_s", "before", "block", "block_bytes",
+    "block_count", "blocks", "blur_blocks", "bounded_by_budget", "budget_hit", "burst",
+    "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "cpu_percent", "device", "done",
+    "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms",
+    "field", "firmware", "grid_probes", "health", "host", "identity", "increases", "inferred",
+    "iops", "kind", "largest_drift", "latency_classes", "left_mb_per_s", "length_bytes", "link",
+    "max_mb_per_s", "max_ms", "mb_per_s", "mean_ms", "min_mb_per_s", "mode", "model", "ms",
+    "noise_rel", "note", "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "partial", "pass",
+    "pass_end", "passes", "path", "probe_bytes", "probes", "queue_depth", "quick", "random_access",
+    "range_bytes", "range_start_bytes", "reason", "reasons", "reference_reads", "right_mb_per_s",
+    "rotational", "sample", "samples", "seconds", "serial", "size_bytes", "skip", "slow_region",
+    "slow_regions", "smart", "start", "start_bytes", "started", "status", "storage_rotational",
+    "storage_transport", "summary", "temperatures", "timing", "transport", "uncertainty_bytes",
+    "unreadable", "unreadable_bytes", "unreadable_chunks", "vendor", "verdict", "warmup",
+    "worst_chunk_ms", "write", "wwn",
+};
+// clang-format on
+static_assert(std::is_sorted(std::begin(kKnownJsonMembers), std::end(kKnownJsonMembers)));
+
+bool KnownJsonMember(std::string_view name) {
+  return std::binary_search(std::begin(kKnownJsonMembers), std::end(kKnownJsonMembers), name);
+}
+
+// At most this many values (numbers, strings, objects, arrays) are kept from
+// a zcav JSON document outside its "blocks" and "samples" (those two are
+// read as they are parsed and not kept). zcav's own files have a few
+// thousand (a profile's random reads, temperatures, ranges); a document with
+// more is refused as not a result, before it takes more than ~100 MB.
+constexpr std::size_t kMaxJsonKeptValues = std::size_t{1} << 20;
+
 // Where the JSON parser is in the file: the bytes it has taken, the line
 // it is on, and where the last few newlines were (a parse error names a byte
 // at most a couple of bytes back).
@@ -1398,11 +1474,16 @@ struct JsonPosition {
   std::size_t line = 1;
   std::array<std::uint64_t, 4> newlines{};  // byte positions of the last ones, a ring
   std::size_t newline_count = 0;
+  std::size_t column = 0;  // bytes since the last newline
 
+  // Throws LineTooLong past kMaxLineBytes without a newline.
   void Take(char c) {
     if (c == '\n') {
       newlines[newline_count++ % newlines.size()] = bytes;
       ++line;
+      column = 0;
+    } else if (++column > kMaxLineBytes) {
+      throw LineTooLong{line};
     }
     ++bytes;
   }
@@ -1508,8 +1589,10 @@ class JsonBlockStream {
  public:
   JsonBlockStream(const Input& in, RowReducer& rows) : in_(in), rows_(rows) {}
 
-  // The document without its blocks' objects. Throws for a syntax error, a
-  // number too large, or a bad block, naming the line.
+  // The document without its blocks' objects, its "samples" triples and
+  // members no reader looks at (KnownJsonMember). Throws for a syntax error,
+  // a number too large, a bad block or sample, a line over kMaxLineBytes or
+  // more than kMaxJsonKeptValues values kept, naming the line.
   Json Parse(std::istream& stream) {
     const Json::parser_callback_t callback = [this](int depth, Json::parse_event_t event,
                                                     Json& parsed) {
@@ -1517,6 +1600,8 @@ class JsonBlockStream {
     };
     try {
       return Json::parse(CountingIterator(stream, &position_), CountingIterator(), callback);
+    } catch (const LineTooLong& e) {
+      in_.TooLong(e.line);
     } catch (const Json::parse_error& e) {
       const std::size_t error_line = position_.LineOf(e.byte > 0 ? e.byte - 1 : 0);
       const std::string what = e.what();
@@ -1536,24 +1621,61 @@ class JsonBlockStream {
     }
   }
 
+  // The samples of a top-level "samples" array, as parsed.
+  std::vector<Sample> TakeSamples() { return std::move(samples_); }
+  bool has_samples() const { return has_samples_; }
+
  private:
   // The parser's callback: false drops what was parsed.
   bool OnEvent(int depth, Json::parse_event_t event, Json& parsed) {
     using E = Json::parse_event_t;
     const std::size_t line = position_.line;
-    if (depth == 1 && event == E::key) {
-      in_blocks_ = parsed == "blocks";
-    } else if (depth == 1 && in_blocks_ && event == E::array_start) {
-      blocks_array_ = true;
+    if (dropping_depth_ >= 0) {
+      if (depth > dropping_depth_) return false;  // inside a dropped member's value
+      dropping_depth_ = -1;
+    }
+    if (event == E::key) {
+      const bool known = KnownJsonMember(parsed.get_ref<const std::string&>());
+      if (depth == 1) {
+        in_blocks_ = parsed == "blocks";
+        in_samples_ = parsed == "samples";
+      }
+      dropped_key_ = !known;
+      return known;
+    }
+    if (dropped_key_) {
+      // The value of a dropped member: a plain value is stored nowhere (its
+      // key was dropped); a container is not built, nor anything inside it.
+      dropped_key_ = false;
+      if (event == E::value) return true;
+      dropping_depth_ = depth;
+      return false;
+    }
+    if (depth == 1 && event == E::array_start) {
+      blocks_array_ = in_blocks_;
+      samples_array_ = in_samples_;
+      has_samples_ = has_samples_ || in_samples_;
     } else if (depth == 1 && event == E::array_end) {
       blocks_array_ = false;
-    } else if (blocks_array_ && depth == 2) {
-      if (event == E::object_start) block_line_ = line;
-      if (event == E::object_end) {
-        AddBlock(parsed, block_line_);
+      samples_array_ = false;
+    } else if ((blocks_array_ || samples_array_) && depth == 2) {
+      if (event == E::object_start || event == E::array_start) {
+        block_line_ = line;
+        kept_before_element_ = kept_;
+        return true;
+      }
+      if (event == E::object_end || event == E::value || event == E::array_end) {
+        if (blocks_array_) AddBlock(parsed, event == E::object_end ? block_line_ : line);
+        if (samples_array_) AddSample(parsed);
+        kept_ = kept_before_element_;
         return false;  // parsed: not kept
       }
-      if (event == E::value || event == E::array_end) AddBlock(parsed, line);
+    }
+    if (event == E::value || event == E::object_end || event == E::array_end) {
+      if (++kept_ > kMaxJsonKeptValues) {
+        in_.Fail(line, "more than " + std::to_string(kMaxJsonKeptValues) +
+                           " values besides the blocks and samples (not a zcav result)");
+      }
     }
     return true;
   }
@@ -1566,14 +1688,40 @@ class JsonBlockStream {
     rows_.Add(*row);
   }
 
+  // One [pass (from 1), block, elapsed_ns] of "samples".
+  void AddSample(const Json& x) {
+    const std::size_t i = samples_.size();
+    if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() ||
+        x[0].get<std::uint64_t>() == 0 || !x[1].is_number_unsigned() ||
+        !x[2].is_number_unsigned()) {
+      in_.FailFile("samples[" + std::to_string(i) +
+                   "]: expected [pass (from 1), block, elapsed_ns]");
+    }
+    Sample sample;
+    sample.pass = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
+    sample.block_index = x[1].get<std::uint64_t>();
+    sample.elapsed = std::chrono::nanoseconds(
+        static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
+    samples_.push_back(sample);
+  }
+
   const Input& in_;
   RowReducer& rows_;
   PassOrder order_{/*equal_allowed=*/false};
   JsonPosition position_;
-  bool in_blocks_ = false;     // the last top-level key was "blocks"
-  bool blocks_array_ = false;  // inside its array
+  bool in_blocks_ = false;      // the last top-level key was "blocks"
+  bool blocks_array_ = false;   // inside its array
+  bool in_samples_ = false;     // the last top-level key was "samples"
+  bool samples_array_ = false;  // inside its array
+  bool has_samples_ = false;    // a top-level "samples" array was read
+  bool dropped_key_ = false;    // the last key was dropped: its value goes too
+  int dropping_depth_ = -1;     // >= 0: inside a dropped container started at this depth
   std::size_t block_index_ = 0;
   std::size_t block_line_ = 0;  // where the current block object started
+  std::vector<Sample> samples_;
+  std::size_t kept_ = 0;  // values kept so far (kMaxJsonKeptValues)
+  std::size_t kept_before_element_ = 0;
 };
 
 // A member of `object` that is a whole number; 0 when it is missing or not
@@ -1626,6 +1774,7 @@ void ReadJsonDevice(const Json& dev, Profile& profile) {
     profile.device_wwn = text("wwn");
     profile.device_firmware = text("firmware");
     profile.host = text("host");
+    profile.started_utc = text("started");
   }
 }
 
@@ -1666,26 +1815,6 @@ void ReadJsonOptions(const Json& opt, Profile& profile) {
       const double v = b->get<double>();
       if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
     }
-  }
-}
-
-// "samples": [pass (from 1), block, elapsed_ns] of each read.
-void ReadJsonSamples(const Input& in, const Json& samples, Profile& profile) {
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const Json& x = samples[i];
-    if (!x.is_array() || x.size() != 3 || !x[0].is_number_unsigned() ||
-        x[0].get<std::uint64_t>() == 0 || !x[1].is_number_unsigned() ||
-        !x[2].is_number_unsigned()) {
-      in.FailFile("samples[" + std::to_string(i) +
-                  "]: expected [pass (from 1), block, elapsed_ns]");
-    }
-    Sample sample;
-    sample.pass = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(x[0].get<std::uint64_t>() - 1, 1u << 20));
-    sample.block_index = x[1].get<std::uint64_t>();
-    sample.elapsed = std::chrono::nanoseconds(
-        static_cast<std::int64_t>(std::min<std::uint64_t>(x[2].get<std::uint64_t>(), 1ULL << 62)));
-    profile.samples.push_back(sample);
   }
 }
 
@@ -1879,7 +2008,8 @@ void ReadJsonTemperatures(const Json& root, Profile& profile) {
 void ParseZcavJson(Input& in, Profile& profile) {
   std::istream& stream = in.Restart();
   RowReducer rows(profile);
-  const Json root = JsonBlockStream(in, rows).Parse(stream);
+  JsonBlockStream parser(in, rows);
+  const Json root = parser.Parse(stream);
   if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
   const auto blocks = root.find("blocks");
   if (blocks == root.end() || !blocks->is_array()) {
@@ -1898,9 +2028,7 @@ void ParseZcavJson(Input& in, Profile& profile) {
   if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
     profile.status = st->get<std::string>();
   }
-  if (const auto samples = root.find("samples"); samples != root.end() && samples->is_array()) {
-    ReadJsonSamples(in, *samples, profile);
-  }
+  if (parser.has_samples()) profile.samples = parser.TakeSamples();
   ReadJsonProfileMeasurements(in, root, profile);
   ReadJsonRanges(in, root, profile);
   if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
@@ -2098,6 +2226,27 @@ constexpr FormatParser kFormatParsers[] = {
 
 }  // namespace
 
+namespace {
+
+// Every text the file gave as data (CleanText): no control character, at
+// most kMaxIdentityBytes for an identity and kMaxNoteBytes for free text.
+void CleanProfileText(Profile& p) {
+  for (std::string* identity :
+       {&p.device_path, &p.device_vendor, &p.device_model, &p.device_serial, &p.device_wwn,
+        &p.device_firmware, &p.host, &p.started_utc, &p.transport, &p.storage_transport, &p.link,
+        &p.verdict, &p.random_access_mode, &p.health_verdict, &p.status}) {
+    *identity = CleanText(*identity, kMaxIdentityBytes);
+  }
+  p.verdict_reason = CleanText(p.verdict_reason, kMaxNoteBytes);
+  p.smart_note = CleanText(p.smart_note, kMaxNoteBytes);
+  for (auto* list : {&p.health_reasons, &p.smart_increases, &p.notes}) {
+    for (std::string& text : *list) text = CleanText(text, kMaxNoteBytes);
+  }
+  if (p.plan) p.plan->engine = CleanText(p.plan->engine, kMaxIdentityBytes);
+}
+
+}  // namespace
+
 Profile ParseProfile(std::istream& in, const std::string& source) {
   Input input(source, in);
   Profile profile;
@@ -2110,6 +2259,7 @@ Profile ParseProfile(std::istream& in, const std::string& source) {
   }
   if (profile.chunk_bytes == 0 && profile.plan) profile.chunk_bytes = profile.plan->chunk_bytes;
   if (profile.adaptive) profile.passes = 1;  // a probe's "passes" are its reads
+  CleanProfileText(profile);
   return profile;
 }
 
@@ -2126,12 +2276,21 @@ DeviceInfo RecordedDevice(const Profile& profile) {
 
 namespace {
 
-// `path` opened for reading; throws Error(kBadInput) for a directory or a
-// file that cannot be opened.
-std::ifstream OpenDataFile(const std::string& path) {
+// `path` opened for reading; throws Error(kBadInput) for a directory,
+// another file that is not a regular file (a FIFO, a device, a socket: "-"
+// is the way to read a stream), a file larger than `max_bytes` (0 = no cap)
+// or one that cannot be opened.
+std::ifstream OpenDataFile(const std::string& path, std::uint64_t max_bytes = 0) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     throw Error(path + ": is a directory, not a data file", ErrorKind::kBadInput);
+  }
+  if (!ec && !std::filesystem::is_regular_file(status)) {
+    throw Error(path +
+                    ": not a regular file (a device, FIFO or socket); to read a stream, "
+                    "give - and redirect it to stdin",
+                ErrorKind::kBadInput);
   }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
@@ -2141,13 +2300,25 @@ std::ifstream OpenDataFile(const std::string& path) {
                     (err != 0 ? ": " + std::generic_category().message(err) : std::string()),
                 ErrorKind::kBadInput);
   }
+  // The size of what was opened (not of what the name may point to by now).
+  if (max_bytes > 0) {
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    in.seekg(0);
+    if (size > 0 && static_cast<std::uint64_t>(size) > max_bytes) {
+      throw Error(path + ": " + std::to_string(size >> 20) + " MiB, larger than the " +
+                      std::to_string(max_bytes >> 20) + " MiB a result may be here",
+                  ErrorKind::kBadInput);
+    }
+  }
   return in;
 }
 
 }  // namespace
 
-Profile ReadProfile(const std::string& path) {
-  std::ifstream in = OpenDataFile(path);
+Profile ReadProfile(const std::string& path, std::uint64_t max_bytes) {
+  if (path == "-") return ParseProfile(std::cin, "-");
+  std::ifstream in = OpenDataFile(path, max_bytes);
   return ParseProfile(in, path);
 }
 
@@ -2169,6 +2340,7 @@ Profile ReadRandomAccess(const std::string& path) {
   ReadJsonRandomAccess(in, root, profile);
   if (profile.random_access.empty()) in.FailFile(none);
   profile.points.clear();
+  CleanProfileText(profile);
   return profile;
 }
 

@@ -2,6 +2,7 @@
 // classic zcav versions (bonnie++ 1.03 and 1.9x/2.00).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -45,6 +46,9 @@ struct Profile {
   std::string device_wwn;
   std::string device_firmware;
   std::string host;
+  // When the run started, "2026-11-29T22:30:50Z" (RunInfo::start_time_utc)
+  // as the file recorded it (raw "# started:", CSV, JSON identity); else "".
+  std::string started_utc;
   std::string transport;  // e.g. "usb", "ata", "sim"
   // The device's sysfs rotational flag, and what the reads reached under a
   // file or a loop device (DeviceInfo::storage_transport and
@@ -111,6 +115,16 @@ struct Profile {
   std::vector<std::string> notes;
 };
 
+// Bounds on what a result file may hold (a result is data from anywhere: a
+// fleet's other hosts, a shared directory). A line longer than
+// kMaxLineBytes (1 MiB; zcav's longest is a few kB) is bad input, found
+// without reading more of it; `zcav merge` reads no input larger than
+// kMaxMergeInputBytes (256 MiB: a 20 TB drive's sweep JSON at 1 MiB blocks
+// is ~1.5 GB, so merge wants profile.json or coarser sweeps; one with 100
+// MiB blocks is 30 kB).
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+inline constexpr std::uint64_t kMaxMergeInputBytes = std::uint64_t{256} << 20;
+
 // Reads a saved result, detecting its format from its content.
 // Classic files: 1.03 (`#loops: N, version: 1.03`, `#block K/s time`: offset
 // in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
@@ -131,13 +145,21 @@ struct Profile {
 // Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
 // and "FILE: ..." for an unreadable, empty or unrecognised file;
 // Error(kRuntime) "FILE: read failed" when reading fails with an I/O error.
+// Bounds: `path` "-" is stdin; another must be a regular file (a FIFO,
+// device or socket is refused with Error(kBadInput)) of
+// at most `max_bytes` (0 = no cap), lines at most kMaxLineBytes. Every text
+// taken from the file (identity, host, notes, reasons, verdicts) is
+// CleanText'ed (base/text.h): no control characters, at most
+// kMaxIdentityBytes (notes and reasons kMaxNoteBytes). In a JSON document
+// only the members this reader knows are kept (others are skipped as they
+// are parsed), and at most 2^20 values besides the blocks and samples.
 // Memory: the file is read line by line (JSON: parsed as a stream, each
 // block object dropped once read), and a zcav file of one pass becomes
 // points as it is read, so a 20 M-block result takes about the Profile's 8
 // bytes per block (16 while a raw file's block lengths are filled in), not
 // its gigabytes of text. Files whose blocks repeat (several passes printed,
 // runs concatenated) keep every row until they are merged.
-Profile ReadProfile(const std::string& path);
+Profile ReadProfile(const std::string& path, std::uint64_t max_bytes = 0);
 
 // Reads the random access by size and depth of a zcav JSON result (`zcav
 // access --sizes ... --format json`, or a profile's JSON): the returned

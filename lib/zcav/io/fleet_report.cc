@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
@@ -43,16 +44,50 @@ std::string RegionText(const FleetScore& s) {
          FormatFixed(r.ratio, 3);
 }
 
+// One CSV cell of text from input (RFC 4180): quoted when it holds a comma,
+// a quote or a line break, and a cell that starts like a formula (= + - @,
+// or a tab or carriage return before one) prefixed with ' so that no
+// spreadsheet evaluates it (OWASP "CSV injection").
 std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string cell = text;
+  if (!cell.empty() && std::string_view("=+-@\t\r").find(cell.front()) != std::string_view::npos) {
+    cell.insert(0, 1, '\'');
+  }
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (const char c : cell) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
+// Text from input as one Markdown table cell (or heading, or image alt
+// text) that stays one cell and plain text: '|', '`' (code) and '\\' itself
+// are escaped with '\\'; '[' and ']' become the entities &#91; and &#93;
+// (no link or image can start, even where a renderer ignores backslash
+// escapes, and no "](" remains); '<', '>' and '&' become entities, so no
+// HTML and no autolink passes; a leading '#' is escaped; control characters
+// become spaces.
 std::string MdCell(const std::string& text) {
   std::string out;
-  for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      out += ' ';
+    } else if (c == '|' || c == '`' || c == '\\' || (c == '#' && out.empty())) {
+      out += '\\';
+      out += c;
+    } else if (c == '[') {
+      out += "&#91;";
+    } else if (c == ']') {
+      out += "&#93;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '&') {
+      out += "&amp;";
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -165,11 +200,13 @@ std::string HtmlReport(const std::vector<FleetDrive>& drives, const FleetAnalysi
 
 FleetDrive FleetDriveFrom(const Profile& p) {
   FleetDrive d;
-  d.source = p.source;
+  d.source = CleanText(p.source, kMaxNoteBytes);  // a name found in a directory walk
   d.host = p.host;
   d.serial = p.device_serial;
   d.model = p.device_model;
   d.firmware = p.device_firmware;
+  d.wwn = p.device_wwn;
+  d.started_utc = p.started_utc;
   d.device_path = p.device_path;
   d.size_bytes = p.device_bytes;
   d.name = !d.serial.empty() ? d.serial : !d.device_path.empty() ? d.device_path : d.source;
@@ -280,9 +317,10 @@ std::string FleetCsv(const std::vector<FleetDrive>& drives, const FleetAnalysis&
       << (s.flagged ? "yes" : "no") << "," << opt(s.ratio, 4) << ","
       << (r ? FormatFixed(r->start_percent, 0) : "") << ","
       << (r ? FormatFixed(r->end_percent, 0) : "") << "," << (r ? FormatFixed(r->ratio, 4) : "")
-      << "," << drive.unreadable_ranges << "," << drive.slow_regions << "," << drive.health << ","
-      << opt(drive.access_mean_ms, 3) << "," << opt(drive.burst_mb_per_s, 3) << ","
-      << CsvField(Join(s.reasons, "; ")) << "," << CsvField(drive.source) << "\n";
+      << "," << drive.unreadable_ranges << "," << drive.slow_regions << ","
+      << CsvField(drive.health) << "," << opt(drive.access_mean_ms, 3) << ","
+      << opt(drive.burst_mb_per_s, 3) << "," << CsvField(Join(s.reasons, "; ")) << ","
+      << CsvField(drive.source) << "\n";
   }
   return c.str();
 }

@@ -10,8 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "zcav/base/atomic_file.h"
 #include "zcav/base/error.h"
@@ -370,6 +371,176 @@ std::string UnitsText(const Table& table) {
   return text;
 }
 
+// Plain loops over the SVG, not std::regex: its text holds what the plot
+// titles hold (a drive's model from a result file), and libstdc++'s regex
+// recurses once per character a repetition takes (a model of 50,000 spaces
+// overflowed the stack). Each does what the regular expression in its
+// comment did, left to right, matches not overlapping.
+
+bool IsSpaceChar(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+bool IsQuote(char c) { return c == '"' || c == '\''; }
+std::size_t SkipSpace(const std::string& s, std::size_t i) {
+  while (i < s.size() && IsSpaceChar(s[i])) ++i;
+  return i;
+}
+bool At(const std::string& s, std::size_t i, std::string_view what) {
+  return s.compare(i, what.size(), what) == 0;
+}
+
+// <script[\s\S]*?</script\s*> and then <script[^>]*/> removed.
+std::string WithoutScripts(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t end = std::string::npos;
+    if (At(s, i, "<script")) {
+      for (std::size_t close = s.find("</script", i + 7); close != std::string::npos;
+           close = s.find("</script", close + 1)) {
+        const std::size_t gt = SkipSpace(s, close + 8);
+        if (gt < s.size() && s[gt] == '>') {
+          end = gt + 1;
+          break;
+        }
+      }
+    }
+    if (end == std::string::npos) {
+      out += s[i++];
+    } else {
+      i = end;
+    }
+  }
+  std::string result;
+  for (std::size_t i = 0; i < out.size();) {
+    if (At(out, i, "<script")) {
+      const std::size_t gt = out.find('>', i + 7);
+      if (gt != std::string::npos && gt > i + 7 && out[gt - 1] == '/') {
+        i = gt + 1;
+        continue;
+      }
+    }
+    result += out[i++];
+  }
+  return result;
+}
+
+// \s+xmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*') removed.
+std::string WithoutNamespaces(const std::string& s) {
+  const auto name_start = [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
+  };
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    // The end of a declaration whose white space starts at i, if one does.
+    std::size_t end = std::string::npos;
+    if (IsSpaceChar(s[i])) {
+      std::size_t j = SkipSpace(s, i);
+      if (At(s, j, "xmlns")) {
+        j += 5;
+        if (j + 1 < s.size() && s[j] == ':' && name_start(s[j + 1])) {
+          j += 2;
+          while (j < s.size() && name_char(s[j])) ++j;
+        }
+        j = SkipSpace(s, j);
+        if (j < s.size() && s[j] == '=') {
+          j = SkipSpace(s, j + 1);
+          if (j < s.size() && IsQuote(s[j])) {
+            const std::size_t close = s.find(s[j], j + 1);
+            if (close != std::string::npos) end = close + 1;
+          }
+        }
+      }
+      if (end == std::string::npos) {
+        // No declaration from here: nor from inside this white space.
+        out.append(s, i, SkipSpace(s, i) - i);
+        i = SkipSpace(s, i);
+        continue;
+      }
+    }
+    if (end == std::string::npos) {
+      out += s[i++];
+    } else {
+      i = end;
+    }
+  }
+  return out;
+}
+
+// Each `from` replaced with `to`.
+std::string ReplaceAll(const std::string& s, std::string_view from, std::string_view to) {
+  std::string out;
+  std::size_t i = 0;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, i)) {
+    out.append(s, i, at - i);
+    out += to;
+    i = at + from.size();
+  }
+  out.append(s, i, std::string::npos);
+  return out;
+}
+
+// The ids and references to them with `prefix`: (\sid\s*=\s*)(["']) gets it
+// after the quote, (href\s*=\s*)(["'])# after the '#', and url\(\s*# becomes
+// url(#PREFIX.
+std::string PrefixIds(const std::string& s, const std::string& prefix) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    // The end of the part up to where the prefix goes, when one starts at i.
+    std::size_t end = std::string::npos;
+    if (IsSpaceChar(s[i]) && At(s, i + 1, "id")) {
+      std::size_t j = SkipSpace(s, i + 3);
+      if (j < s.size() && s[j] == '=') {
+        j = SkipSpace(s, j + 1);
+        if (j < s.size() && IsQuote(s[j])) end = j + 1;
+      }
+    } else if (At(s, i, "href")) {
+      std::size_t j = SkipSpace(s, i + 4);
+      if (j < s.size() && s[j] == '=') {
+        j = SkipSpace(s, j + 1);
+        if (j + 1 < s.size() && IsQuote(s[j]) && s[j + 1] == '#') end = j + 2;
+      }
+    } else if (At(s, i, "url(")) {
+      const std::size_t j = SkipSpace(s, i + 4);
+      if (j < s.size() && s[j] == '#') {
+        out += "url(#" + prefix;
+        i = j + 1;
+        continue;
+      }
+    }
+    if (end == std::string::npos) {
+      out += s[i++];
+    } else {
+      out.append(s, i, end - i);
+      out += prefix;
+      i = end;
+    }
+  }
+  return out;
+}
+
+// The number of the first \sNAME\s*=\s*["']([0-9.]+)(px)?["'] in `tag`.
+std::optional<std::string> TagNumber(const std::string& tag, std::string_view name) {
+  for (std::size_t i = 0; i + 1 < tag.size(); ++i) {
+    if (!IsSpaceChar(tag[i]) || !At(tag, i + 1, name)) continue;
+    std::size_t j = SkipSpace(tag, i + 1 + name.size());
+    if (j >= tag.size() || tag[j] != '=') continue;
+    j = SkipSpace(tag, j + 1);
+    if (j >= tag.size() || !IsQuote(tag[j])) continue;
+    const std::size_t from = ++j;
+    while (j < tag.size() && (std::isdigit(static_cast<unsigned char>(tag[j])) || tag[j] == '.')) {
+      ++j;
+    }
+    if (j == from) continue;
+    const std::size_t number_end = j;
+    if (At(tag, j, "px")) j += 2;
+    if (j < tag.size() && IsQuote(tag[j])) return tag.substr(from, number_end - from);
+  }
+  return std::nullopt;
+}
+
 // Makes one inline SVG fit for the page: drops what precedes <svg (XML
 // prolog, DOCTYPE, comments), namespace declarations (the HTML parser puts
 // inline <svg> in the SVG namespace by itself, and the page then names no
@@ -383,26 +554,18 @@ std::string InlineSvg(const std::string& svg, const std::string& prefix) {
   s.erase(0, start);
   const std::size_t end = s.rfind("</svg>");
   if (end != std::string::npos) s.erase(end + 6);
-  s = std::regex_replace(s, std::regex(R"(<script[\s\S]*?</script\s*>)"), "");
-  s = std::regex_replace(s, std::regex(R"(<script[^>]*/>)"), "");
-  s = std::regex_replace(s, std::regex(R"(\s+xmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*'))"),
-                         "");
-  s = std::regex_replace(s, std::regex(R"(xlink:href=)"), "href=");
-  s = std::regex_replace(s, std::regex(R"((\sid\s*=\s*)(["']))"), "$1$2" + prefix);
-  s = std::regex_replace(s, std::regex(R"((href\s*=\s*)(["'])#)"), "$1$2#" + prefix);
-  s = std::regex_replace(s, std::regex(R"(url\(\s*#)"), "url(#" + prefix);
+  s = WithoutScripts(s);
+  s = WithoutNamespaces(s);
+  s = ReplaceAll(s, "xlink:href=", "href=");
+  s = PrefixIds(s, prefix);
   // The opening tag of the root element.
   const std::size_t tag_end = s.find('>');
   if (tag_end != std::string::npos) {
     const std::string tag = s.substr(0, tag_end);
     if (tag.find("viewBox") == std::string::npos) {
-      std::smatch w;
-      std::smatch h;
-      const std::regex wre(R"(\swidth\s*=\s*["']([0-9.]+)(px)?["'])");
-      const std::regex hre(R"(\sheight\s*=\s*["']([0-9.]+)(px)?["'])");
-      if (std::regex_search(tag, w, wre) && std::regex_search(tag, h, hre)) {
-        s.insert(4, " viewBox=\"0 0 " + w[1].str() + " " + h[1].str() + "\"");
-      }
+      const std::optional<std::string> w = TagNumber(tag, "width");
+      const std::optional<std::string> h = TagNumber(tag, "height");
+      if (w && h) s.insert(4, " viewBox=\"0 0 " + *w + " " + *h + "\"");
     }
   }
   return s;

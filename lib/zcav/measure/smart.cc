@@ -52,9 +52,11 @@ std::optional<double> Number(const Json* value) {
   return value->get<double>();
 }
 
-std::string Text(const Json* value) {
+// A string of smartctl's output as data (CleanText: no control characters,
+// at most kMaxNoteBytes); "" when it is not a string.
+std::string Text(const Json* value, std::size_t max_bytes = kMaxNoteBytes) {
   if (value == nullptr || !value->is_string()) return "";
-  return std::string(Trim(value->get<std::string>()));
+  return CleanText(Trim(value->get_ref<const std::string&>()), max_bytes);
 }
 
 std::optional<bool> Bool(const Json* value) {
@@ -183,11 +185,11 @@ SmartSnapshot Parse(std::string_view text, int exit_status) {
 
   SmartSnapshot s;
   s.protocol = Text(Path(root, {"device", "protocol"}));
-  s.model = Text(Member(root, "model_name"));
-  if (s.model.empty()) s.model = Text(Member(root, "scsi_model_name"));
-  s.serial = Text(Member(root, "serial_number"));
-  s.firmware = Text(Member(root, "firmware_version"));
-  if (s.firmware.empty()) s.firmware = Text(Member(root, "scsi_revision"));
+  s.model = Text(Member(root, "model_name"), kMaxIdentityBytes);
+  if (s.model.empty()) s.model = Text(Member(root, "scsi_model_name"), kMaxIdentityBytes);
+  s.serial = Text(Member(root, "serial_number"), kMaxIdentityBytes);
+  s.firmware = Text(Member(root, "firmware_version"), kMaxIdentityBytes);
+  if (s.firmware.empty()) s.firmware = Text(Member(root, "scsi_revision"), kMaxIdentityBytes);
 
   if ((exit_status & (kCommandLineBit | kDeviceOpenBit)) != 0 || !HasSmartData(root)) {
     s.note = NoDataNote(root, exit_status);

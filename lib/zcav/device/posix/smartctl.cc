@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "zcav/base/text.h"
+
 extern char** environ;
 
 namespace zcav {
@@ -145,28 +147,29 @@ std::string Seconds(std::chrono::milliseconds d) {
 
 }  // namespace
 
-std::string FindOnPath(const std::string& name, const std::string& path_variable) {
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t colon = path_variable.find(':', start);
-    std::string dir =
-        path_variable.substr(start, colon == std::string::npos ? colon : colon - start);
-    if (dir.empty()) dir = ".";
+std::string FindOnPath(const std::string& name, const std::string& path_variable,
+                       bool absolute_only) {
+  for (const std::string_view entry : SplitAt(path_variable, ':')) {
+    // Root does not search the current directory or one relative to it:
+    // whoever owns it would choose the program root runs.
+    if (absolute_only && (entry.empty() || entry.front() != '/')) continue;
+    const std::string dir = entry.empty() ? "." : std::string(entry);
     const std::string candidate = dir + "/" + name;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
-    if (colon == std::string::npos) return "";
-    start = colon + 1;
   }
+  return "";
 }
 
 SmartctlRun RunSmartctl(const std::string& device_path, std::chrono::milliseconds timeout) {
   SmartctlRun run;
   const char* path_variable = std::getenv("PATH");
-  const std::string exe = FindOnPath("smartctl", path_variable == nullptr ? "" : path_variable);
+  const std::string exe =
+      FindOnPath("smartctl", path_variable == nullptr ? kDefaultPath : path_variable,
+                 /*absolute_only=*/::geteuid() == 0);
   if (exe.empty()) {
     run.error = "smartctl not found on PATH";
     return run;

@@ -1,8 +1,9 @@
 // Running smartmontools' smartctl on a device and capturing its JSON output.
 //
-// The smartctl executable is the first one on PATH, run directly (no shell)
-// with `--json=c -a DEVICE_PATH`, so a test can put a fake smartctl first on
-// PATH. Its output is not interpreted here: measure/smart.h parses it.
+// The smartctl executable is the first one on PATH (kDefaultPath when PATH
+// is unset; when euid is 0, only PATH's absolute directories), run directly
+// (no shell) with `--json=c -a DEVICE_PATH`, so a test can put a fake
+// smartctl first on PATH. Its output is not interpreted here: measure/smart.h parses it.
 // smartctl's exit status is a bitmask (smartctl(8), "RETURN VALUES"): bit 0
 // the command line did not parse, bit 1 the device could not be opened, bit 2
 // a SMART command failed, bit 3 SMART status "failing", bits 4-7 attributes
@@ -40,7 +41,7 @@ struct SmartctlRun {
 inline constexpr std::size_t kMaxStdoutBytes = 4 << 20;
 
 // Runs `smartctl --json=c -a DEVICE_PATH` (the first executable regular file
-// named smartctl in a PATH directory; stdin /dev/null, stderr discarded) and
+// named smartctl in a PATH directory, as the header says; stdin /dev/null, stderr discarded) and
 // waits for it, at most `timeout`; then that child (by its PID) is killed
 // with SIGKILL and reaped. Blocks the calling thread for as long as smartctl
 // runs (seconds when it must spin a sleeping drive up). Never throws for "not
@@ -51,7 +52,14 @@ SmartctlRun RunSmartctl(const std::string& device_path,
 
 // The path of the first executable regular file `name` in the directories of
 // `path_variable` (PATH's syntax: ':'-separated, an empty entry is the
-// current directory), or "" when there is none.
-std::string FindOnPath(const std::string& name, const std::string& path_variable);
+// current directory), or "" when there is none. `absolute_only`: empty and
+// relative entries are skipped (RunSmartctl's choice when euid is 0).
+std::string FindOnPath(const std::string& name, const std::string& path_variable,
+                       bool absolute_only = false);
+
+// The directories searched when PATH is not set (not the current directory,
+// as an unset PATH would otherwise mean).
+inline constexpr const char* kDefaultPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 }  // namespace zcav

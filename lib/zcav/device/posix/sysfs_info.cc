@@ -21,13 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Contents of a small sysfs attribute, whitespace-trimmed; "" when absent.
+// Contents of a small sysfs attribute (at most its first kMaxNoteBytes),
+// whitespace-trimmed and without control characters (CleanText: a device's
+// answers are data); "" when absent.
 std::string ReadAttribute(const fs::path& path) {
   std::ifstream in(path);
   if (!in) return "";
-  std::ostringstream s;
-  s << in.rdbuf();
-  return std::string(Trim(s.str()));
+  std::string text(kMaxNoteBytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return CleanText(Trim(text), kMaxNoteBytes);
 }
 
 bool Exists(const fs::path& path) {
@@ -132,10 +135,11 @@ UdevRecord ReadUdevRecord(const fs::path& file) {
     if (HasPrefix(line, "E:")) {
       const std::size_t equals = line.find('=');
       if (equals == std::string::npos) continue;
-      const std::string value(Trim(std::string_view(line).substr(equals + 1)));
+      const std::string value =
+          CleanText(Trim(std::string_view(line).substr(equals + 1)), kMaxNoteBytes);
       if (!value.empty()) record.properties[line.substr(2, equals - 2)] = value;
     } else if (HasPrefix(line, "S:")) {
-      record.links.emplace_back(Trim(std::string_view(line).substr(2)));
+      record.links.push_back(CleanText(Trim(std::string_view(line).substr(2)), kMaxNoteBytes));
     }
   }
   return record;
@@ -238,6 +242,11 @@ void FillIdentity(const fs::path& disk, const std::string& disk_number, DeviceIn
   std::sort(by_id.begin(), by_id.end());
   by_id.erase(std::unique(by_id.begin(), by_id.end()), by_id.end());
   info.by_id = std::move(by_id);
+  // The identity strings are names, not text: capped (ReadAttribute and the
+  // udev record have already removed control characters).
+  for (std::string* identity : {&info.serial, &info.wwn, &info.firmware}) {
+    if (identity->size() > kMaxIdentityBytes) *identity = CleanText(*identity, kMaxIdentityBytes);
+  }
 }
 
 void Fill(unsigned major, unsigned minor, DeviceInfo& info, const std::string& sysfs_root,
@@ -259,8 +268,8 @@ void Fill(unsigned major, unsigned minor, DeviceInfo& info, const std::string& s
   if (const std::string dev = ReadAttribute(disk / "dev"); !dev.empty()) disk_number = dev;
   const std::string name = disk.filename().string();
 
-  info.vendor = ReadAttribute(disk / "device" / "vendor");
-  info.model = ReadAttribute(disk / "device" / "model");
+  info.vendor = CleanText(ReadAttribute(disk / "device" / "vendor"), kMaxIdentityBytes);
+  info.model = CleanText(ReadAttribute(disk / "device" / "model"), kMaxIdentityBytes);
   const std::string rotational = ReadAttribute(disk / "queue" / "rotational");
   if (rotational == "0" || rotational == "1") info.rotational = rotational == "1";
   if (const auto max_kb = ParseCount(ReadAttribute(disk / "queue" / "max_sectors_kb"))) {
