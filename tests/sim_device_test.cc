@@ -526,7 +526,7 @@ TEST_CASE("corr= makes the noise of consecutive reads wander with that correlati
         ConsecutiveRates("sim:ssd?noise=2%", 50));
 }
 
-TEST_CASE("corr= outside [0, 1) is bad input", "[sim_device]") {
+TEST_CASE("corr= below 0 or from 1 up is bad input", "[sim_device]") {
   const auto bad_input = zcav::test::HasKind(zcav::ErrorKind::kBadInput);
   for (const char* bad : {"sim:ssd?corr=1", "sim:ssd?corr=1.5", "sim:ssd?corr=-0.1",
                           "sim:ssd?corr=abc", "sim:ssd?corr=", "sim:ssd?corr=nan"}) {

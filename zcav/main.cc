@@ -63,7 +63,15 @@ int main(int argc, char** argv) {
     // Messages may quote input (a file's text, a name found in a directory):
     // no control character of it reaches the terminal.
     std::cerr << "zcav: " << zcav::TerminalText(e.what()) << "\n";
-    return e.kind() == zcav::ErrorKind::kBadInput ? 2 : 1;
+    switch (e.kind()) {
+      case zcav::ErrorKind::kBadInput:
+        return 2;
+      case zcav::ErrorKind::kInterrupted:
+        return 130;
+      case zcav::ErrorKind::kRuntime:
+        break;
+    }
+    return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "zcav: out of memory\n";
     return 1;

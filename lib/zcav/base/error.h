@@ -13,8 +13,9 @@ namespace zcav {
 
 // What kind of failure, so the CLI can pick the exit code without parsing text.
 enum class ErrorKind {
-  kBadInput,  // the user's input is wrong (path, option, value, data file): exit 2
-  kRuntime,   // the environment failed (out of memory, write error): exit 1
+  kBadInput,     // the user's input is wrong (path, option, value, data file): exit 2
+  kRuntime,      // the environment failed (out of memory, write error): exit 1
+  kInterrupted,  // SIGINT, SIGTERM or SIGHUP stopped the work: exit 130
 };
 
 // Every throw site names its kind: there is no default, so a new site must

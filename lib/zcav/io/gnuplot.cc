@@ -598,7 +598,7 @@ class SystemGnuplotImpl final : public Gnuplot {
     if (r.stopped_by != 0) {
       throw Error(std::string("interrupted by ") + SignalName(r.stopped_by) +
                       ": gnuplot stopped while drawing " + shown,
-                  ErrorKind::kRuntime);
+                  ErrorKind::kInterrupted);
     }
     if (r.status != 0) {
       const std::string tail = LastLine(r.output);
@@ -630,6 +630,7 @@ class SystemGnuplotImpl final : public Gnuplot {
   static std::string AskTerminals() {
     const std::string executable = FindGnuplot();
     if (executable.empty()) return "";
+    RunOutcome r;
     try {
       const Identity who = ChildIdentity();
       const PrivateDir work(who);
@@ -640,17 +641,23 @@ class SystemGnuplotImpl final : public Gnuplot {
       l.env = ChildEnvironment(false);
       l.cwd = work.path();
       l.who = who;
-      const RunOutcome r = RunToEnd(std::move(l));
+      r = RunToEnd(std::move(l));
       work.Reclaim();
-      if (r.status != 0) return "";
-      std::string list = " " + r.output + " ";
-      for (char& c : list) {
-        if (c == '\n' || c == '\t') c = ' ';
-      }
-      return list;
     } catch (const Error&) {
-      return "";
+      return "";  // a gnuplot that cannot be started draws nothing
     }
+    // A stop while asking is a stop, not a gnuplot without terminals.
+    if (r.stopped_by != 0) {
+      throw Error(std::string("interrupted by ") + SignalName(r.stopped_by) +
+                      " while asking gnuplot for its terminals",
+                  ErrorKind::kInterrupted);
+    }
+    if (r.status != 0) return "";
+    std::string list = " " + r.output + " ";
+    for (char& c : list) {
+      if (c == '\n' || c == '\t') c = ' ';
+    }
+    return list;
   }
 
   std::optional<std::string> terminals_;

@@ -87,6 +87,7 @@ class Gnuplot {
 
   // GPVAL_TERMINALS of the gnuplot this runs (" x11 svg pngcairo ... "), ""
   // when there is none or it fails. The real one asks once per process.
+  // Throws Error(kInterrupted) when SIGINT, SIGTERM or SIGHUP stopped the asking.
   virtual std::string Terminals() = 0;
 
   // Runs `gnuplot -d SCRIPT` on copies of dir/script and of dir/each of
@@ -94,9 +95,9 @@ class Gnuplot {
   // `outputs` (names the script draws, IsSafeFileName), in order; writes
   // nothing outside its private directory. Throws Error(kRuntime) when
   // gnuplot is missing, fails (the message ends with its last line of
-  // output), draws no output named, is stopped by a signal (see the top), or
-  // a file cannot be copied; Error(kBadInput) for a name that is not
-  // IsSafeFileName.
+  // output), draws no output named, or a file cannot be copied;
+  // Error(kInterrupted) when a signal stopped it (see the top);
+  // Error(kBadInput) for a name that is not IsSafeFileName.
   virtual std::vector<std::string> Render(const std::string& dir, const std::string& script,
                                           const std::vector<std::string>& inputs,
                                           const std::vector<std::string>& outputs) = 0;
