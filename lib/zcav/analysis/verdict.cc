@@ -49,7 +49,19 @@
 //    put every step at the same place (StepOrigin::kPosition), or one pass
 //    gave a clean staircase (noise not shown to be correlated: Texture::
 //    correlated, the detector's judgement); otherwise undetermined, asking for a
-//    second pass.
+//    second pass. And only for a curve a platter can make (PlatterCheck):
+//    outer/inner at most 3:1 (a 3.5" platter's innermost track is at about
+//    0.45 of its outer radius, rates follow the radius: ZCAV disks are
+//    1.5-2.5:1), no step between neighbouring zones over 1.5x (zones of a
+//    real disk differ by a few per cent; a detector that merged several
+//    still shows 10-40 %), no rise over 10 % towards the inner edge, and a
+//    peak of at most 600 MB/s (the fastest single disks read under 300-550
+//    MB/s). A faster peak with a platter's shape (3 or more zones falling
+//    evenly) is an array of disks and the reason says so; any other curve is
+//    named for what it is: a cache then the device (the first step the
+//    largest), steps in time (read once), or "not a platter's curve".
+//    A verdict from one pass says, in itself, that one pass cannot tell a
+//    zone from a moment in time.
 // 3. flat (flat, flat-dips; tiered judged by its last tier, the device's own
 //    rate behind its cache):
 //    a. burst >= 1.3x sustained -> media-limited: the interface carries more.
@@ -87,6 +99,11 @@ constexpr double kBurstHigh = 1.3;
 constexpr double kFalls = 1.2;
 constexpr double kFlatEnough = 1.1;
 constexpr double kCappedTolerance = 0.985;
+constexpr double kPlatterMaxRatio = 3.0;
+constexpr double kPlatterMaxStep = 1.5;
+constexpr double kPlatterMaxRise = 1.10;
+constexpr double kPlatterMaxMbPerS = 600;
+constexpr std::size_t kArrayMinZones = 3;
 
 std::string Num(double value, int decimals = 1) { return FormatFixed(value, decimals); }
 
@@ -216,6 +233,66 @@ BurstEvidence JudgeBurst(const VerdictInputs& in, double level) {
   return b;
 }
 
+// Whether a falling zoned curve is one a platter (or an array of disks)
+// can make; see rule 2 above.
+struct PlatterCheck {
+  bool plausible = true;
+  bool array = false;  // plausible, but faster than one disk reads
+  std::string why;     // when not plausible: what rules it out
+  std::string what;    // when not plausible: what the curve is instead
+};
+
+PlatterCheck CheckPlatter(const ZoneAnalysis& z, bool one_pass) {
+  PlatterCheck c;
+  double largest_step = 1, largest_rise = 1;
+  std::size_t largest_at = 0;
+  double peak = 0;
+  for (std::size_t i = 0; i < z.zones.size(); ++i) {
+    peak = std::max(peak, z.zones[i].mb_per_s);
+    if (i == 0 || z.zones[i].mb_per_s <= 0 || z.zones[i - 1].mb_per_s <= 0) continue;
+    const double ratio = z.zones[i - 1].mb_per_s / z.zones[i].mb_per_s;
+    if (ratio > largest_step) {
+      largest_step = ratio;
+      largest_at = i;
+    }
+    largest_rise = std::max(largest_rise, 1 / ratio);
+  }
+  if (z.outer_inner_ratio > kPlatterMaxRatio) {
+    c.why = "it falls " + Num(z.outer_inner_ratio, 1) + ":1, more than any platter's " +
+            "outer/inner ratio (about 3:1 at most)";
+  } else if (largest_step > kPlatterMaxStep) {
+    c.why = "one zone to the next drops " + Num(largest_step, 1) + "x (" +
+            Mb(z.zones[largest_at - 1].mb_per_s) + " to " + Mb(z.zones[largest_at].mb_per_s) +
+            "), where a disk's neighbouring zones differ by a few per cent";
+  } else if (largest_rise > kPlatterMaxRise) {
+    c.why = "it rises " + Pct(largest_rise - 1) + " towards the inner edge, which no platter does";
+  } else if (peak > kPlatterMaxMbPerS) {
+    if (z.zones.size() >= kArrayMinZones) {
+      c.array = true;
+      return c;
+    }
+    c.why = "its peak of " + Mb(peak) + " is above what one disk reads (under " +
+            Mb(kPlatterMaxMbPerS) + ") and " + std::to_string(z.zones.size()) +
+            " zones are too few to show an array's staircase";
+  }
+  if (c.why.empty()) return c;
+  c.plausible = false;
+  if (largest_at == 1 && largest_step > kPlatterMaxStep) {
+    const double share =
+        static_cast<double>(z.zones.front().end_bytes - z.zones.front().start_bytes) /
+        static_cast<double>(z.zones.back().end_bytes - z.zones.front().start_bytes);
+    c.what = "tiers: a cache (or a faster store) serving the first " + Pct(share) + " at " +
+             Mb(z.zones.front().mb_per_s) + ", then the device";
+  } else if (one_pass) {
+    c.what =
+        "steps in time (a cache, the host or throttling), which one pass cannot tell from "
+        "positions: read it twice (--passes 2)";
+  } else {
+    c.what = "not a platter's curve: a cache, the host or the device's own management";
+  }
+  return c;
+}
+
 // Rule 2: a zoned curve that falls by kFalls or more. `ceiling` is 0 when
 // unknown or contradicted. REQUIRES: a zoned curve, outer/inner >= kFalls.
 Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level, double ceiling,
@@ -235,11 +312,27 @@ Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double le
                         "curve was read once, so a position on the platter cannot be told from "
                         "a moment in time: read it twice (--passes 2) for a verdict.");
   }
+  const bool passes_agree = PassesAgree(z);
+  const PlatterCheck platter = CheckPlatter(z, !passes_agree);
+  if (!platter.plausible) {
+    return Undetermined(falls + over_zones + ", but " + platter.why + ": " + platter.what +
+                        "; no bus-or-media verdict.");
+  }
   Verdict v;
   v.kind = VerdictKind::kMediaLimited;
   v.reason = falls + " outer to inner (" + Num(z.outer_inner_ratio, 2) + ":1" + over_zones +
-             (PassesAgree(z) ? ", at the same positions in every pass" : "") +
-             "): the rate follows the position on the platter, which only the media does.";
+             (passes_agree ? ", at the same positions in every pass" : "") + "): ";
+  if (platter.array) {
+    v.reason +=
+        "the rate follows the position, as on the platters of an array of disks "
+        "striped together (one disk reads under " +
+        Mb(kPlatterMaxMbPerS) + "), which only the media does.";
+  } else {
+    v.reason += "the rate follows the position on the platter, which only the media does.";
+  }
+  if (!passes_agree) {
+    v.reason += " Read once, so a step in time would look the same (--passes 2 tells).";
+  }
   std::string support;
   if (burst.measured) support = burst.text;
   if (ceiling > 0) {
