@@ -4,7 +4,8 @@
 # two simulated drives of one model (one host reads its two at once), one
 # drive weak between 40 and 60 % of its surface; the results are fetched
 # into one directory and merged. The fleet report must exist and flag the
-# weak drive, and only it. Skips (77) without ansible-playbook.
+# weak drive, and only it; each host's private staging directory is gone
+# afterwards. Skips (77) without ansible-playbook.
 # Usage: fleet_ansible_test.sh ZCAV FLEET_EXAMPLE_DIR
 set -uo pipefail
 zcav=$(realpath "$1")
@@ -20,8 +21,6 @@ fail() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/zcav-fleet-ansible.XXXXXX")
 cleanup() {
   rm -rf "$tmp"
-  for h in host1 host2 host3; do rm -rf "/var/tmp/zcav-fleet/$h"; done
-  rmdir /var/tmp/zcav-fleet 2>/dev/null || true
 }
 trap cleanup EXIT
 sim() { echo "sim:hdd?size=2G&seed=$1${2:+&weak=$2}"; }
@@ -35,13 +34,18 @@ host3 zcav_devices="['$(sim 5)', '$(sim 6)']" zcav_mode=parallel
 ansible_connection=local
 ansible_python_interpreter=/usr/bin/python3
 INI
+# The hosts stage their results in private directories made under this base
+# (the playbook's zcav_staging_base; /var/tmp by default).
+mkdir -m 0700 "$tmp/staging"
 export ANSIBLE_LOCAL_TEMP=$tmp/ansible-local ANSIBLE_REMOTE_TEMP=$tmp/ansible-remote
 export ANSIBLE_NOCOLOR=1 ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False
 if ! ansible-playbook -i "$tmp/inventory.ini" "$fleet/playbook.yml" \
-  -e "zcav_bin=$zcav zcav_results=$tmp/results" >"$tmp/ansible.log" 2>&1; then
+  -e "zcav_bin=$zcav zcav_results=$tmp/results zcav_staging_base=$tmp/staging" >"$tmp/ansible.log" 2>&1; then
   tail -n 30 "$tmp/ansible.log"
   fail "ansible-playbook failed"
 fi
+left=$(find "$tmp/staging" -mindepth 1 | head -3)
+[[ -z $left ]] || fail "the staging directories were not removed: $left"
 n=$(find "$tmp/results" -name profile.json | wc -l)
 ((n == 6)) || fail "$n profile.json fetched, not 6: $(find "$tmp/results" -type f | head)"
 [[ -s $tmp/results/fleet.html ]] || fail "no fleet.html"
