@@ -26,6 +26,7 @@ namespace zcav {
 namespace {
 
 namespace fs = std::filesystem;
+using test::TempDir;
 
 void WriteText(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());

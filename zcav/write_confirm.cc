@@ -2,15 +2,17 @@
 
 #include <istream>
 #include <ostream>
+#include <vector>
 
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
+#include "zcav/device/posix/posix_device.h"
 #include "zcav/device/write_target.h"
 
 namespace zcav {
 
 void ConfirmWrite(const DeviceInfo& device, const std::string& name, bool interactive,
-                  std::istream& in, std::ostream& err) {
+                  bool allow_in_use, std::istream& in, std::ostream& err) {
   if (device.kind != "block") return;
   const WriteTarget& target = device.write_target;
   // Strings from the device and from other processes are cleaned where they
@@ -40,6 +42,15 @@ void ConfirmWrite(const DeviceInfo& device, const std::string& name, bool intera
   if (answer != name) {
     throw Error("write test of " + name + " not confirmed ('" + answer + "' is not '" + name +
                     "'): nothing written",
+                ErrorKind::kBadInput);
+  }
+  if (allow_in_use) return;
+  const std::vector<DeviceOpener> now = PosixOpenersNow(device.path);
+  if (!now.empty()) {
+    throw Error("refusing to write " + WriteTargetName(name, target) + ": it was opened by " +
+                    OpenersText(now) +
+                    " while the confirmation waited; nothing written (end those programs first, "
+                    "or add --force-in-use to write anyway)",
                 ErrorKind::kBadInput);
   }
 }

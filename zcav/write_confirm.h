@@ -20,8 +20,13 @@ namespace zcav {
 // alone (the text ends "." then). A simulated device or a file zcav created
 // (no one's data is on them) gets neither: nothing is said or asked.
 // Throws Error(kBadInput) when the line is not exactly `name` (as the user
-// gave it) or input ends: "... not confirmed: nothing written".
+// gave it) or input ends: "... not confirmed: nothing written". Once
+// confirmed on a terminal, the device is scanned again for other processes
+// that have it open (the answer may have taken a while): unless
+// `allow_in_use` (--force-in-use), one found then is refused as
+// OpenDeviceForWrite refuses it ("... was opened by NAME (pid N, ...) while
+// the confirmation waited; nothing written").
 void ConfirmWrite(const DeviceInfo& device, const std::string& name, bool interactive,
-                  std::istream& in, std::ostream& err);
+                  bool allow_in_use, std::istream& in, std::ostream& err);
 
 }  // namespace zcav

@@ -19,11 +19,13 @@
 #   (f) with --force-in-use not on a terminal: the write test runs (exit 0,
 #       zcav's pattern on the device), stderr naming the holder;
 #   (g) --discard (TRIM) waits for the typed confirmation: a wrong answer
-#       leaves the device unchanged (it was discarded before asking).
+#       leaves the device unchanged (it was discarded before asking);
+#   (h) a process that opens the device while the prompt waits for the
+#       typed path: refused after the right answer, naming it, unchanged.
 # Each fails on 8f7ae3f (it wrote the held device, exit 0, and its prompt
-# named only the typed path and the size; (g): it discarded first) and
-# passes since. The EXIT trap ends the holder (by PID), detaches the loop
-# devices and removes the files, also on failure.
+# named only the typed path and the size; (g): it discarded first; (h): it
+# wrote) and passes since. The EXIT trap ends the holder and script(1) (by
+# PID), detaches the loop devices and removes the files, also on failure.
 # Usage: bash write_in_use_test.sh /path/to/zcav. Exit 77 without root,
 # loop devices or a tool.
 set -euo pipefail
@@ -49,8 +51,13 @@ WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/zcav-sec-write.XXXXXX")
 LOOP=""
 LOOP2=""
 HOLDER=""
+SCRIPT_PID=""
 cleanup() {
   set +e
+  if [[ -n $SCRIPT_PID ]]; then
+    kill "$SCRIPT_PID" 2>/dev/null
+    wait "$SCRIPT_PID" 2>/dev/null
+  fi
   if [[ -n $HOLDER ]]; then
     kill "$HOLDER" 2>/dev/null
     wait "$HOLDER" 2>/dev/null
@@ -217,6 +224,30 @@ printf 'no\n' | timeout 60 script -qec \
   fail "(g) exit $TTY_RC, wanted 2: $(tr -d '\r' <tty.txt)"
 [[ $(sum_of "$LOOP") == "$SUM" ]] && ok "(g) nothing discarded before the confirmation" ||
   fail "(g) the device was discarded before the write test was confirmed"
+
+# --- (h) a process that opens the device while the prompt waits ----------
+mkfifo answer.fifo
+TTY_RC=0
+timeout 60 script -qec \
+  "'$ZCAV' sweep --write --destroy-data $LOOP --block-size 16M -o '$WORK/res.dat'" \
+  /dev/null <answer.fifo >tty.txt 2>&1 &
+SCRIPT_PID=$!
+exec {ANSWER}>answer.fifo
+for _ in $(seq 100); do
+  grep -q "to go on" tty.txt 2>/dev/null && break
+  sleep 0.1
+done
+start_holder "$LOOP"
+printf '%s\n' "$LOOP" >&"$ANSWER"
+exec {ANSWER}>&-
+wait "$SCRIPT_PID" || TTY_RC=$?
+SCRIPT_PID=""
+[[ $TTY_RC -eq 2 ]] && ok "(h) a device opened while the prompt waited is refused (exit 2)" ||
+  fail "(h) exit $TTY_RC, wanted 2: $(tr -d '\r' <tty.txt)"
+has "(h) the refusal names the late holder" tty.txt \
+  "opened by vm-disk-user (pid $HOLDER, read-write) while the confirmation waited"
+[[ $(sum_of "$LOOP") == "$SUM" ]] && ok "(h) the device is unchanged" || fail "(h) the device was written"
+stop_holder
 
 ((FAILS == 0)) || {
   echo "$FAILS failed" >&2

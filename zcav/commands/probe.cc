@@ -295,7 +295,8 @@ int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   if (options.grid && options.grid->write) {
     d.OpenForWrite(options.device, options.new_file, options.force_in_use);
     ConfirmWrite(d.device().info(), options.device,
-                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, inv.err);
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, options.force_in_use,
+                 std::cin, inv.err);
   } else {
     d.Open(options.device);
   }

@@ -685,7 +685,8 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
     // Consent before anything is written, --discard included
     // (write_confirm.h; throws Error when it is not given).
     ConfirmWrite(d.device().info(), given.device,
-                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, err);
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, given.force_in_use,
+                 std::cin, err);
   } else {
     d.Open(given.device);
   }

@@ -629,6 +629,15 @@ std::string InUseRefusal(const std::string& path, const DeviceInfo& info) {
 
 }  // namespace
 
+std::vector<DeviceOpener> PosixOpenersNow(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return {};
+  const BlockId id{major(st.st_rdev), minor(st.st_rdev)};
+  std::vector<BlockNode> family = ReadBlockFamily(id);
+  if (family.empty()) family.push_back({"", id, {}});
+  return ScanOpeners(family).openers;
+}
+
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                                                 std::optional<NewTestFile> new_file,
                                                 bool allow_in_use) {

@@ -58,6 +58,11 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                                                 std::optional<NewTestFile> new_file,
                                                 bool allow_in_use = false);
 
+// The other processes that have block device `path` or one of its
+// partitions open (ScanOpeners, write_safety.h); empty when `path` is not a
+// block device. Never throws.
+std::vector<DeviceOpener> PosixOpenersNow(const std::string& path);
+
 // How a device of `info`'s class is read by default: reads in flight and
 // bytes per read (DeviceInfo::default_queue_depth, default_chunk_bytes).
 struct ReadShape {
