@@ -17,9 +17,9 @@ _zcav_opts_profile="--help --output --full --quick --adaptive -b -c --label --qu
 _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --queue-depth
   --engine --start --end --skip --quick --adaptive --budget --grid --no-warmup --no-zones --smart --live --events --resume
   --stop-on-error --slow-factor --plot --label --alone-and-together --quiet --write
-  --destroy-data --create-size --fill --discard --idle-probe $_zcav_zone_opts $_zcav_gate_opts"
+  --destroy-data --force-in-use --create-size --fill --discard --idle-probe $_zcav_zone_opts $_zcav_gate_opts"
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
-_zcav_opts_access="--help --output --format --quiet --samples --read-size --seed --sizes --queue-depth --cell-time --write --destroy-data --create-size"
+_zcav_opts_access="--help --output --format --quiet --samples --read-size --seed --sizes --queue-depth --cell-time --write --destroy-data --force-in-use --create-size"
 _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repetitions"
 _zcav_opts_zones="--help --format --output $_zcav_zone_opts"
 _zcav_opts_plot="--help --output --label --kind --quiet $_zcav_zone_opts"

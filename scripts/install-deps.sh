@@ -21,7 +21,7 @@ packages=(
   libboost-filesystem-dev libboost-system-dev
   libgnuplot-iostream-dev gnuplot-x11
   xvfb x11-apps tmux
-  catch2 nlohmann-json3-dev liburing-dev
+  catch2 nlohmann-json3-dev liburing-dev libblkid-dev
   fuse3 libfuse3-dev
   util-linux python3 python3-jsonschema
   clang libclang-rt-dev llvm

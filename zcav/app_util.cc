@@ -110,8 +110,9 @@ void OpenedDevice::Open(const std::string& name, SimBusSet* buses) {
   simulated_ = IsSimulatedName(name);
 }
 
-void OpenedDevice::OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file) {
-  device_ = OpenDeviceForWrite(name, new_file, virtual_clock_);
+void OpenedDevice::OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file,
+                                bool allow_in_use) {
+  device_ = OpenDeviceForWrite(name, new_file, virtual_clock_, allow_in_use);
   simulated_ = IsSimulatedName(name);
 }
 

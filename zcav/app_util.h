@@ -75,10 +75,11 @@ class OpenedDevice {
   // Opens `name` with OpenDevice (device.h), on `buses` when given. Throws
   // Error(kBadInput) as OpenDevice does.
   void Open(const std::string& name, SimBusSet* buses = nullptr);
-  // Opens `name` for a write sweep with OpenDeviceForWrite (device.h).
-  // Throws Error(kBadInput) as OpenDeviceForWrite does. REQUIRES: the
-  // user's consent to destroy the data.
-  void OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file);
+  // Opens `name` for a write sweep with OpenDeviceForWrite (device.h);
+  // `allow_in_use`: --force-in-use. Throws Error(kBadInput) as
+  // OpenDeviceForWrite does. REQUIRES: the user's consent to destroy the data.
+  void OpenForWrite(const std::string& name, std::optional<NewTestFile> new_file,
+                    bool allow_in_use = false);
 
   // The device. REQUIRES: opened, not taken or closed.
   Device& device() { return *device_; }

@@ -284,7 +284,9 @@ sum=$(device_sum)
 # Held open (read-only) across the write: the kernel drops a block device's
 # page cache at its last close, so without this fd a buffered write would
 # leave no trace once zcav exits. Then the cache is emptied (BLKFLSBUF:
-# written back and dropped).
+# written back and dropped). The script's own descriptor makes the device
+# one that another process has open, which zcav refuses to write unless
+# --force-in-use (tests/security/write_in_use_test.sh): given here.
 exec {HOLD_FD}<"$LOOP"
 blockdev --flushbufs "$LOOP"
 cache=$(cached_pages "$LOOP")
@@ -292,8 +294,9 @@ read -r cached_before pages <<<"$cache"
 assert_our_loop
 RC=0
 START=$(date +%s.%N)
-run_and_wait timeout 60 "$ZCAV" sweep --write --destroy-data "$LOOP" --block-size 1M \
-  --passes "$PASSES" --format json -o "$WORK/write.json" </dev/null 2>"$ERR" || RC=$?
+run_and_wait timeout 60 "$ZCAV" sweep --write --destroy-data --force-in-use "$LOOP" \
+  --block-size 1M --passes "$PASSES" --format json -o "$WORK/write.json" </dev/null 2>"$ERR" ||
+  RC=$?
 END=$(date +%s.%N)
 [[ $RC -eq 0 ]] || fail "(f) the write test exited $RC: $(cat "$ERR")"
 cache=$(cached_pages "$LOOP")

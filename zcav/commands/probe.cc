@@ -40,6 +40,7 @@ struct AccessCommandOptions : ProbeFlags {
   // --write --destroy-data [--create-size SIZE]: random writes (grid only),
   // under the write test's rules (OpenDeviceForWrite, ConfirmWrite).
   bool destroy_data = false;
+  bool force_in_use = false;  // --force-in-use: write a device others have open. Default: false
   std::optional<NewTestFile> new_file;
 };
 struct BurstCommandOptions : ProbeFlags {
@@ -104,6 +105,11 @@ void ParseAccessWrite(const po::variables_map& vm, AccessCommandOptions& out) {
     throw Error("--destroy-data goes with --write; without --write zcav only reads",
                 ErrorKind::kBadInput);
   }
+  out.force_in_use = vm.count("force-in-use") > 0;
+  if (out.force_in_use && !write) {
+    throw Error("--force-in-use goes with --write; without --write zcav only reads",
+                ErrorKind::kBadInput);
+  }
   if (vm.count("create-size")) {
     if (!write) {
       throw Error("--create-size goes with --write: it creates the file the test writes",
@@ -133,6 +139,8 @@ std::optional<AccessCommandOptions> ParseAccess(const Invocation& inv) {
       "and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device path typed "
       "to confirm; refused for a mounted device, swap, or one in use")(
       "destroy-data", "consent to --write destroying the data it overwrites")(
+      "force-in-use",
+      "with --write: write the block device even while other processes have it open")(
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
       "refused), written with O_DIRECT");
@@ -285,9 +293,10 @@ int RunRandomAccess(const AccessCommandOptions& options, OpenedDevice& d, const 
 int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   OpenedDevice d;
   if (options.grid && options.grid->write) {
-    d.OpenForWrite(options.device, options.new_file);
+    d.OpenForWrite(options.device, options.new_file, options.force_in_use);
     ConfirmWrite(d.device().info(), options.device,
-                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, inv.err);
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, options.force_in_use,
+                 std::cin, inv.err);
   } else {
     d.Open(options.device);
   }

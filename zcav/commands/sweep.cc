@@ -123,8 +123,12 @@ po::options_description SweepFlagsDescription() {
       "measure the sequential WRITE rate by position instead of the read rate: overwrites "
       "the range and DESTROYS ITS DATA. Needs --destroy-data, and on a terminal the device "
       "path typed to confirm. Refused when the device or one of its partitions is mounted, "
-      "is swap or is held by another program, and for a regular file zcav did not create")(
+      "is swap, is held by another program or is open in any other process, and for a "
+      "regular file zcav did not create")(
       "destroy-data", "consent to --write (or -w) destroying every byte it writes")(
+      "force-in-use",
+      "with --write: write the block device even while other processes have it (or a "
+      "partition) open; without it that is refused, naming them")(
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "with --write: create DEVICE as a new file of SIZE for the test (an existing file is "
       "refused); zcav removes it when it ends")(
@@ -216,6 +220,13 @@ void ParseWriteTest(const po::variables_map& vm, SweepCommandOptions& out) {
   if (out.destroy_data && !out.sweep.write) {
     throw Error(
         "--destroy-data goes with --write (the write test); without --write zcav only reads",
+        ErrorKind::kBadInput);
+  }
+  out.force_in_use = vm.count("force-in-use") > 0;
+  if (out.force_in_use && !out.sweep.write) {
+    throw Error(
+        "--force-in-use goes with --write (the write test); without --write zcav only "
+        "reads",
         ErrorKind::kBadInput);
   }
   if (vm.count("idle-probe")) {
@@ -506,8 +517,7 @@ void KeepRecordedShape(const Profile& partial, SweepOptions& options) {
 }
 
 // Says what a user should know before the sweep starts (O_DIRECT refused,
-// the device's and the plan's notes) and, for a write sweep, asks for
-// consent (write_confirm.h; throws Error when it is not given).
+// the device's and the plan's notes).
 void SayBeforeSweep(const SweepCommandOptions& options, const RunInfo& run, std::ostream& err) {
   if (!run.device.direct_io) {
     err << "zcav: warning: O_DIRECT refused for " << run.device.path
@@ -517,10 +527,6 @@ void SayBeforeSweep(const SweepCommandOptions& options, const RunInfo& run, std:
   if (!options.quiet) {
     for (const auto& n : run.device.notes) err << "zcav: note: " << n << "\n";
     for (const auto& n : run.plan.notes) err << "zcav: note: " << n << "\n";
-  }
-  if (options.sweep.write) {
-    ConfirmWrite(run.device, options.device,
-                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, std::cin, err);
   }
 }
 
@@ -675,7 +681,12 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   for (const auto& w : given.warnings) err << "zcav: warning: " << w << "\n";
   OpenedDevice d;
   if (given.sweep.write) {
-    d.OpenForWrite(given.device, given.new_file);
+    d.OpenForWrite(given.device, given.new_file, given.force_in_use);
+    // Consent before anything is written, --discard included
+    // (write_confirm.h; throws Error when it is not given).
+    ConfirmWrite(d.device().info(), given.device,
+                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, given.force_in_use,
+                 std::cin, err);
   } else {
     d.Open(given.device);
   }

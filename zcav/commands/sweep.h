@@ -36,6 +36,9 @@ struct SweepCommandOptions : RunFlags, ZoneFlags, GateFlags, EventsFlags {
   SweepOptions sweep;                        // see sweep.h for each field's default
   // --write (sweep.write) or classic -w is refused without --destroy-data.
   bool destroy_data = false;  // --destroy-data: consent to the write test. Default: false
+  // --force-in-use (with --write): write a block device even while other
+  // processes have it open (otherwise refused). Default: false
+  bool force_in_use = false;
   // --write --create-size SIZE FILE, or --fill SHARE DIR|FILE: FILE is
   // created (it must not exist) for the test, SIZE long or SHARE of the file
   // system's free space. Default: none (a regular file is then refused).

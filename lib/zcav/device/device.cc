@@ -77,7 +77,7 @@ std::unique_ptr<Device> OpenDevice(const std::string& name, VirtualClock& virtua
 
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            std::optional<NewTestFile> new_file,
-                                           VirtualClock& virtual_clock) {
+                                           VirtualClock& virtual_clock, bool allow_in_use) {
   if (IsSimulatedName(name)) {
     if (new_file) {
       throw Error(std::string(new_file->free_share > 0 ? "--fill" : "--create-size") +
@@ -86,7 +86,7 @@ std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
     }
     return MakeSimulatedDevice(ParseSimSpec(name), virtual_clock);
   }
-  return OpenPosixDeviceForWrite(name, new_file);
+  return OpenPosixDeviceForWrite(name, new_file, allow_in_use);
 }
 
 void FillWritePattern(std::span<std::byte> buffer) {

@@ -172,9 +172,14 @@ inline constexpr std::uint64_t kFillReserveBytes = 256ULL << 20;  // 256 MiB
 // of write_safety.h. "sim:MODEL..." gives a SimulatedDevice (writes are timed
 // like reads; nothing real is written). A block device is refused when it or
 // one of its partitions is mounted or is swap, when something is stacked on
-// it (device mapper, md RAID: sysfs holders), and when it cannot be opened
-// exclusively (O_EXCL: held by another program); it is opened read-write with
-// O_DIRECT and O_EXCL, so nothing can mount it while zcav writes. A regular
+// it (device mapper, md RAID: sysfs holders), when it cannot be opened
+// exclusively (O_EXCL: held by another program), and, unless `allow_in_use`
+// (--force-in-use), when any other process has it or one of its partitions
+// open (/proc/PID/fd, read-only or read-write; the refusal names the device
+// as typed and resolved, its model, serial, size and signatures, and the
+// processes); it is opened read-write with O_DIRECT and O_EXCL, so nothing
+// can mount it while zcav writes. Its info().write_target then says what it
+// holds (signatures, from libblkid) and who else has it open. A regular
 // file is refused unless `new_file` is given: then `name` must not exist (or
 // is a directory, in which zcav names the file), and zcav creates it (its
 // size rounded to the direct-I/O alignment: up for bytes, down for a share;
@@ -188,7 +193,7 @@ inline constexpr std::uint64_t kFillReserveBytes = 256ULL << 20;  // 256 MiB
 // REQUIRES: the caller has the user's consent to destroy the data.
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            std::optional<NewTestFile> new_file,
-                                           VirtualClock& virtual_clock);
+                                           VirtualClock& virtual_clock, bool allow_in_use = false);
 
 // What a write sweep writes: `buffer` in 512-byte pieces (the last may be
 // shorter), each kWritePatternTag followed by pseudo-random bytes from a fixed

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "zcav/device/write_target.h"
+
 namespace zcav {
 
 // Facts about a device, recorded in every output header. Empty strings and
@@ -63,6 +65,11 @@ struct DeviceInfo {
   // Things the user should know about how the device is read (rounding,
   // buffered fallback); written to stderr and the header as "# note: ...".
   std::vector<std::string> notes;
+  // A block device opened for a write test (OpenDeviceForWrite): what the
+  // test would destroy and who else has the device open, for the
+  // confirmation (write_target.h). Empty for any other device; never
+  // written to an output.
+  WriteTarget write_target;
 };
 
 // True when the device, or the disk under a file or a loop device's file, is

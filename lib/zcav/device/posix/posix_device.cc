@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -26,6 +27,7 @@
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/posix/read_throttle.h"
+#include "zcav/device/posix/signature_probe.h"
 #include "zcav/device/posix/sysfs_info.h"
 #include "zcav/device/posix/uring_queue.h"
 #include "zcav/device/posix/write_safety.h"
@@ -568,10 +570,77 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& given, const NewTe
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
 }
 
+// The device node `path` leads to, CleanText'ed; "" when it cannot be resolved.
+std::string RealPath(const std::string& path) {
+  std::string real;
+  if (char* r = ::realpath(path.c_str(), nullptr)) {
+    real = CleanText(r, kMaxNoteBytes);
+    std::free(r);
+  }
+  return real;
+}
+
+// "PATH -> NODE" when `path` is a symlink to the node, else `path`.
+std::string ResolvedName(const std::string& path) {
+  const std::string real = RealPath(path);
+  return real.empty() || real == path ? path : path + " -> " + real;
+}
+
+// What the write test of block device `id` (open on nothing yet that
+// writes) would destroy and who else has it open: `path` resolved, the
+// signatures libblkid finds (on a read-only descriptor of its own: the write
+// descriptor is O_DIRECT, which libblkid's reads do not suit), the other
+// processes that have it or a partition open.
+WriteTarget InspectWriteTarget(const std::string& path, dev_t rdev, BlockId id) {
+  WriteTarget target;
+  target.resolved_path = RealPath(path);
+  Fd probe_fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat pst {};
+  if (!probe_fd.valid()) {
+    target.signature_note = std::string("open read-only: ") + std::strerror(errno);
+  } else if (::fstat(probe_fd.get(), &pst) != 0 || pst.st_rdev != rdev) {
+    target.signature_note = "the node changed while it was being read";
+  } else {
+    target.signatures = ProbeSignatures(probe_fd.get(), target.signature_note);
+  }
+  std::vector<BlockNode> family = ReadBlockFamily(id);
+  if (family.empty()) family.push_back({"", id, {}});
+  OpenerScan scan = ScanOpeners(family);
+  target.openers = std::move(scan.openers);
+  target.unchecked_processes = scan.unchecked;
+  return target;
+}
+
+// The refusal of a device other processes have open, naming the device as
+// typed and resolved, which drive, its size, its signatures and the
+// processes.
+std::string InUseRefusal(const std::string& path, const DeviceInfo& info) {
+  const WriteTarget& t = info.write_target;
+  std::string text = "refusing to write " + WriteTargetName(path, t) + " (" +
+                     WriteTargetIdentity(info) + "; " + SignaturesText(t) + "): open in " +
+                     OpenersText(t.openers);
+  if (t.unchecked_processes > 0) {
+    text += " (and " + std::to_string(t.unchecked_processes) +
+            " processes whose open files could not be read)";
+  }
+  return text +
+         "; nothing written (end those programs first, or add --force-in-use to write anyway)";
+}
+
 }  // namespace
 
+std::vector<DeviceOpener> PosixOpenersNow(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return {};
+  const BlockId id{major(st.st_rdev), minor(st.st_rdev)};
+  std::vector<BlockNode> family = ReadBlockFamily(id);
+  if (family.empty()) family.push_back({"", id, {}});
+  return ScanOpeners(family).openers;
+}
+
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
-                                                std::optional<NewTestFile> new_file) {
+                                                std::optional<NewTestFile> new_file,
+                                                bool allow_in_use) {
   if (new_file) return CreateFileForWrite(path, *new_file);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -594,7 +663,10 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                 ErrorKind::kBadInput);
   }
   const BlockId id{major(st.st_rdev), minor(st.st_rdev)};
-  if (const std::optional<std::string> refusal = WriteRefusal(GatherWriteFacts(path, id))) {
+  // The refusals name the device as typed and, for a symlink such as
+  // /dev/disk/by-id/..., the node it leads to.
+  const std::string named = ResolvedName(path);
+  if (const std::optional<std::string> refusal = WriteRefusal(GatherWriteFacts(named, id))) {
     throw Error(*refusal, ErrorKind::kBadInput);
   }
   // O_EXCL on a block device: an exclusive claim, refused (EBUSY) while
@@ -606,7 +678,7 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
     const int err = errno;
     if (err == EBUSY) {
       const std::vector<std::string> users = ProcessesUsing(id);
-      throw Error("refusing to write " + path + ": held open exclusively by " +
+      throw Error("refusing to write " + named + ": held open exclusively by " +
                       (users.empty() ? std::string("the kernel or another program")
                                      : "another program (open in " + Join(users) + ")") +
                       "; nothing written",
@@ -640,6 +712,16 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                 ErrorKind::kBadInput);
   }
   SetWholeSectors(size_bytes, sector_bytes, "written", info);
+  // Scanned with the exclusive claim held: nothing can mount the device or
+  // claim it from now on; a program that opened it without O_EXCL, before or
+  // after, is seen only here (a later one only by its own failures).
+  info.write_target = InspectWriteTarget(path, st.st_rdev, id);
+  if (!info.write_target.openers.empty()) {
+    if (!allow_in_use) throw Error(InUseRefusal(path, info), ErrorKind::kBadInput);
+    info.notes.push_back("written while open in " + OpenersText(info.write_target.openers) +
+                         " (--force-in-use): their I/O may disturb the rates, and they see "
+                         "the data destroyed");
+  }
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
 }
 

@@ -37,7 +37,12 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 // Opens `path` for a write sweep (see OpenDeviceForWrite in device.h for the
 // rules). A block device: the checks of write_safety.h, then O_RDWR | O_DIRECT
 // | O_EXCL (EBUSY: "held open exclusively by another program (open in NAME
-// (pid N))"); size and sector as OpenPosixDevice. With `new_file`: a new
+// (pid N))"); size and sector as OpenPosixDevice; then what it holds and who
+// else has it open (DeviceInfo::write_target, write_target.h): refused
+// (kBadInput, naming the device as typed and resolved, its model, serial,
+// size, signatures and the processes) when another process has it or a
+// partition open, unless `allow_in_use` (--force-in-use: then a note names
+// them). With `new_file`: a new
 // file created O_EXCL (an existing path is refused; in a directory it is
 // named zcav-write-test.PID), unlinked at once, preallocated with
 // fallocate(2) to its bytes rounded up, or its share of the free space
@@ -50,7 +55,13 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 // was being opened, O_DIRECT not in effect on the device, any other failure to size the created
 // file, a failed probe write.
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
-                                                std::optional<NewTestFile> new_file);
+                                                std::optional<NewTestFile> new_file,
+                                                bool allow_in_use = false);
+
+// The other processes that have block device `path` or one of its
+// partitions open (ScanOpeners, write_safety.h); empty when `path` is not a
+// block device. Never throws.
+std::vector<DeviceOpener> PosixOpenersNow(const std::string& path);
 
 // How a device of `info`'s class is read by default: reads in flight and
 // bytes per read (DeviceInfo::default_queue_depth, default_chunk_bytes).

@@ -1,5 +1,6 @@
 #include "zcav/device/posix/write_safety.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -70,6 +71,44 @@ BlockNode ReadNode(const fs::path& dir) {
   }
   std::sort(node.holders.begin(), node.holders.end());
   return node;
+}
+
+bool IsNumber(const std::string& s) {
+  return !s.empty() && s.size() <= 9 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The access mode of descriptor `fd_dir`/NAME from proc's fdinfo ("flags:
+// 0100002", octal): true when it can write. False when unreadable.
+bool FdWritable(const fs::path& pid_dir, const std::string& fd_name) {
+  std::istringstream in(ReadWhole(pid_dir / "fdinfo" / fd_name));
+  for (std::string key; in >> key;) {
+    if (key == "flags:") {
+      unsigned long flags = 0;
+      in >> std::oct >> flags;
+      return (flags & O_ACCMODE) != O_RDONLY;
+    }
+  }
+  return false;
+}
+
+// The family member that the descriptor `link` (a /proc/PID/fd entry) has
+// open, as its index in `family`; -1 for anything else.
+int FamilyIndexOf(const fs::path& link, const std::vector<BlockNode>& family) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(link, ec);
+  // Sockets, pipes and anonymous inodes ("socket:[123]") are not files.
+  if (ec || target.empty() || target.string().front() != '/') return -1;
+  struct statx stx {};
+  if (::statx(AT_FDCWD, link.c_str(), AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0 ||
+      !S_ISBLK(stx.stx_mode)) {
+    return -1;
+  }
+  const BlockId id{stx.stx_rdev_major, stx.stx_rdev_minor};
+  for (std::size_t i = 0; i < family.size(); ++i) {
+    if (family[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 }  // namespace
@@ -180,6 +219,45 @@ WriteFacts GatherWriteFacts(const std::string& path, BlockId id, const std::stri
   facts.swaps = ParseSwaps(ReadWhole(fs::path(proc_root) / "swaps"));
   for (SwapEntry& s : facts.swaps) s.id = BlockIdOf(s.path);
   return facts;
+}
+
+OpenerScan ScanOpeners(const std::vector<BlockNode>& family, const std::string& proc_root) {
+  OpenerScan scan;
+  const std::string self = std::to_string(::getpid());
+  std::vector<fs::path> pids;
+  std::error_code ec;
+  for (fs::directory_iterator it(proc_root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string pid = it->path().filename().string();
+    if (IsNumber(pid) && pid != self) pids.push_back(it->path());
+  }
+  std::sort(pids.begin(), pids.end(), [](const fs::path& a, const fs::path& b) {
+    return std::stoll(a.filename().string()) < std::stoll(b.filename().string());
+  });
+  for (const fs::path& pid_dir : pids) {
+    std::error_code e2;
+    fs::directory_iterator fd(pid_dir / "fd", e2);
+    if (e2) {
+      // ENOENT: the process ended meanwhile. Anything else: not ours to read.
+      if (e2 != std::errc::no_such_file_or_directory) ++scan.unchecked;
+      continue;
+    }
+    // Per family member: -1 not open, 0 read-only, 1 writable.
+    std::vector<int> mode(family.size(), -1);
+    for (fs::directory_iterator end; !e2 && fd != end; fd.increment(e2)) {
+      const int at = FamilyIndexOf(fd->path(), family);
+      if (at < 0) continue;
+      const bool w = FdWritable(pid_dir, fd->path().filename().string());
+      mode[static_cast<std::size_t>(at)] = std::max(mode[static_cast<std::size_t>(at)], w ? 1 : 0);
+    }
+    for (std::size_t i = 0; i < family.size(); ++i) {
+      if (mode[i] < 0) continue;
+      std::string comm = CleanText(Trim(ReadWhole(pid_dir / "comm")), kMaxIdentityBytes);
+      scan.openers.push_back({static_cast<int>(std::stoll(pid_dir.filename().string())),
+                              comm.empty() ? "?" : comm, i == 0 ? "" : family[i].name,
+                              mode[i] == 1});
+    }
+  }
+  return scan;
 }
 
 std::vector<std::string> ProcessesUsing(BlockId id, const std::string& proc_root) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "zcav/device/write_target.h"
+
 namespace zcav {
 
 struct BlockId {
@@ -88,6 +90,23 @@ std::optional<std::string> WriteRefusal(const WriteFacts& facts);
 WriteFacts GatherWriteFacts(const std::string& path, BlockId id,
                             const std::string& proc_root = "/proc",
                             const std::string& sysfs_root = "/sys");
+
+// The other processes that have a device of `family` (a device and its
+// partitions, as ReadBlockFamily gives them) open: every numeric directory of
+// proc_root but zcav's own, each of its fd/ links that leads to a block
+// device of the family (stat()ed through the link with AT_STATX_DONT_SYNC,
+// so a file on a hung FUSE or network file system answers from its cache
+// instead of hanging the scan), its access mode from fdinfo/ and its name
+// from comm (cleaned: untrusted). One entry per process and family member,
+// writable when any of its descriptors there can write. A process whose fd/
+// cannot be read (another user's, when zcav is not root) counts in
+// `unchecked`; one that ends meanwhile does not. Never throws.
+struct OpenerScan {
+  std::vector<DeviceOpener> openers;  // by pid, then the device before its partitions
+  std::size_t unchecked = 0;
+};
+OpenerScan ScanOpeners(const std::vector<BlockNode>& family,
+                       const std::string& proc_root = "/proc");
 
 // The processes that have block device `id` open ("python3 (pid 4242)"),
 // from proc_root/PID/fd: for the message when the exclusive open fails with
