@@ -673,6 +673,50 @@ std::optional<std::string> ShortProbeNote(const AdaptiveOptions& a, const RunInf
          "the range takes about " + FormatFixed(full_s, 1) + " s (without --adaptive)";
 }
 
+// Opens the device to sweep; for the write test, after the user's consent
+// (write_confirm.h; throws Error when it is not given), before anything is
+// written, --discard included.
+void OpenSweepTarget(const SweepCommandOptions& given, OpenedDevice& d, std::ostream& err) {
+  if (!given.sweep.write) {
+    d.Open(given.device);
+    return;
+  }
+  d.OpenForWrite(given.device, given.new_file, given.force_in_use);
+  ConfirmWrite(d.device().info(), given.device,
+               isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, given.force_in_use,
+               std::cin, err);
+}
+
+// -o and --events may name the drive: {serial}, {host}, ... (fleets).
+SweepCommandOptions WithDriveNames(const SweepCommandOptions& given, const DeviceInfo& info) {
+  SweepCommandOptions options = given;
+  options.output = ExpandOutputName(given.output, info);
+  if (!given.events.empty() && given.events != "-") {
+    options.events = ExpandOutputName(given.events, info);
+  }
+  return options;
+}
+
+// The command's exit code: the sweep's, or 4 when the result was kept
+// elsewhere; a sweep that ran to its end (or its time limit) is judged by
+// --expect alone, its unreadable ranges too (max-unreadable).
+int SweepCommandCode(const SweepCommandOptions& options, const RunInfo& run,
+                     const SweepResult& result, const ResultPlace& place,
+                     const HealthReport& health, std::ostream& err) {
+  const int sweep_code =
+      SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
+  if (place.failed) {
+    return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where,
+                   err);
+  }
+  const bool ran_to_end =
+      result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
+  if (options.expectations.empty() || !ran_to_end) return sweep_code;
+  ExpectationFigures figures = FiguresOf(result);
+  figures.health_verdict = HealthVerdictName(health.health.verdict);
+  return JudgeExpectations(options, figures, err);
+}
+
 // One device swept (several: RunSeveralSweeps).
 int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   std::ostream& err = inv.err;
@@ -680,24 +724,10 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   if (given.devices.size() > 1) return RunSeveralSweeps(given, inv.out, err, stop_requested);
   for (const auto& w : given.warnings) err << "zcav: warning: " << w << "\n";
   OpenedDevice d;
-  if (given.sweep.write) {
-    d.OpenForWrite(given.device, given.new_file, given.force_in_use);
-    // Consent before anything is written, --discard included
-    // (write_confirm.h; throws Error when it is not given).
-    ConfirmWrite(d.device().info(), given.device,
-                 isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1, given.force_in_use,
-                 std::cin, err);
-  } else {
-    d.Open(given.device);
-  }
+  OpenSweepTarget(given, d, err);
   DeviceInfo info = d.device().info();
   if (given.discard) DiscardBeforeWrite(d, info, given.quiet, err);
-  // -o and --events may name the drive: {serial}, {host}, ... (fleets).
-  SweepCommandOptions options = given;
-  options.output = ExpandOutputName(given.output, info);
-  if (!given.events.empty() && given.events != "-") {
-    options.events = ExpandOutputName(given.events, info);
-  }
+  const SweepCommandOptions options = WithDriveNames(given, info);
   // The default block size follows a short estimate of the start's rate
   // (WithStartRate); a resumed sweep keeps the shape its partial run had.
   std::optional<Profile> partial;
@@ -803,22 +833,7 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
               options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(),
               zones.adaptive(), err);
   }
-  const int code = [&] {
-    const int sweep_code =
-        SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
-    if (place.failed) {
-      return SayKept(options.output == "-" ? "stdout" : options.output, place.reason, place.where,
-                     err);
-    }
-    // A sweep that ran to its end (or its time limit) is judged by --expect
-    // alone: its unreadable ranges too (max-unreadable).
-    const bool ran_to_end =
-        result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
-    if (options.expectations.empty() || !ran_to_end) return sweep_code;
-    ExpectationFigures figures = FiguresOf(result);
-    figures.health_verdict = HealthVerdictName(health.report().health.verdict);
-    return JudgeExpectations(options, figures, err);
-  }();
+  const int code = SweepCommandCode(options, run, result, place, health.report(), err);
   events.Exit(code, err);
   return code;
 }
