@@ -23,7 +23,7 @@ expect_refused() {
     fail "$what: stderr does not name the cap: $(head -c 300 "$WORK/err.txt")"
   local kb
   kb=$(peak_kb "$WORK/time.txt")
-  [[ -n $kb && $kb -lt $LIMIT_KB ]] || fail "$what: peak RSS ${kb:-?} kB, not under $LIMIT_KB kB"
+  check_peak_rss "$what" "$kb" "$LIMIT_KB"
   echo "ok - $what refused, peak RSS $kb kB"
 }
 
