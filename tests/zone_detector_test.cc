@@ -581,6 +581,24 @@ TEST_CASE("A single slow block among fast ones is an outlier, not a zone", "[zon
   CHECK(a.zones[0].min_mb_per_s > 30);  // excluded from the zone's statistics
 }
 
+TEST_CASE("A three-block tail one slow block pulls down is its zone's, not a zone", "[zones]") {
+  // Per-block medians (MB/s, 4 MiB blocks, 5 passes) of the real_fuse_zones
+  // FUSE fixture (zones 120/95/70/50 MB/s at 0/68/116/164 MiB) read at
+  // --queue-depth 16 on a busy host, 2026-12-06: the 118.0 block made
+  // [56, 68) MiB a fifth zone at a mean 0.6 % under zone 1 (median 0.25 %).
+  const std::vector<double> rates = {
+      118.4, 119.6, 119.8, 120.1, 119.9, 120.0, 119.8, 120.0, 120.0, 119.9, 120.0, 115.2,
+      120.2, 120.2, 120.0, 118.0, 119.7, 95.0,  95.1,  94.9,  95.0,  95.1,  95.3,  95.1,
+      94.9,  95.0,  95.0,  94.9,  94.7,  69.9,  68.5,  72.9,  69.9,  69.9,  70.0,  70.0,
+      70.0,  69.9,  70.0,  69.9,  69.2,  50.3,  50.0,  50.0,  50.0,  50.0,  49.9,  50.2};
+  const zcav::ZoneAnalysis a = Detect(rates);
+  REQUIRE(a.zones.size() == 4);
+  CHECK(a.zones[0].end_block == 17);
+  CHECK(a.zones[1].end_block == 29);
+  CHECK(a.zones[2].end_block == 41);
+  CHECK(a.type == zcav::CurveType::kZoned);
+}
+
 TEST_CASE("A three-block plateau between steps is a zone, not three outliers", "[zones]") {
   std::vector<double> rates;
   for (int i = 0; i < 100; ++i) rates.push_back(60);
