@@ -39,7 +39,9 @@ readonly SIZE_MIB=192                  # 48 blocks
 # roughly fractions 0, 0.35, 0.6 and 0.85 of the file.
 readonly ZONE_START_MIB=(0 68 116 164)
 readonly ZONE_MB_PER_S=(120 95 70 50)
-readonly PASSES=5                      # per-block medians over 5 passes: robust to host hiccups
+readonly PASSES=7                      # per-block medians over 7 passes: robust to host hiccups
+                                       # (with 5, three slow passes at 2 of 3 neighbouring blocks
+                                       # made a 3-block zone 2 % below zone 1 in a loaded CI run)
 readonly DD_RUNS=5                     # dd's best of 5 runs per zone (see the checker)
 readonly TOLERANCE=0.03                # zone rate vs table and vs dd
 readonly BLOCK_TOLERANCE=0.10          # per-block median vs table (scheduling noise)
@@ -211,7 +213,7 @@ for i, r in enumerate(rates):
 if errors:
     for e in errors:
         print("FAIL:", e, file=sys.stderr)
-    print("  per-block medians, MB/s:", " ".join(f"{b['mb_per_s']:.1f}" for b in doc["blocks"]),
+    print("  per-block medians, MB/s:", " ".join(f"{b['mb_per_s']:.3f}" for b in doc["blocks"]),
           file=sys.stderr)
     print("  outliers:", ", ".join(f"{o['offset_bytes'] / MiB:g} MiB {o['mb_per_s']:.1f}"
                                    for o in doc.get("outliers") or []), file=sys.stderr)
