@@ -141,9 +141,8 @@ const char* NameForRate(double rate, const RateName (&table)[N]) {
   return nullptr;
 }
 
-}  // namespace
-
-Transport TransportFromDevice(const DeviceInfo& device) {
+// The transport of the device's link string (DeviceInfo::link).
+Transport FromLinkString(const DeviceInfo& device) {
   const std::string source = device.kind == "sim" ? "sim" : "sysfs";
   const std::string& link = device.link;
   // A named link of a known rate maps to its table entry; an unexpected
@@ -180,6 +179,15 @@ Transport TransportFromDevice(const DeviceInfo& device) {
       device.transport.empty() ? (device.kind == "file" ? "file" : "unknown") : device.transport;
   t.link = link;
   t.source = device.transport.empty() && link.empty() ? "unknown" : source;
+  return t;
+}
+
+}  // namespace
+
+Transport TransportFromDevice(const DeviceInfo& device) {
+  Transport t = FromLinkString(device);
+  const LinkState& state = device.link_state;
+  if (state.downgraded || state.transport == "mmc") t.link_diagnosis = state.reason;
   return t;
 }
 

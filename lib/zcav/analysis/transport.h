@@ -29,6 +29,10 @@ struct Transport {
   // reports it), "sim" (the simulated model's stated link), "--bus" (the
   // user), or "unknown".
   std::string source = "unknown";
+  // What the link diagnosis (LinkState, link_state.h) says the verdict
+  // should add: its reason when the link is downgraded, or names an SD/MMC
+  // card; "" otherwise.
+  std::string link_diagnosis;
 };
 
 // The transport of `device` from its `transport` and `link` fields (see

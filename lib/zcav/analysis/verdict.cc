@@ -469,6 +469,8 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     v = FlatVerdict(z, in, level, ceiling, burst, tiered);
   }
   v.reason += note;
+  // What would lift a bus limit: the link as it trained (link_state.h).
+  if (!in.transport.link_diagnosis.empty()) v.reason += " Link: " + in.transport.link_diagnosis;
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/device/link_state.h"
 #include "zcav/device/write_target.h"
 
 namespace zcav {
@@ -35,8 +36,11 @@ struct DeviceInfo {
   // The device's names under /dev/disk/by-id, e.g. "ata-ST4000DM004-2CV1_ZDH1ABCD",
   // "wwn-0x5000c500a1b2c3d4" (sorted).
   std::vector<std::string> by_id;
-  std::string transport;     // usb, ata, nvme, scsi, virtio, loop, file, sim
-  std::string link;          // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
+  std::string transport;  // usb, ata, nvme, scsi, virtio, loop, file, sim
+  std::string link;       // e.g. "USB 480 Mb/s", "SATA 6.0 Gbps"
+  // How that link trained against its best (link_state.h); transport "" =
+  // not read (loop, virtio, sim, file, or a host without sysfs).
+  LinkState link_state;
   std::string backing_file;  // a loop device's file (sysfs loop/backing_file), else ""
   // What the reads finally reach, for a file or a loop device over a file:
   // the disk under the file system (its transport, e.g. "virtio", "nvme",

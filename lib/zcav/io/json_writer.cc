@@ -73,6 +73,27 @@ std::string Member(const char* name, const Json& value) {
   return Dump(Json(name)) + ":" + Dump(value);
 }
 
+// device.link_detail: how the link trained (LinkState); units in the names.
+Json LinkDetailJson(const LinkState& s) {
+  const auto count_or_null = [](unsigned n) { return n > 0 ? Json(n) : Json(nullptr); };
+  const auto rate_or_null = [](double r) { return r > 0 ? Json(r) : Json(nullptr); };
+  Json j = {{"transport", s.transport},
+            {"current", StringOrNull(s.current)},
+            {"max", StringOrNull(s.max)},
+            {"width", count_or_null(s.width)},
+            {"max_width", count_or_null(s.max_width)},
+            {"driver", StringOrNull(s.driver)},
+            {"downgraded", s.downgraded},
+            {"reason", s.reason},
+            {"limit_mb_per_s", rate_or_null(s.limit_mb_per_s)},
+            {"max_limit_mb_per_s", rate_or_null(s.max_limit_mb_per_s)}};
+  if (s.transport == "mmc") {
+    j["card_type"] = StringOrNull(s.card_type);
+    j["speed_class"] = StringOrNull(s.speed_class);
+  }
+  return j;
+}
+
 Json DeviceJson(const DeviceInfo& dev) {
   Json j;
   j["path"] = dev.path;
@@ -89,6 +110,7 @@ Json DeviceJson(const DeviceInfo& dev) {
         dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
   }
   j["link"] = StringOrNull(dev.link);
+  if (!dev.link_state.transport.empty()) j["link_detail"] = LinkDetailJson(dev.link_state);
   j["direct_io"] = dev.direct_io;
   j["notes"] = dev.notes;  // an array, [] when none
   return j;

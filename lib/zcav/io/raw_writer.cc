@@ -103,6 +103,9 @@ class RawWriter final : public ResultSink {
            (dev.storage_rotational ? YesNo(*dev.storage_rotational) : "unknown") + "\n";
     }
     h += "# link: " + KnownOr(dev.link) + "\n";
+    if (!dev.link_state.transport.empty()) {
+      h += "# link detail: " + OneLine(dev.link_state.reason) + "\n";
+    }
     h += std::string("# direct_io: ") +
          (dev.direct_io ? "yes" : "no (buffered reads; page cache dropped before each pass)") +
          "\n";

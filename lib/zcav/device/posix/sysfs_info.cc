@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "zcav/base/text.h"
+#include "zcav/device/posix/sysfs_link.h"
 
 namespace zcav {
 namespace {
@@ -296,6 +297,7 @@ void Fill(unsigned major, unsigned minor, DeviceInfo& info, const std::string& s
   } else if (Exists(disk / "device" / "scsi_device")) {
     info.transport = "scsi";
   }
+  info.link_state = ReadLinkState(root.string(), name);
   FillIdentity(disk, disk_number, info, udev_root, dev_root);
 }
 

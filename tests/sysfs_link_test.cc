@@ -1,0 +1,306 @@
+// ReadLinkState against fake sysfs trees built at test time in a temp dir
+// (git and CI checkouts need no symlinks in test data). The layouts follow
+// the kernel's sysfs ABI documents and real machines:
+//   PCIe  Documentation/ABI/testing/sysfs-bus-pci (current_link_speed
+//         "8.0 GT/s PCIe", current_link_width "4", max_link_*); an NVMe
+//         namespace at devices/pci0000:00/<port>/<function>/nvme/nvme0/nvme0n1.
+//   SATA  sysfs-ata: ataN/linkN/ata_link/linkN/{sata_spd, sata_spd_limit,
+//         hw_sata_spd_limit} ("6.0 Gbps", "<unknown>").
+//   USB   sysfs-bus-usb: a device dir 1-2 (speed "480", version " 3.20"), its
+//         interface 1-2:1.0 with a driver symlink (uas, usb-storage), under
+//         the root hub usbN.
+//   MMC   sysfs-bus-mmc and drivers/mmc/core/sd.c: mmc_host/mmc0/mmc0:aaaa
+//         {type "SD", name, ssr (SD status register, 128 hex digits)}.
+#include "zcav/device/posix/sysfs_link.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "testutil.h"
+#include "writer_fixture.h"
+#include "zcav/analysis/transport.h"
+#include "zcav/analysis/verdict.h"
+#include "zcav/device/device_info.h"
+#include "zcav/io/writers.h"
+
+namespace zcav {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FakeSys {
+ public:
+  std::string root() const { return dir_.path().string(); }
+  void Attr(const std::string& rel, const std::string& value) const {
+    const fs::path path = dir_.path() / rel;
+    fs::create_directories(path.parent_path());
+    test::WriteFile(path, value + "\n");
+  }
+  // Symlink `rel` -> `target` (relative, as sysfs has them).
+  void Link(const std::string& rel, const std::string& target) const {
+    const fs::path path = dir_.path() / rel;
+    fs::create_directories(path.parent_path());
+    fs::create_directory_symlink(target, path);
+  }
+  // A block device dir `dev_rel` (under devices/) and class/block/NAME -> it.
+  void Block(const std::string& dev_rel) const {
+    fs::create_directories(dir_.path() / "devices" / dev_rel);
+    const std::string name = fs::path(dev_rel).filename().string();
+    Link("class/block/" + name, "../../devices/" + dev_rel);
+  }
+
+ private:
+  test::TempDir dir_;
+};
+
+void PciLink(const FakeSys& sys, const std::string& dir, const std::string& speed, int width,
+             const std::string& max_speed, int max_width) {
+  sys.Attr(dir + "/current_link_speed", speed + " PCIe");
+  sys.Attr(dir + "/current_link_width", std::to_string(width));
+  sys.Attr(dir + "/max_link_speed", max_speed + " PCIe");
+  sys.Attr(dir + "/max_link_width", std::to_string(max_width));
+}
+
+constexpr const char* kPort = "devices/pci0000:00/0000:00:01.1";
+constexpr const char* kNvme = "devices/pci0000:00/0000:00:01.1/0000:01:00.0";
+
+// An NVMe drive (gen4 x4 at best) trained at `speed` x`width` behind a
+// root port at `port_speed` x`port_width`.
+void Nvme(const FakeSys& sys, const std::string& speed, int width, const std::string& port_speed,
+          int port_width) {
+  PciLink(sys, kPort, port_speed, port_width, "16.0 GT/s", 4);
+  PciLink(sys, kNvme, speed, width, "16.0 GT/s", 4);
+  sys.Block("pci0000:00/0000:00:01.1/0000:01:00.0/nvme/nvme0/nvme0n1");
+}
+
+void Sata(const FakeSys& sys, const std::string& current, const std::string& hw_limit) {
+  const std::string link = "devices/pci0000:00/0000:00:17.0/ata2/link2/ata_link/link2/";
+  sys.Attr(link + "sata_spd", current);
+  sys.Attr(link + "sata_spd_limit", "<unknown>");
+  sys.Attr(link + "hw_sata_spd_limit", hw_limit);
+  sys.Block("pci0000:00/0000:00:17.0/ata2/host1/target1:0:0/1:0:0:0/block/sda");
+}
+
+// A USB disk (descriptor version `version`) at `speed` Mb/s on root hub
+// usb1 at `hub_speed`, its interface bound to `driver`.
+void Usb(const FakeSys& sys, const std::string& version, const std::string& speed,
+         const std::string& hub_speed, const std::string& driver) {
+  const std::string hub = "devices/pci0000:00/0000:00:14.0/usb1";
+  sys.Attr(hub + "/speed", hub_speed);
+  sys.Attr(hub + "/version", hub_speed == "480" ? " 2.00" : " 3.10");
+  sys.Attr(hub + "/1-2/speed", speed);
+  sys.Attr(hub + "/1-2/version", version);
+  sys.Attr("bus/usb/drivers/" + driver + "/bind", "");
+  sys.Link(hub + "/1-2/1-2:1.0/driver", "../../../../../../bus/usb/drivers/" + driver);
+  sys.Block("pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/host2/target2:0:0/2:0:0:0/block/sdb");
+}
+
+// VerdictInputs for a flat curve at `mb_per_s` on the device's transport.
+std::string VerdictText(const DeviceInfo& info, double mb_per_s) {
+  ZoneAnalysis a;
+  a.type = CurveType::kFlat;
+  Zone z;
+  z.end_bytes = 1000000000;
+  z.end_block = 100;
+  z.mb_per_s = z.mean_mb_per_s = mb_per_s;
+  z.min_mb_per_s = mb_per_s * 0.99;
+  z.max_mb_per_s = mb_per_s * 1.01;
+  a.zones.push_back(z);
+  a.outer_inner_ratio = 1;
+  VerdictInputs in;
+  in.sustained_max_mb_per_s = in.sustained_avg_mb_per_s = mb_per_s;
+  in.transport = TransportFromDevice(info);
+  return DecideVerdict(a, in).reason;
+}
+
+DeviceInfo WithLink(const LinkState& state) {
+  DeviceInfo info;
+  info.kind = "block";
+  info.link_state = state;
+  return info;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("A gen4 x4 NVMe drive trained at gen3 x1 is downgraded, 0.98 of 7.88 GB/s", "[link]") {
+  FakeSys sys;
+  Nvme(sys, "8.0 GT/s", 1, "16.0 GT/s", 4);
+  const LinkState s = ReadLinkState(sys.root(), "nvme0n1");
+  CHECK(s.transport == "pcie");
+  CHECK(s.current == "8.0 GT/s");
+  CHECK(s.max == "16.0 GT/s");
+  CHECK(s.width == 1);
+  CHECK(s.max_width == 4);
+  CHECK(s.downgraded);
+  CHECK(s.limit_mb_per_s == Approx(984.6).epsilon(0.001));
+  CHECK(s.max_limit_mb_per_s == Approx(7876.9).epsilon(0.001));
+  CHECK(Has(s.reason, "this PCIe gen4 x4 drive trained at gen3 x1: 0.98 of 7.88 GB/s"));
+  const std::string verdict = VerdictText(WithLink(s), 900);
+  CAPTURE(verdict);
+  CHECK(Has(verdict, "Link: this PCIe gen4 x4 drive trained at gen3 x1"));
+}
+
+TEST_CASE("An NVMe drive at its best behind a slower root port is limited by the port", "[link]") {
+  FakeSys sys;
+  Nvme(sys, "16.0 GT/s", 4, "8.0 GT/s", 4);
+  const LinkState s = ReadLinkState(sys.root(), "nvme0n1");
+  CHECK(s.downgraded);
+  CHECK(s.limit_mb_per_s == Approx(3938.5).epsilon(0.001));
+  CHECK(Has(s.reason, "behind port 0000:00:01.1 (gen3 x4): 3.94 of 7.88 GB/s"));
+}
+
+TEST_CASE("A healthy gen4 x4 NVMe link is not downgraded and adds nothing to the verdict",
+          "[link]") {
+  FakeSys sys;
+  Nvme(sys, "16.0 GT/s", 4, "16.0 GT/s", 4);
+  const LinkState s = ReadLinkState(sys.root(), "nvme0n1");
+  CHECK(s.transport == "pcie");
+  CHECK_FALSE(s.downgraded);
+  CHECK(s.reason == "PCIe gen4 x4 at its best: 7.88 GB/s.");
+  CHECK_FALSE(Has(VerdictText(WithLink(s), 3000), "Link:"));
+}
+
+TEST_CASE("A SATA 6.0 Gbps drive on a 1.5 Gbps link is downgraded", "[link]") {
+  FakeSys sys;
+  Sata(sys, "1.5 Gbps", "6.0 Gbps");
+  const LinkState s = ReadLinkState(sys.root(), "sda");
+  CHECK(s.transport == "sata");
+  CHECK(s.current == "1.5 Gbps");
+  CHECK(s.max == "6.0 Gbps");
+  CHECK(s.downgraded);
+  CHECK(s.limit_mb_per_s == Approx(150));
+  CHECK(s.max_limit_mb_per_s == Approx(600));
+  CHECK(Has(s.reason, "a SATA 6.0 Gbps drive on a 1.5 Gbps link: 150 of 600 MB/s"));
+  CHECK(Has(VerdictText(WithLink(s), 140), "Link: a SATA 6.0 Gbps drive on a 1.5 Gbps link"));
+}
+
+TEST_CASE("A SATA link at the drive's best is not downgraded", "[link]") {
+  FakeSys sys;
+  Sata(sys, "6.0 Gbps", "6.0 Gbps");
+  const LinkState s = ReadLinkState(sys.root(), "sda");
+  CHECK(s.transport == "sata");
+  CHECK_FALSE(s.downgraded);
+  CHECK(s.reason == "SATA link at 6.0 Gbps (best 6.0 Gbps).");
+}
+
+TEST_CASE("A USB 3 disk on a USB 2 port is downgraded", "[link]") {
+  FakeSys sys;
+  Usb(sys, " 3.20", "480", "480", "uas");
+  const LinkState s = ReadLinkState(sys.root(), "sdb");
+  CHECK(s.transport == "usb");
+  CHECK(s.current == "480 Mb/s");
+  CHECK(s.driver == "uas");
+  CHECK(s.downgraded);
+  CHECK(s.limit_mb_per_s == Approx(60));
+  CHECK(Has(s.reason, "a USB 3 disk on a USB 2 port (480 Mb/s): 60 of 500 MB/s"));
+  CHECK(Has(VerdictText(WithLink(s), 40), "Link: a USB 3 disk on a USB 2 port"));
+}
+
+TEST_CASE("A USB 3 disk on usb-storage (BOT) instead of uas is named", "[link]") {
+  FakeSys sys;
+  Usb(sys, " 3.20", "5000", "5000", "usb-storage");
+  const LinkState s = ReadLinkState(sys.root(), "sdb");
+  CHECK(s.driver == "usb-storage");
+  CHECK(s.downgraded);
+  CHECK(Has(s.reason, "on usb-storage (BOT), not uas"));
+  CHECK(Has(VerdictText(WithLink(s), 300), "Link: a USB 3 disk at 5000 Mb/s on usb-storage."));
+}
+
+TEST_CASE("A USB 3 disk on uas at 5 Gb/s is not downgraded", "[link]") {
+  FakeSys sys;
+  Usb(sys, " 3.20", "5000", "5000", "uas");
+  const LinkState s = ReadLinkState(sys.root(), "sdb");
+  CHECK_FALSE(s.downgraded);
+  CHECK(s.reason == "a USB 3 disk at 5000 Mb/s on uas.");
+  CHECK(s.limit_mb_per_s == Approx(500));
+}
+
+TEST_CASE("An SD card is named with its type and speed class; its bus mode is unknown", "[link]") {
+  FakeSys sys;
+  const std::string card = "devices/pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa";
+  sys.Attr(card + "/type", "SD");
+  sys.Attr(card + "/name", "SC32G");
+  // SSR: SPEED_CLASS (bits 447:440) = 4, class 10.
+  sys.Attr(card + "/ssr", "0000000004000000" + std::string("04") + std::string(110, '0'));
+  sys.Block("pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa/block/mmcblk0");
+  sys.Attr(card + "/block/mmcblk0/mmcblk0p1/partition", "1");
+  sys.Link("class/block/mmcblk0p1",
+           "../../devices/pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa/block/mmcblk0/mmcblk0p1");
+  for (const char* name : {"mmcblk0", "mmcblk0p1"}) {
+    const LinkState s = ReadLinkState(sys.root(), name);
+    CAPTURE(name);
+    CHECK(s.transport == "mmc");
+    CHECK(s.card_type == "SD");
+    CHECK(s.speed_class == "class 10");
+    CHECK(s.current == "unknown");
+    CHECK_FALSE(s.downgraded);
+    CHECK(Has(s.reason,
+              "an SD card (SC32G) behind mmc host mmc0, speed class 10; its bus mode "
+              "is unknown"));
+    CHECK(Has(VerdictText(WithLink(s), 20), "Link: an SD card (SC32G)"));
+  }
+}
+
+TEST_CASE("A device without a link in sysfs, or a bad name, gives an empty LinkState", "[link]") {
+  FakeSys sys;
+  sys.Block("virtual/block/loop0");
+  CHECK(ReadLinkState(sys.root(), "loop0").transport.empty());
+  CHECK(ReadLinkState(sys.root(), "nosuch").transport.empty());
+  CHECK(ReadLinkState(sys.root(), "../../etc").transport.empty());
+  CHECK(ReadLinkState(sys.root() + "/missing", "sda").transport.empty());
+}
+
+TEST_CASE("Sysfs text in a link is cleaned of control characters", "[link]") {
+  FakeSys sys;
+  const std::string card = "devices/platform/mmc_host/mmc1/mmc1:0001";
+  sys.Attr(card + "/type", "MMC");
+  sys.Attr(card + "/name", "AB\x1b[31mC");
+  sys.Block("platform/mmc_host/mmc1/mmc1:0001/block/mmcblk1");
+  const LinkState s = ReadLinkState(sys.root(), "mmcblk1");
+  CHECK(s.card_type == "MMC");
+  CHECK(s.reason.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("JSON has device.link_detail for a read link and none without one", "[link]") {
+  FakeSys sys;
+  Sata(sys, "1.5 Gbps", "6.0 Gbps");
+  test::WriterRun w = test::CompleteRun();
+  const auto write = [&w] {
+    std::ostringstream out;
+    test::Drive(*MakeJsonWriter(out), w);
+    return nlohmann::json::parse(out.str());
+  };
+  CHECK_FALSE(write()["device"].contains("link_detail"));
+  w.run.device.link_state = ReadLinkState(sys.root(), "sda");
+  const nlohmann::json detail = write()["device"]["link_detail"];
+  CHECK(detail["transport"] == "sata");
+  CHECK(detail["current"] == "1.5 Gbps");
+  CHECK(detail["max"] == "6.0 Gbps");
+  CHECK(detail["width"].is_null());
+  CHECK(detail["driver"].is_null());
+  CHECK(detail["downgraded"] == true);
+  CHECK(detail["limit_mb_per_s"] == 150.0);
+  CHECK(detail["max_limit_mb_per_s"] == 600.0);
+  CHECK(detail["reason"].get<std::string>().rfind("a SATA 6.0 Gbps drive on a 1.5 Gbps link", 0) ==
+        0);
+  CHECK(write()["device"]["link"].is_string());  // the old member keeps its type
+}
+
+TEST_CASE("The raw header has a '# link detail:' line for a read link", "[link]") {
+  FakeSys sys;
+  Usb(sys, " 3.20", "480", "480", "uas");
+  test::WriterRun w = test::CompleteRun();
+  w.run.device.link_state = ReadLinkState(sys.root(), "sdb");
+  std::ostringstream out;
+  test::Drive(*MakeRawWriter(out, false), w);
+  CHECK(Has(out.str(), "# link detail: a USB 3 disk on a USB 2 port (480 Mb/s)"));
+}
+
+}  // namespace zcav
