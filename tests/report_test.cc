@@ -307,7 +307,7 @@ TEST_CASE("The access time, burst rate and verdict of a profile get columns and 
   const PlotInput plain = MakeRun("plain", {50, 40});
 
   const std::string without = MakeMarkdownReport({plain}, {});
-  CHECK(without.find("Access ms") == std::string::npos);
+  CHECK(without.find("Access time") == std::string::npos);
   CHECK(without.find("Burst MB/s") == std::string::npos);
   CHECK(without.find("Verdict") == std::string::npos);
 
@@ -315,7 +315,7 @@ TEST_CASE("The access time, burst rate and verdict of a profile get columns and 
   const std::vector<std::string> header =
       Cells(md.substr(md.find('|'), md.find('\n', md.find('|')) - md.find('|')));
   REQUIRE(header.size() == 11);
-  CHECK(header[8] == "Access ms");
+  CHECK(header[8] == "Access time");
   CHECK(header[9] == "Burst MB/s");
   CHECK(header[10] == "Verdict");
   const std::vector<std::string> rows = TableRows(md);
@@ -323,19 +323,19 @@ TEST_CASE("The access time, burst rate and verdict of a profile get columns and 
   const std::vector<std::string> a = Cells(rows[0]);
   const std::vector<std::string> b = Cells(rows[1]);
   REQUIRE(a.size() == 11);
-  CHECK(a[8] == "14.2");
+  CHECK(a[8] == "14.2 ms");
   CHECK(a[9] == "150.0");
   CHECK(a[10] == "media-limited");
   CHECK(b[8] == "n/a");
   CHECK(b[9] == "n/a");
   CHECK(b[10] == "n/a");
   CHECK(Count(md, "verdict: media-limited (Falls from 60 to 30 MB/s.)") == 1);
-  CHECK(Count(md, "Access ms = the mean time of random small reads.") == 1);
+  CHECK(Count(md, "Access time = the mean time of random small reads (µs under 1 ms).") == 1);
   CHECK(Count(md, "Verdict = whether the bus or the media sets the rate.") == 1);
 
   const std::string html = MakeHtmlReport({profiled}, {});
   CHECK(Count(html, "<th scope=\"col\">Burst MB/s</th>") == 1);
-  CHECK(Count(html, "<td class=\"n\">14.2</td>") == 1);
+  CHECK(Count(html, "<td class=\"n\">14.2 ms</td>") == 1);
   CHECK(Count(html, "<td>media-limited</td>") == 1);
 }
 

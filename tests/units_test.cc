@@ -1,6 +1,7 @@
 #include "zcav/base/units.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string_view>
 #include <vector>
 
@@ -135,4 +136,16 @@ TEST_CASE("Join puts the separator between items; SplitAt keeps every piece", "[
   CHECK(zcav::SplitAt("a,,b", ',') == Pieces{"a", "", "b"});
   CHECK(zcav::SplitAt(",", ',') == Pieces{"", ""});
   CHECK(zcav::SplitAt("", ',') == Pieces{""});
+}
+
+TEST_CASE("Durations print in µs under 1 ms, never as 0.0 ms", "[units]") {
+  CHECK(zcav::FormatMilliseconds(14.04) == "14.0 ms");
+  CHECK(zcav::FormatMilliseconds(1.0) == "1.0 ms");
+  CHECK(zcav::FormatMilliseconds(0.9996) == "1.0 ms");  // not "1000 µs"
+  CHECK(zcav::FormatMilliseconds(0.085) == "85 µs");
+  CHECK(zcav::FormatMilliseconds(0.0123) == "12 µs");
+  CHECK(zcav::FormatMilliseconds(0.0085) == "8.5 µs");
+  CHECK(zcav::FormatMilliseconds(0) == "0 µs");
+  CHECK(zcav::FormatMilliseconds(-1) == "0 µs");
+  CHECK(zcav::FormatMilliseconds(std::nan("")) == "0 µs");
 }

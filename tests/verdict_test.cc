@@ -395,3 +395,35 @@ TEST_CASE("A platter's fall above one disk's rate is an array's, and two zones a
   CHECK(t.kind == zcav::VerdictKind::kUndetermined);
   CHECK(Has(t.reason, "above what one disk reads"));
 }
+
+TEST_CASE("A burst below sustained on a fast flat device is latency, not quoted as evidence",
+          "[verdict]") {
+  // A virtual disk flat at 2400 MB/s whose burst test (64 KiB reads one at a
+  // time) reached 420 MB/s: no bus limit and no device limit follows from it.
+  const auto a = Analysis(zcav::CurveType::kFlat, {{2400, 1.0}});
+  const auto v = zcav::DecideVerdict(a, Inputs(2400, 420.0, zcav::Transport{}));
+  CAPTURE(v.reason);
+  CHECK(v.kind == zcav::VerdictKind::kUndetermined);
+  CHECK(Has(v.reason, "420.0 MB/s"));
+  CHECK(Has(v.reason, "0.17x"));
+  CHECK(Has(v.reason, "latency"));
+  CHECK(Has(v.reason, "--bus"));
+  CHECK_FALSE(Has(v.reason, "measure the burst rate"));  // it was measured
+  // With a known ceiling the verdict stands on the ceiling alone.
+  const auto sata = Analysis(zcav::CurveType::kFlat, {{300, 1.0}});
+  const auto v2 = zcav::DecideVerdict(sata, Inputs(300, 45.0, zcav::TransportFromName("sata3")));
+  CAPTURE(v2.reason);
+  CHECK(v2.kind == zcav::VerdictKind::kMediaLimited);
+  CHECK_FALSE(Has(v2.reason, "45.0 MB/s"));
+}
+
+TEST_CASE("A falling curve does not quote a burst below its peak as support", "[verdict]") {
+  // sim:hdd?cache=0: every burst repetition pays a seek back to 0.
+  const auto a = Analysis(zcav::CurveType::kZoned, SixteenZones());
+  const auto low = zcav::DecideVerdict(a, Inputs(60, 38.0, zcav::Transport{}));
+  CAPTURE(low.reason);
+  CHECK(low.kind == zcav::VerdictKind::kMediaLimited);
+  CHECK_FALSE(Has(low.reason, "38.0 MB/s"));
+  const auto high = zcav::DecideVerdict(a, Inputs(60, 130.0, zcav::Transport{}));
+  CHECK(Has(high.reason, "130.0 MB/s"));
+}

@@ -54,6 +54,7 @@
 #include "zcav/analysis/transport.h"
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
 #include "zcav/io/health_sink.h"
@@ -1116,9 +1117,10 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   s << "\n";
   s << "Access time:   ";
   if (!access_.samples.empty()) {
-    s << Num(access_.mean_ms, 1) << " ms mean, " << Num(access_.median_ms, 1) << " median, "
-      << Num(access_.p95_ms, 1) << " p95 (" << access_.samples.size() << " random "
-      << ShortBytes(RoundUp(access_options_.read_bytes, info_.sector_bytes)) << " reads)";
+    s << FormatMilliseconds(access_.mean_ms) << " mean, " << FormatMilliseconds(access_.median_ms)
+      << " median, " << FormatMilliseconds(access_.p95_ms) << " p95 (" << access_.samples.size()
+      << " random " << ShortBytes(RoundUp(access_options_.read_bytes, info_.sector_bytes))
+      << " reads)";
   } else {
     s << "not measured";
   }
@@ -1143,6 +1145,18 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   if (burst_mb_per_s_) {
     s << Num(*burst_mb_per_s_, 1) << " MB/s (the first " << ShortBytes(BurstRegionBytes()) << ", "
       << burst_.repetitions << " times)";
+    // The verdict's rule: more than 10 % below the fastest zone, the burst
+    // test's reads (one at a time) wait on latency, not on the interface.
+    const double peak =
+        analysis_.zones.empty()
+            ? 0
+            : analysis_.zones[std::min(analysis_.fastest_zone, analysis_.zones.size() - 1)]
+                  .mb_per_s;
+    if (peak > 0 && *burst_mb_per_s_ < 0.9 * peak) {
+      s << "  [" << Num(*burst_mb_per_s_ / peak, 2) << "x the sustained peak: reads of "
+        << ShortBytes(RoundUp(burst_options_.chunk_bytes, info_.sector_bytes))
+        << " one at a time measure latency, not the interface]";
+    }
   } else {
     s << "not measured";
   }

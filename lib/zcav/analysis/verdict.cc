@@ -75,6 +75,11 @@
 //       cannot beat the sustained rate, so the interface sets it.
 //    e. otherwise undetermined: a flat curve fits a bus limit and an SSD
 //       alike; the reason asks for --bus or a burst measurement.
+//    A burst more than 10 % below the sustained rate (the burst test reads
+//    one 64 KiB chunk at a time; an SSD, NVMe or virtual disk needs reads in
+//    flight to reach its rate, and a drive without a cache pays a seek per
+//    repetition) is latency, not the interface: it is never quoted as
+//    support (here or under 2.), and e. says why it does not decide.
 // 4. anything else (optical shapes, other, no data) -> undetermined.
 
 #include "zcav/analysis/verdict.h"
@@ -215,7 +220,12 @@ struct BurstEvidence {
   double mb_per_s = 0;
   bool same = false;  // within 10 % of the level
   bool high = false;  // at least 1.3x the level
-  std::string text;   // for the reason; empty when not measured
+  // Below the level by more than 10 %: the burst test's reads, one at a time,
+  // wait on the device's latency (an SSD, NVMe or virtual disk, or a drive
+  // without a cache) and say nothing of the interface; never quoted as
+  // support.
+  bool low = false;
+  std::string text;  // for the reason; empty when not measured
 };
 
 BurstEvidence JudgeBurst(const VerdictInputs& in, double level) {
@@ -224,8 +234,14 @@ BurstEvidence JudgeBurst(const VerdictInputs& in, double level) {
   b.mb_per_s = b.measured ? *in.burst_mb_per_s : 0;
   b.same = b.measured && std::abs(b.mb_per_s / level - 1) <= kBurstSame;
   b.high = b.measured && b.mb_per_s >= kBurstHigh * level;
+  b.low = b.measured && b.mb_per_s < (1 - kBurstSame) * level;
   if (b.same) {
     b.text = "burst " + Mb(b.mb_per_s) + " ≈ sustained";
+  } else if (b.low) {
+    b.text = "the burst test (one read at a time) reached only " + Mb(b.mb_per_s) + ", " +
+             Num(b.mb_per_s / level, 2) +
+             "x the sustained rate: it waits on the device's latency and says nothing of the "
+             "interface";
   } else if (b.measured) {
     b.text =
         "burst " + Mb(b.mb_per_s) + " is " + Num(b.mb_per_s / level, 2) + "x the sustained peak";
@@ -341,7 +357,7 @@ Verdict FallingVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double le
     v.reason += "the rate follows the position on the platter, which only the media does.";
   }
   std::string support;
-  if (burst.measured) support = burst.text;
+  if (burst.measured && !burst.low) support = burst.text;
   if (ceiling > 0) {
     if (!support.empty()) support += "; ";
     support += "the peak is " + Pct(level / ceiling) + " of " + CeilingText(in.transport);
@@ -387,7 +403,9 @@ Verdict FlatVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level
                     const BurstEvidence& burst, bool tiered) {
   Verdict v;
   const std::string flat_text = FlatText(z, in, level, tiered);
-  const std::string with_burst = burst.text.empty() ? "" : "; " + burst.text;
+  // A low burst is no evidence either way: only the undetermined case
+  // (e.) says why it does not help.
+  const std::string with_burst = burst.text.empty() || burst.low ? "" : "; " + burst.text;
   if (burst.high) {
     v.kind = VerdictKind::kMediaLimited;
     v.reason = flat_text + "; " + burst.text +
@@ -408,6 +426,11 @@ Verdict FlatVerdict(const ZoneAnalysis& z, const VerdictInputs& in, double level
     v.reason = flat_text + with_burst +
                ": even the drive's cache cannot beat the sustained rate, so the interface, not "
                "the media, sets it (bus ceiling unknown: state it with --bus to confirm).";
+  } else if (burst.low) {
+    v.reason = flat_text +
+               ", with no known bus ceiling: a flat curve fits a bus limit and an SSD alike, "
+               "and " +
+               burst.text + "; state the bus with --bus.";
   } else {
     v.reason = flat_text + with_burst +
                ", with no known bus ceiling: a flat curve fits a bus limit and an SSD alike; "

@@ -20,6 +20,15 @@ std::string FormatFixed(double value, int decimals) {
   return text;
 }
 
+std::string FormatMilliseconds(double ms) {
+  if (!(ms > 0) || !std::isfinite(ms)) return "0 µs";
+  const double us = ms * 1000;
+  // Rounded as printed: 999.6 µs is "1.0 ms", not "1000 µs".
+  if (us < 9.95) return FormatFixed(us, 1) + " µs";
+  if (us < 999.5) return FormatFixed(us, 0) + " µs";
+  return FormatFixed(ms, 1) + " ms";
+}
+
 std::string_view Trim(std::string_view s) {
   const auto space = [](char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';

@@ -17,6 +17,12 @@ namespace zcav {
 // REQUIRES: 0 <= decimals <= 17.
 std::string FormatFixed(double value, int decimals);
 
+// A duration of `ms` milliseconds with its unit, in µs under 1 ms ("85 µs",
+// "8.5 µs" under 10 µs) and in ms from there ("8.4 ms"), so that a fast
+// device's access time never prints as "0.0 ms". Negative, NaN and infinite
+// values print as "0 µs".
+std::string FormatMilliseconds(double ms);
+
 // `s` without leading and trailing white space (space, \t, \n, \v, \f, \r).
 // The view points into `s`.
 std::string_view Trim(std::string_view s);

@@ -143,7 +143,7 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
   t.columns.push_back({"Zones", false});
   t.columns.push_back({"Outer/inner", true});
   if (any_cpu) t.columns.push_back({"CPU %", true});
-  if (any_access) t.columns.push_back({"Access ms", true});
+  if (any_access) t.columns.push_back({"Access time", true});
   if (any_burst) t.columns.push_back({"Burst MB/s", true});
   if (any_verdict) t.columns.push_back({"Verdict", false});
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -161,7 +161,7 @@ Table MakeTable(const std::vector<PlotInput>& runs) {
     row.push_back(std::to_string(s.zone_count) + " (" + s.curve_type + ")");
     row.push_back(s.outer_inner_ratio > 0 ? FormatFixed(s.outer_inner_ratio, 2) + ":1" : "n/a");
     if (any_cpu) row.push_back(s.cpu_percent ? FormatFixed(*s.cpu_percent, 1) : "n/a");
-    if (any_access) row.push_back(s.access_mean_ms ? FormatFixed(*s.access_mean_ms, 1) : "n/a");
+    if (any_access) row.push_back(s.access_mean_ms ? FormatMilliseconds(*s.access_mean_ms) : "n/a");
     if (any_burst) row.push_back(s.burst_mb_per_s ? FormatFixed(*s.burst_mb_per_s, 1) : "n/a");
     if (any_verdict) row.push_back(s.verdict.empty() ? "n/a" : s.verdict);
     t.rows.push_back(std::move(row));
@@ -364,7 +364,9 @@ std::string UnitsText(const Table& table) {
     }
     return false;
   };
-  if (has("Access ms")) text += " Access ms = the mean time of random small reads.";
+  if (has("Access time")) {
+    text += " Access time = the mean time of random small reads (µs under 1 ms).";
+  }
   if (has("Burst MB/s"))
     text += " Burst = the rate of reads from the drive's cache (the interface's).";
   if (has("Verdict")) text += " Verdict = whether the bus or the media sets the rate.";
