@@ -35,6 +35,10 @@ constexpr double kMaxSideShareOfRun = 0.5;
 // kept 750 such simulated curves of 7812 blocks free of slow regions.
 constexpr double kSigmas = 6;
 
+// The share of slow blocks beside a run is counted over up to this many
+// times its span on each side.
+constexpr std::size_t kSideCountOfSpan = 4;
+
 // Each side of a slow region is at least 1/kMinSideOfSpan of its span (up to
 // the window): slow blocks spread over a whole curve make one run from near
 // its start to near its end, with a few healthy blocks on either side.
@@ -151,8 +155,13 @@ std::vector<SlowRegion> FindSlowBlockRuns(const Curve& points, const SlowBlockOp
                                     slow.begin() + static_cast<std::ptrdiff_t>(end), true);
       return static_cast<double>(count) / static_cast<double>(end - begin);
     };
+    // Counted over at most kSideCountOfSpan x its span (at least the minimum
+    // window) on each side: linear in the curve however many runs it has.
+    const std::size_t count_blocks =
+        std::min(window, std::max(o.min_window_blocks, kSideCountOfSpan * run.span()));
     const double side =
-        std::max(side_share(left_begin, run.first), side_share(run.last + 1, right_end));
+        std::max(side_share(run.first - std::min(left_blocks, count_blocks), run.first),
+                 side_share(run.last + 1, run.last + 1 + std::min(right_blocks, count_blocks)));
     if (side >= kMaxSideShareOfRun * share || !Unlikely(run, side)) continue;  // texture
     const double around = std::min(QuantileOfRange(points, left_begin, run.first, 0.5, scratch),
                                    QuantileOfRange(points, run.last + 1, right_end, 0.5, scratch));
