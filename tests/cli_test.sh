@@ -1071,6 +1071,59 @@ for fmt in raw csv json; do
   expect_grep '^summary: 16 zones' "$OUT" stdout
 done
 
+# A classic log (no chunk times) of a disk with a damaged stretch: 1000
+# blocks of 100 MiB at ~61 MB/s, every other block of 400-498 at 5 MB/s; the
+# same as a block-only zcav CSV; and the log without the damage.
+begin "zcav zones: a slow stretch in a classic log or a block-only CSV is a slow region with a suspect health line"
+python3 - slow.dat slow.csv healthy.dat <<'PY'
+import random, sys
+random.seed(37)
+rates = [random.gauss(60000, 600) for i in range(1000)]  # KiB/s
+with open(sys.argv[3], "w") as f:
+    f.write("#loops: 1, version: 1.03\n#block K/s time\n")
+    for i, k in enumerate(rates):
+        f.write("%d %d %.6f\n" % (i * 100, k, 100 * 1024 / k))
+for i in range(400, 500, 2):
+    rates[i] = 5000
+with open(sys.argv[1], "w") as f:
+    f.write("#loops: 1, version: 1.03\n#block K/s time\n")
+    for i, k in enumerate(rates):
+        f.write("%d %d %.6f\n" % (i * 100, k, 100 * 1024 / k))
+with open(sys.argv[2], "w") as f:
+    f.write("offset_bytes,length_bytes,mb_per_s\n")
+    for i, k in enumerate(rates):
+        f.write("%d,%d,%.3f\n" % (i * 100 * 2**20, 100 * 2**20, k * 1024 / 1e6))
+PY
+for f in slow.dat slow.csv; do
+  run "$ZCAV" zones "$f"
+  expect_exit 0
+  expect_grep '^slow regions: 1, far slower than their neighbours: 41\.943-52\.324 GB in ' "$OUT" "$f"
+  expect_grep '^health: suspect: 1 slow region at 41\.943 GB' "$OUT" "$f"
+  expect_grep '^note: slow regions from the block rates .*: 99 blocks in them' "$OUT" "$f"
+  expect_grep '^summary: 1 zone' "$OUT" "$f"
+  run "$ZCAV" zones "$f" --format json -o "$f-zones.json"
+  expect_exit 0
+  python3 - "$f-zones.json" <<'PY' || problem "$f-zones.json: not one slow region 400-498, suspect, outliers in it"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["slow_regions"]) == 1, d.get("slow_regions")
+r = d["slow_regions"][0]
+assert r["offset_bytes"] == 400 * 100 * 2**20 and r["length_bytes"] == 99 * 100 * 2**20, r
+assert r["ms"] > 5 * r["expected_ms"], r
+assert d["health"]["verdict"] == "suspect", d["health"]
+assert len(d["zones"]) == 1, d["zones"]
+assert not [o for o in d["outliers"] if r["offset_bytes"] <= o["offset_bytes"] < r["offset_bytes"] + r["length_bytes"]]
+PY
+done
+run "$ZCAV" zones healthy.dat
+expect_exit 0
+expect_no_grep 'slow region' "$OUT" healthy.dat
+expect_no_grep 'health:' "$OUT" healthy.dat
+run "$ZCAV" zones healthy.dat --format json
+expect_exit 0
+expect_no_grep '"slow_regions"' "$OUT" healthy.dat
+expect_no_grep '"health"' "$OUT" healthy.dat
+
 check "zcav zones on an optical sweep names the curve cav and shows X speed" 0 \
   "$ZCAV" sweep sim:cd -q --no-zones -o cd.json --format json
 run "$ZCAV" zones cd.json

@@ -8,6 +8,7 @@
 #include "../app_util.h"
 #include "../options.h"
 #include "commands.h"
+#include "zcav/analysis/slow_blocks.h"
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
@@ -63,11 +64,33 @@ ZonesOptions ReadZones(const po::variables_map& vm) {
   return out;
 }
 
+// A result without chunk times (a classic log, a block-only file; not an
+// adaptive one, whose blocks are probes): its slow regions from the block
+// rates (slow_blocks.h) go into `context` with the health line they give, and
+// their blocks out of `profile`'s points, so that they are neither zones nor
+// outliers.
+void SlowRegionsFromBlocks(Profile& profile, ZoneReportContext& context) {
+  if (!profile.latency_classes.empty() || !profile.slow_regions.empty() || profile.adaptive) {
+    return;
+  }
+  context.slow_regions = FindSlowBlockRuns(profile.points);
+  if (context.slow_regions.empty()) return;
+  const std::size_t blocks = profile.points.size();
+  profile.points = WithoutRegions(profile.points, context.slow_regions);
+  context.notes.push_back("slow regions from the block rates (the file has no chunk times): " +
+                          std::to_string(blocks - profile.points.size()) +
+                          " blocks in them are not in the zones or outliers");
+  HealthInputs health;
+  health.device_bytes = profile.device_bytes;
+  health.slow_regions = context.slow_regions;
+  context.health = AssessHealth(health);
+}
+
 int RunZones(const ZonesOptions& options, const Invocation& inv) {
   // Read and analyse every file first: a bad file fails before any output.
   std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> results;
   for (const std::string& path : options.files) {
-    const Profile profile = ReadProfile(path);
+    Profile profile = ReadProfile(path);
     ZoneReportContext context;
     context.source = profile.device_path.empty() ? path : path + " (" + profile.device_path + ")";
     context.device_bytes = profile.device_bytes;
@@ -80,6 +103,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     zone_options.blur_blocks = profile.blur_blocks;
     zone_options.non_rotational =
         zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
+    SlowRegionsFromBlocks(profile, context);
     ZoneAnalysis analysis = ProfileZones(profile, zone_options, context.media != Media::kNone);
     // A saved multi-pass sweep keeps its samples: position or time, as the
     // sweep itself told (step_origin.h).

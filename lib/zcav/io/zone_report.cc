@@ -170,6 +170,14 @@ std::string StepsText(const ZoneAnalysis& a) {
   return out.str();
 }
 
+Json SlowRegionObject(const SlowRegion& r) {
+  return {{"offset_bytes", r.offset_bytes},
+          {"length_bytes", r.length_bytes},
+          {"ms", Finite(r.ms)},
+          {"expected_ms", Finite(r.expected_ms)},
+          {"pass", r.pass + 1}};
+}
+
 // The table's closing lines about places: the outlier blocks, the
 // unreadable and the slow regions (the first five of each).
 std::string RegionsText(const ZoneAnalysis& a, const ZoneReportContext& c) {
@@ -196,9 +204,10 @@ std::string RegionsText(const ZoneAnalysis& a, const ZoneReportContext& c) {
     out << "slow regions: " << c.slow_regions.size() << ", far slower than their neighbours:";
     for (std::size_t i = 0; i < c.slow_regions.size() && i < 5; ++i) {
       const SlowRegion& r = c.slow_regions[i];
-      out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << " GB +" << r.length_bytes
-          << " B in " << FormatFixed(r.ms, 0) << " ms ("
-          << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0) << "x slower)";
+      out << (i ? ", " : " ") << FormatFixed(Gb(r.offset_bytes), 3) << "-"
+          << FormatFixed(Gb(r.offset_bytes + r.length_bytes), 3) << " GB in "
+          << FormatFixed(r.ms, 0) << " ms (" << FormatFixed(r.ms / std::max(r.expected_ms, 1e-9), 0)
+          << "x slower)";
     }
     out << (c.slow_regions.size() > 5 ? ", ...\n" : "\n");
   }
@@ -324,6 +333,13 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
     out << "\n";
   }
   out << RegionsText(a, c);
+  if (c.health) {
+    out << "health: " << HealthVerdictName(c.health->verdict);
+    for (std::size_t i = 0; i < c.health->reasons.size(); ++i) {
+      out << (i ? "; " : ": ") << c.health->reasons[i];
+    }
+    out << "\n";
+  }
   for (const std::string& note : c.notes) out << "note: " << note << "\n";
   out << "(MB = 10^6 B, GB = 10^9 B)\n";
   return out.str();
@@ -357,6 +373,8 @@ std::string FormatZoneCsv(const ZoneAnalysis& a, const ZoneReportContext& c, boo
   }
   return out.str();
 }
+
+std::string SlowRegionJson(const SlowRegion& region) { return SlowRegionObject(region).dump(); }
 
 std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) {
   const std::uint64_t total = DeviceBytes(a, c);
@@ -437,6 +455,15 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   }
   j["zone_summary"] = s;
   if (!c.notes.empty()) j["notes"] = c.notes;
+  // The analysis's own slow regions (a sweep writes the ones it found
+  // itself, with its health, beside the zones).
+  if (c.health) {
+    Json slow = Json::array();
+    for (const SlowRegion& r : c.slow_regions) slow.push_back(SlowRegionObject(r));
+    j["slow_regions"] = slow;
+    j["health"] = {{"verdict", HealthVerdictName(c.health->verdict)},
+                   {"reasons", c.health->reasons}};
+  }
   if (c.transport) {
     j["transport"] = {
         {"kind", c.transport->kind},

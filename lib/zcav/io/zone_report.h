@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/analysis/health.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/analysis/write_cache.h"
@@ -43,6 +44,10 @@ struct ZoneReportContext {
   // A write sweep's cache, cliff and sustained rate (write_cache.h), when it
   // shows one.
   std::optional<WriteCacheAnalysis> write_cache;
+  // The health line of a result read without chunk times whose block rates
+  // show slow regions (slow_blocks.h; then in `slow_regions`): text
+  // "health: ..." and JSON "health" with "slow_regions".
+  std::optional<Health> health;
 };
 
 // What a zone table says of an adaptive result: "adaptive: 412 probes read
@@ -68,8 +73,14 @@ std::string FormatZoneTable(const ZoneAnalysis& analysis, const ZoneReportContex
 std::string FormatZoneCsv(const ZoneAnalysis& analysis, const ZoneReportContext& context,
                           bool header, bool with_source);
 
+// One slow region as a JSON object (text): "offset_bytes", "length_bytes",
+// "ms", "expected_ms", "pass" (1-based); what every JSON output writes.
+std::string SlowRegionJson(const SlowRegion& region);
+
 // A JSON object (as text) with the members "curve_type", "zones",
-// "outliers" and "zone_summary" (names fixed: other tools read them).
+// "outliers" and "zone_summary" (names fixed: other tools read them), and
+// "slow_regions" and "health" when the context has a health conclusion (the
+// slow regions found from block rates; a sweep writes its own beside).
 std::string ZoneAnalysisJson(const ZoneAnalysis& analysis, const ZoneReportContext& context);
 
 // Wraps a sink: forwards every event, keeps each block's median, and at the
