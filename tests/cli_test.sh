@@ -1640,7 +1640,7 @@ expect_grep '16 zones' z.txt
 [[ -s acc.svg || ! -x $(command -v gnuplot) ]] || problem "access plot of profile.json not drawn"
 [[ -s acc.gp ]] || problem "no acc.gp"
 expect_grep '\| Access time \| Burst MB/s \| Verdict \|' r.md
-expect_grep '\| 1[34]\.[0-9] \| 1(49|50)\.[0-9] \| media-limited \|' r.md
+expect_grep '\| 1[34]\.[0-9] ms \| 1(49|50)\.[0-9] \| media-limited \|' r.md
 expect_grep '\| Access time \| Burst MB/s \| Verdict \|' p/report.md
 
 check "zcav profile sim:usb2-hdd: bus-capped at the USB 2.0 ceiling, quiet" 0 \
