@@ -2,9 +2,12 @@
 # Benchmark: the read path of two zcav builds, A (before) and B (after), on
 # one target, alternating A and B each round (so a drift of the shared
 # machine falls on both alike). Prints each round's MB/s (10^6 B/s, as zcav
-# reports the sweep's mean rate), the median of each and B's ratio to A, and
-# the median of the per-round ratios. A change "does not slow the read path"
-# when both ratios are within 2 % of 1.
+# reports the sweep's mean rate) and the whole process's CPU time (user +
+# system seconds, the child's rusage as /usr/bin/time reads it) per GB read, the median of each and B's
+# ratio to A, and the median of the per-round ratios. A change "does not slow
+# the read path" when the rate ratios are within 2 % of 1; the CPU ratio is
+# the steadier figure where the target's rate swings (it is what zcav itself
+# spends per byte, which is what a change to zcav can alter).
 #
 # The default target is a loop device (direct I/O) over a file in /dev/shm:
 # RAM, the steadiest rate this kind of machine has. TARGET=PATH reads that
@@ -42,31 +45,45 @@ if [[ -z $TARGET ]]; then
   LOOP=$(losetup -f --show -r --direct-io=on "$RAM_FILE")
   TARGET=$LOOP
 fi
+# rate ZCAV: one sweep; prints "MB/s CPU-seconds-per-GB".
 rate() {
-  "$1" sweep "$TARGET" -q --format json -o "$WORK/r.json"
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["avg_mb_per_s"])' \
-    "$WORK/r.json"
+  # The child's rusage (what /usr/bin/time prints, which rounds to 10 ms:
+  # too coarse for the 20-40 ms a 1 GiB sweep takes).
+  python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:], check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(f"{r.ru_utime} {r.ru_stime}")' \
+    "$WORK/time" "$1" sweep "$TARGET" -q --format json -o "$WORK/r.json"
+  python3 - "$WORK/r.json" "$WORK/time" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+user, system = (float(x) for x in open(sys.argv[2]).read().split()[-2:])
+gb = sum(b["length_bytes"] * b["passes"] for b in d["blocks"]) / 1e9
+print(d["summary"]["avg_mb_per_s"], (user + system) / gb)
+EOF
 }
-as=() bs=() ratios=()
+as=() bs=() ratios=() acpu=() bcpu=() cratios=()
 echo "target: $TARGET; A: $A; B: $B; $ROUNDS rounds (MB = 10^6 B)"
 for ((i = 1; i <= ROUNDS; i++)); do
   if ((i % 2)); then
-    a=$(rate "$A")
-    b=$(rate "$B")
+    read -r a ac < <(rate "$A")
+    read -r b bc < <(rate "$B")
   else
-    b=$(rate "$B")
-    a=$(rate "$A")
+    read -r b bc < <(rate "$B")
+    read -r a ac < <(rate "$A")
   fi
-  as+=("$a") bs+=("$b")
+  as+=("$a") bs+=("$b") acpu+=("$ac") bcpu+=("$bc")
   ratios+=("$(python3 -c "print($b / $a)")")
-  printf 'round %d: A %.1f MB/s, B %.1f MB/s, B/A %.3f\n' "$i" "$a" "$b" "${ratios[-1]}"
+  cratios+=("$(python3 -c "print($bc / $ac)")")
+  printf 'round %d: A %.1f MB/s %.3f CPU s/GB, B %.1f MB/s %.3f CPU s/GB, B/A rate %.3f CPU %.3f\n' \
+    "$i" "$a" "$ac" "$b" "$bc" "${ratios[-1]}" "${cratios[-1]}"
 done
-python3 - "${as[*]}" "${bs[*]}" "${ratios[*]}" <<'EOF'
+python3 - "${as[*]}" "${bs[*]}" "${ratios[*]}" "${acpu[*]}" "${bcpu[*]}" "${cratios[*]}" <<'EOF'
 import statistics, sys
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-r = [float(x) for x in sys.argv[3].split()]
-ma, mb = statistics.median(a), statistics.median(b)
-print(f"median A {ma:.1f} MB/s, median B {mb:.1f} MB/s, ratio of medians {mb / ma:.3f}, "
-      f"median of round ratios {statistics.median(r):.3f}")
+a, b, r, ac, bc, cr = ([float(x) for x in arg.split()] for arg in sys.argv[1:7])
+med = statistics.median
+print(f"rate: median A {med(a):.1f} MB/s, median B {med(b):.1f} MB/s, ratio of medians "
+      f"{med(b) / med(a):.3f}, median of round ratios {med(r):.3f}")
+print(f"CPU (user + system) per GB read: median A {med(ac):.3f} s, median B {med(bc):.3f} s, "
+      f"ratio of medians {med(bc) / med(ac):.3f}, median of round ratios {med(cr):.3f}")
 EOF
