@@ -376,6 +376,16 @@ std::string FormatZoneCsv(const ZoneAnalysis& a, const ZoneReportContext& c, boo
 
 std::string SlowRegionJson(const SlowRegion& region) { return SlowRegionObject(region).dump(); }
 
+// The analysis's own slow regions (a sweep writes the ones it found itself,
+// with its health, beside the zones): into `j` when `c` has a health.
+void AddSlowRegionsJson(const ZoneReportContext& c, Json& j) {
+  if (!c.health) return;
+  Json slow = Json::array();
+  for (const SlowRegion& r : c.slow_regions) slow.push_back(SlowRegionObject(r));
+  j["slow_regions"] = slow;
+  j["health"] = {{"verdict", HealthVerdictName(c.health->verdict)}, {"reasons", c.health->reasons}};
+}
+
 std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) {
   const std::uint64_t total = DeviceBytes(a, c);
   const bool optical = c.media != Media::kNone;
@@ -455,15 +465,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   }
   j["zone_summary"] = s;
   if (!c.notes.empty()) j["notes"] = c.notes;
-  // The analysis's own slow regions (a sweep writes the ones it found
-  // itself, with its health, beside the zones).
-  if (c.health) {
-    Json slow = Json::array();
-    for (const SlowRegion& r : c.slow_regions) slow.push_back(SlowRegionObject(r));
-    j["slow_regions"] = slow;
-    j["health"] = {{"verdict", HealthVerdictName(c.health->verdict)},
-                   {"reasons", c.health->reasons}};
-  }
+  AddSlowRegionsJson(c, j);
   if (c.transport) {
     j["transport"] = {
         {"kind", c.transport->kind},
