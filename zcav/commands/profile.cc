@@ -571,6 +571,7 @@ class ProfileRun {
   Json ProfileJson() const;
   void PlotAndReport(bool gnuplot);
   void SummarizeMeasurements(std::ostream& s) const;
+  void SummarizeCaches(std::ostream& s) const;
 
   const SweepPlan& plan() const {
     return sampling_ == Sampling::kQuick      ? quick_plan_
@@ -822,8 +823,9 @@ void ProfileRun::Sweep() {
   blocks_end_ = json_sink.blocks_end();
   analysis_ = origins.analysis();
   context_ = origins.context();
-  verdict_ =
-      context_.verdict ? *context_.verdict : VerdictFor(analysis_, transport_, burst_mb_per_s_);
+  verdict_ = context_.verdict ? *context_.verdict
+                              : VerdictFor(analysis_, transport_, burst_mb_per_s_, std::nullopt,
+                                           context_.caches);
 }
 
 // The sweep's members after "blocks" (its closing part, cut off the file).
@@ -1092,6 +1094,36 @@ void ProfileRun::WriteSummary() {
   if (!options_.quiet) err_ << s.str();
 }
 
+// The summary's lines on the passes and the page cache (caches.h): each
+// pass's rate when there are several, and what the page cache held.
+void ProfileRun::SummarizeCaches(std::ostream& s) const {
+  const CacheFinding& f = context_.caches;
+  std::vector<std::string> rates;
+  for (const PassSummary& p : sweep_.passes) {
+    if (p.complete) rates.push_back(Num(p.mb_per_s, 1));
+  }
+  if (rates.size() >= 2) {
+    s << "Passes:        " << Join(rates) << " MB/s (" << PassTrendName(f.trend);
+    if (f.storage_pass != 0) s << "; pass " << f.storage_pass << " measures the storage";
+    s << "; the avg above is bytes / read time over all passes, the zones the median per block)\n";
+  }
+  if (!info_.page_cache_file.empty()) {
+    const auto pct = [](std::optional<double> share) {
+      return share ? Num(100 * *share, 0) + " %" : std::string("unknown");
+    };
+    s << "Page cache:    " << CleanText(info_.page_cache_file, kMaxIdentityBytes)
+      << " (the reads pass through it): "
+      << pct(sweep_.passes.empty() ? std::nullopt : sweep_.passes.front().cached_share)
+      << " cached at the start, " << pct(sweep_.cached_share_at_end) << " at the end";
+    if (!f.ram_passes.empty()) {
+      s << "; "
+        << (f.ram_passes.front() == 1 ? "the sweep measured RAM, not the storage"
+                                      : "later passes read RAM");
+    }
+    s << "\n";
+  }
+}
+
 // The summary's lines for the sweep, the access time and the burst rate.
 void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   s << "Linear read:   ";
@@ -1115,6 +1147,7 @@ void ProfileRun::SummarizeMeasurements(std::ostream& s) const {
   }
   if (sweep_.partial()) s << "  [" << sweep_.StatusText() << "]";
   s << "\n";
+  SummarizeCaches(s);
   s << "Access time:   ";
   if (!access_.samples.empty()) {
     s << FormatMilliseconds(access_.mean_ms) << " mean, " << FormatMilliseconds(access_.median_ms)

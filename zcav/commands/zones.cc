@@ -124,8 +124,10 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     if (profile.plan && profile.plan->write) {
       context.write_cache = AnalyzeWriteCache(analysis, profile.plan->start_bytes);
     }
+    if (!profile.plan || !profile.plan->write) context.caches = AssessCaches(profile.caches);
     if (context.transport) {
-      context.verdict = VerdictFor(analysis, *context.transport, std::nullopt, context.write_cache);
+      context.verdict = VerdictFor(analysis, *context.transport, std::nullopt, context.write_cache,
+                                   context.caches);
     }
     results.emplace_back(std::move(analysis), std::move(context));
   }

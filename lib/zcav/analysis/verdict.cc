@@ -81,6 +81,12 @@
 //    repetition) is latency, not the interface: it is never quoted as
 //    support (here or under 2.), and e. says why it does not decide.
 // 4. anything else (optical shapes, other, no data) -> undetermined.
+// Then the caches behind the passes (caches.h): a median curve that is a
+// cache's or RAM's (passes each faster, pass 1 slow and the rest alike,
+// passes that started with half the page-cache file cached) makes any of
+// the above undetermined, saying what it would have been and which pass
+// measures the storage; other findings (passes each slower, uneven, a
+// share of the file cached) are added to the reason.
 
 #include "zcav/analysis/verdict.h"
 
@@ -492,6 +498,15 @@ Verdict DecideVerdict(const ZoneAnalysis& z, const VerdictInputs& in) {
     v = FlatVerdict(z, in, level, ceiling, burst, tiered);
   }
   v.reason += note;
+  if (in.caches.misleads) {
+    const std::string judged = v.kind == VerdictKind::kUndetermined
+                                   ? "The median curve: "
+                                   : std::string("Judged on the median curve it would be ") +
+                                         VerdictKindName(v.kind) + ": ";
+    v = Undetermined(in.caches.text + " " + judged + v.reason);
+  } else if (!in.caches.text.empty()) {
+    v.reason += " " + in.caches.text;
+  }
   // What would lift a bus limit: the link as it trained (link_state.h).
   if (!in.transport.link_diagnosis.empty()) v.reason += " Link: " + in.transport.link_diagnosis;
   return v;

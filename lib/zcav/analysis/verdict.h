@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "zcav/analysis/caches.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/write_cache.h"
 #include "zcav/analysis/zone_detector.h"
@@ -38,6 +39,10 @@ struct VerdictInputs {
   // is the cache filling, not the media or the bus, so the verdict is
   // undetermined and says so.
   std::optional<WriteCacheAnalysis> write_cache;
+  // Caches behind the passes' rates (caches.h): when they make the median
+  // curve a cache's (misleads), the verdict is undetermined and says which
+  // pass measures the storage; otherwise their sentence is added.
+  CacheFinding caches;
 };
 
 struct Verdict {

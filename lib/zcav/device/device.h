@@ -110,6 +110,11 @@ class Device {
   // is still there (the failure was the media's).
   virtual std::error_code CheckPresent() noexcept { return {}; }
 
+  // The share (0..1) of info().page_cache_file's pages in the page cache
+  // now: nullopt when the reads bypass the page cache (that name is "") or
+  // the share cannot be read.
+  virtual std::optional<double> CachedShare() noexcept { return std::nullopt; }
+
   // The drive's temperature, C, when the device object itself knows it (a
   // simulated drive); nullopt otherwise. Real drives' temperatures come from
   // hwmon or smartctl, outside the device (zcav/app_util.h).

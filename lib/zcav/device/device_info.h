@@ -49,6 +49,10 @@ struct DeviceInfo {
   std::string storage_transport;
   std::optional<bool> storage_rotational;
   bool direct_io = true;  // true: reads bypass the page cache (O_DIRECT)
+  // The file whose pages the reads pass through in the page cache (RAM): a
+  // loop device's backing file when the loop does not use direct I/O, the
+  // device itself when read buffered; "" = the reads bypass the page cache.
+  std::string page_cache_file;
   // How reads can be issued: "io_uring" (several in flight, OpenReadQueue),
   // "pread" (one at a time: io_uring unavailable, with a note saying why) or
   // "sim" (a simulated device: one at a time on its virtual clock).

@@ -1438,13 +1438,13 @@ struct LineTooLong {
 constexpr std::string_view kKnownJsonMembers[] = {
     "access", "adaptive", "after", "at_bytes", "avg_mb_per_s", "before", "block", "block_bytes",
     "block_count", "blocks", "blur_blocks", "bounded_by_budget", "budget_hit", "burst",
-    "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "cpu_percent", "device", "done",
-    "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms",
+    "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "complete", "cpu_percent", "device",
+    "done", "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms",
     "field", "firmware", "grid_probes", "health", "host", "identity", "increases", "inferred",
     "iops", "kind", "largest_drift", "latency_classes", "left_mb_per_s", "length_bytes", "link",
     "max_mb_per_s", "max_ms", "mb_per_s", "mean_ms", "min_mb_per_s", "mode", "model", "ms",
-    "noise_rel", "note", "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "partial", "pass",
-    "pass_end", "passes", "path", "probe_bytes", "probes", "queue_depth", "quick", "random_access",
+    "noise_rel", "note", "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "page_cache_file",
+    "page_cache_share", "page_cache_share_at_end", "partial", "pass", "pass_end", "passes", "path", "probe_bytes", "probes", "queue_depth", "quick", "random_access",
     "range_bytes", "range_start_bytes", "reason", "reasons", "reference_reads", "right_mb_per_s",
     "rotational", "sample", "samples", "seconds", "serial", "size_bytes", "skip", "slow_region",
     "slow_regions", "smart", "start", "start_bytes", "started", "status", "storage_rotational",
@@ -1758,6 +1758,7 @@ void ReadJsonDevice(const Json& dev, Profile& profile) {
   profile.transport = device_text("transport");
   profile.link = device_text("link");
   profile.storage_transport = device_text("storage_transport");
+  profile.caches.page_cache_file = device_text("page_cache_file");
   auto device_flag = [&](const char* name) -> std::optional<bool> {
     const auto it = dev.find(name);
     return it != dev.end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
@@ -1954,6 +1955,33 @@ void ReadJsonLatency(const Json& passes, Profile& profile) {
   }
 }
 
+// What the caches.h judgement needs: each complete pass's rate and page-
+// cache share ("passes"), the share at the end ("summary").
+void ReadJsonCaches(const Json& root, Profile& profile) {
+  const auto share = [](const Json& obj, const char* name) -> std::optional<double> {
+    const auto it = obj.find(name);
+    if (it == obj.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    return v >= 0 && v <= 1 ? std::optional<double>(v) : std::nullopt;
+  };
+  if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
+    for (const Json& pass : *passes) {
+      if (!pass.is_object()) continue;
+      const auto complete = pass.find("complete");
+      const auto rate = pass.find("mb_per_s");
+      if (complete == pass.end() || *complete != true || rate == pass.end() || !rate->is_number() ||
+          !std::isfinite(rate->get<double>()) || rate->get<double>() <= 0) {
+        continue;
+      }
+      profile.caches.pass_mb_per_s.push_back(rate->get<double>());
+      profile.caches.pass_cached_share.push_back(share(pass, "page_cache_share"));
+    }
+  }
+  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
+    profile.caches.cached_share_at_end = share(*sum, "page_cache_share_at_end");
+  }
+}
+
 // "health" {verdict, reasons} and "smart" {before {note}, increases}
 // (json_writer.cc), when present.
 void ReadJsonHealth(const Json& root, Profile& profile) {
@@ -2034,6 +2062,7 @@ void ParseZcavJson(Input& in, Profile& profile) {
   if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
     ReadJsonLatency(*passes, profile);
   }
+  ReadJsonCaches(root, profile);
   ReadJsonHealth(root, profile);
   ReadJsonTemperatures(root, profile);
 
@@ -2234,7 +2263,8 @@ void CleanProfileText(Profile& p) {
   for (std::string* identity :
        {&p.device_path, &p.device_vendor, &p.device_model, &p.device_serial, &p.device_wwn,
         &p.device_firmware, &p.host, &p.started_utc, &p.transport, &p.storage_transport, &p.link,
-        &p.verdict, &p.random_access_mode, &p.health_verdict, &p.status}) {
+        &p.verdict, &p.random_access_mode, &p.health_verdict, &p.status,
+        &p.caches.page_cache_file}) {
     *identity = CleanText(*identity, kMaxIdentityBytes);
   }
   p.verdict_reason = CleanText(p.verdict_reason, kMaxNoteBytes);

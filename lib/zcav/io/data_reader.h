@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "zcav/analysis/caches.h"
 #include "zcav/analysis/thermal.h"
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/device/device.h"
@@ -95,6 +96,9 @@ struct Profile {
   std::vector<TemperatureReading> temperatures;
   std::vector<float> worst_chunk_ms;
   std::uint64_t chunk_bytes = 0;
+  // zcav's JSON: each complete pass's rate and page-cache share, the share
+  // at the end and the file they count (caches.h); empty when not recorded.
+  CacheEvidence caches;
   // zcav's own raw and JSON outputs: the sweep's plan as recorded
   // ("# options:" / "options"), the run's status text, and every timed
   // sample of a multi-pass sweep ("# sample:" lines / "samples"), what

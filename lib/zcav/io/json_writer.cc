@@ -112,6 +112,7 @@ Json DeviceJson(const DeviceInfo& dev) {
   j["link"] = StringOrNull(dev.link);
   if (!dev.link_state.transport.empty()) j["link_detail"] = LinkDetailJson(dev.link_state);
   j["direct_io"] = dev.direct_io;
+  if (!dev.page_cache_file.empty()) j["page_cache_file"] = dev.page_cache_file;
   j["notes"] = dev.notes;  // an array, [] when none
   return j;
 }
@@ -210,6 +211,7 @@ Json PassJson(const PassSummary& p) {
   j["seconds"] = Seconds(p.read_time);
   j["mb_per_s"] = Finite(p.mb_per_s);
   j["complete"] = p.complete;
+  if (p.cached_share) j["page_cache_share"] = Finite(*p.cached_share);
   AddLatency(j, p.latency);
   return j;
 }
@@ -227,6 +229,7 @@ Json SummaryJson(const SweepResult& r) {
   j["bytes_read"] = r.bytes_read;
   j["blocks"] = r.blocks_measured;
   j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  if (r.cached_share_at_end) j["page_cache_share_at_end"] = Finite(*r.cached_share_at_end);
   AddLatency(j, r.LatencyTotals());
   return j;
 }

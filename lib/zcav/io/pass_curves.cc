@@ -80,8 +80,8 @@ void PassCurveSink::OnZones(const ZoneAnalysis& analysis, const ZoneReportContex
     for (std::uint32_t p = 0; p < plan_.passes; ++p) passes.push_back(PassCurve(p));
     ApplyStepOrigins(median_, ClassifySteps(analysis_, passes), analysis_);
     if (HasTimeSteps(analysis_) && context_.transport) {
-      context_.verdict =
-          VerdictFor(analysis_, *context_.transport, burst_mb_per_s_, context_.write_cache);
+      context_.verdict = VerdictFor(analysis_, *context_.transport, burst_mb_per_s_,
+                                    context_.write_cache, context_.caches);
     }
   }
   rates_ = std::vector<float>();  // not needed any more: give the memory back

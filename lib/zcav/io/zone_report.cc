@@ -325,8 +325,11 @@ std::string FormatZoneTable(const ZoneAnalysis& a, const ZoneReportContext& c) {
         << ", practical ceiling " << FormatFixed(c.transport->ceiling_mb_per_s, 0) << " MB/s ("
         << c.transport->source << ")\n";
   }
-  if (c.verdict)
+  if (c.verdict) {
     out << "verdict: " << VerdictKindName(c.verdict->kind) << ": " << c.verdict->reason << "\n";
+  } else if (!c.caches.text.empty()) {
+    out << "caches: " << c.caches.text << "\n";  // the verdict, when there is one, says it
+  }
   if (c.write_cache) {
     out << "write cache: " << c.write_cache->description;
     if (c.write_cache->recovery) out << "; " << RecoveryText(*c.write_cache);
@@ -384,6 +387,16 @@ void AddSlowRegionsJson(const ZoneReportContext& c, Json& j) {
   for (const SlowRegion& r : c.slow_regions) slow.push_back(SlowRegionObject(r));
   j["slow_regions"] = slow;
   j["health"] = {{"verdict", HealthVerdictName(c.health->verdict)}, {"reasons", c.health->reasons}};
+}
+
+// "caches" (caches.h), when the passes or the page cache say anything.
+void AddCachesJson(const CacheFinding& f, Json& j) {
+  if (f.trend == PassTrend::kNone && f.text.empty()) return;
+  j["caches"] = {{"pass_trend", PassTrendName(f.trend)},
+                 {"ram_passes", f.ram_passes},
+                 {"storage_pass", f.storage_pass == 0 ? Json(nullptr) : Json(f.storage_pass)},
+                 {"misleads", f.misleads},
+                 {"description", f.text}};
 }
 
 std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) {
@@ -466,6 +479,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   j["zone_summary"] = s;
   if (!c.notes.empty()) j["notes"] = c.notes;
   AddSlowRegionsJson(c, j);
+  AddCachesJson(c.caches, j);
   if (c.transport) {
     j["transport"] = {
         {"kind", c.transport->kind},
@@ -519,8 +533,10 @@ ZoneDetectingSink::ZoneDetectingSink(ResultSink& inner, ZoneOptions options, Med
 
 Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
                    std::optional<double> burst_mb_per_s,
-                   const std::optional<WriteCacheAnalysis>& write_cache) {
+                   const std::optional<WriteCacheAnalysis>& write_cache,
+                   const CacheFinding& caches) {
   VerdictInputs in;
+  in.caches = caches;
   in.sustained_max_mb_per_s =
       analysis.zones.empty() ? 0 : analysis.zones[analysis.fastest_zone].mb_per_s;
   in.sustained_avg_mb_per_s = AverageMbPerS(analysis);
@@ -537,6 +553,7 @@ void ZoneDetectingSink::OnStart(const RunInfo& run) {
   context_.source = run.device.path;
   context_.device_bytes = run.device.size_bytes;
   context_.media = media_;
+  page_cache_file_ = run.device.page_cache_file;
   write_ = run.plan.write;
   start_bytes_ = run.plan.start_bytes;
   points_.clear();
@@ -574,12 +591,17 @@ void ZoneDetectingSink::OnFinish(const SweepResult& result) {
   context_.unreadable = result.unreadable;
   context_.slow_regions = result.slow_regions;
   if (write_) context_.write_cache = AnalyzeWriteCache(analysis_, start_bytes_);
+  if (!write_) {
+    context_.caches =
+        AssessCaches(CacheEvidenceOf(result.passes, result.cached_share_at_end, page_cache_file_));
+  }
   if (context_.write_cache && probe_ && !result.partial()) {
     context_.write_cache->recovery = probe_(*context_.write_cache);
   }
   if (transport_) {
     context_.transport = transport_;
-    context_.verdict = VerdictFor(analysis_, *transport_, burst_mb_per_s_, context_.write_cache);
+    context_.verdict =
+        VerdictFor(analysis_, *transport_, burst_mb_per_s_, context_.write_cache, context_.caches);
   }
   inner().OnZones(analysis_, context_);
   inner().OnFinish(result);

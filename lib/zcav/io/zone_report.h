@@ -48,6 +48,9 @@ struct ZoneReportContext {
   // show slow regions (slow_blocks.h; then in `slow_regions`): text
   // "health: ..." and JSON "health" with "slow_regions".
   std::optional<Health> health;
+  // Caches behind the passes' rates (caches.h; from the sweep's passes):
+  // JSON "caches" when it has something to say.
+  CacheFinding caches;
 };
 
 // What a zone table says of an adaptive result: "adaptive: 412 probes read
@@ -60,7 +63,8 @@ std::string AdaptiveNote(const AdaptiveResult& result, std::size_t probes);
 // a write sweep's write cache when it found one (VerdictInputs).
 Verdict VerdictFor(const ZoneAnalysis& analysis, const Transport& transport,
                    std::optional<double> burst_mb_per_s = std::nullopt,
-                   const std::optional<WriteCacheAnalysis>& write_cache = std::nullopt);
+                   const std::optional<WriteCacheAnalysis>& write_cache = std::nullopt,
+                   const CacheFinding& caches = CacheFinding{});
 
 // An aligned, human-readable table with a title line and summary lines,
 // each line ending in '\n'. GB = 10^9 B.
@@ -123,6 +127,7 @@ class ZoneDetectingSink final : public ForwardingSink {
   std::uint64_t start_bytes_ = 0;  // where it began
   WriteCacheProbe probe_;
   std::optional<AdaptiveResult> adaptive_;
+  std::string page_cache_file_;  // the device's (DeviceInfo::page_cache_file)
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
 };

@@ -159,6 +159,10 @@ struct PassSummary {
   std::chrono::nanoseconds read_time{0};
   double mb_per_s = 0;  // bytes / read_time
   bool complete = false;
+  // The share (0..1) of the device's page_cache_file (device_info.h) in the
+  // page cache when the pass started: 1 = the pass read RAM. nullopt: the
+  // reads bypass the page cache, or not known.
+  std::optional<double> cached_share;
   // The pass's chunks by latency class. A resumed pass counts the chunks read
   // after the resume only (the partial run kept block times, not chunk times).
   LatencyClasses latency;
@@ -207,6 +211,8 @@ struct SweepResult {
   std::optional<double> system_busy_percent;        // whole system, all CPUs (/proc/stat)
   std::optional<std::uint64_t> storage_read_bytes;  // from the Clock, when known
   std::vector<PassSummary> passes;
+  // As PassSummary::cached_share, when the sweep ended.
+  std::optional<double> cached_share_at_end;
   // The passes' latency classes added up.
   LatencyClasses LatencyTotals() const;
 

@@ -930,6 +930,7 @@ void SweepRunner::StartPass() {
   slow_.Restart();
   summary_ = prior_[pass_];
   summary_.pass = pass_;
+  summary_.cached_share = device_.CachedShare();
   summary_.latency.chunk_bytes = plan_.chunk_bytes;
   free_slots_.clear();
   for (std::uint32_t i = depth_; i-- > 0;) free_slots_.push_back(i);
@@ -1095,6 +1096,7 @@ void SweepRunner::Finish() {
   result_.system_busy_percent = SystemBusyPercent(system_start_, clock_.SystemCpuTicks());
   const auto storage_end = clock_.StorageReadBytes();
   if (storage_start_ && storage_end) result_.storage_read_bytes = *storage_end - *storage_start_;
+  result_.cached_share_at_end = device_.CachedShare();
   sink_.OnFinish(result_);
 }
 

@@ -26,6 +26,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/device/posix/page_cache.h"
 #include "zcav/device/posix/read_throttle.h"
 #include "zcav/device/posix/signature_probe.h"
 #include "zcav/device/posix/sysfs_info.h"
@@ -159,8 +160,12 @@ std::uint32_t FileDirectIoAlignment([[maybe_unused]] int fd) {
 
 class PosixDevice final : public Device {
  public:
-  PosixDevice(Fd fd, DeviceInfo info, bool writable = false, bool read_throttled = false)
+  // `cached`: the file whose pages the reads pass through (a loop device's
+  // backing file), when not `fd` itself; info.page_cache_file names it.
+  PosixDevice(Fd fd, DeviceInfo info, bool writable = false, bool read_throttled = false,
+              Fd cached = Fd())
       : fd_(std::move(fd)),
+        cached_(std::move(cached)),
         info_(std::move(info)),
         writable_(writable),
         // Writes go through io_uring when this kernel allows it (asked once).
@@ -232,6 +237,11 @@ class PosixDevice final : public Device {
                           false, true);
   }
 
+  std::optional<double> CachedShare() noexcept override {
+    if (info_.page_cache_file.empty()) return std::nullopt;
+    return zcav::CachedShare(cached_.valid() ? cached_.get() : fd_.get());
+  }
+
   std::error_code PreparePass() noexcept override {
     if (info_.direct_io) return {};
     // Buffered reads: drop this file's clean cached pages so the pass reads
@@ -243,6 +253,7 @@ class PosixDevice final : public Device {
 
  private:
   Fd fd_;
+  Fd cached_;  // the loop device's backing file, read through the page cache
   DeviceInfo info_;
   bool writable_;        // opened by OpenPosixDeviceForWrite
   bool write_uring_;     // writable, and io_uring is available for writes
@@ -446,8 +457,18 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
                 ErrorKind::kBadInput);
   }
   const bool throttled = ChooseReadEngine(st, info);
-
-  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), false, throttled);
+  // What the reads pass through in the page cache: the device itself read
+  // buffered, or a loop device's backing file when the loop reads it
+  // buffered (its page cache then serves our O_DIRECT reads).
+  Fd cached;
+  if (!info.direct_io) {
+    info.page_cache_file = path;
+  } else if (info.transport == "loop" && !info.backing_file.empty()) {
+    cached = Fd(OpenCachedBackingFile(fd.get(), info.backing_file.c_str()));
+    if (cached.valid()) info.page_cache_file = info.backing_file;
+  }
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), false, throttled,
+                                       std::move(cached));
 }
 
 namespace {
