@@ -121,7 +121,23 @@ TEST_CASE("Pass 1 filled the page cache: later passes read RAM, pass 1 is the st
   CHECK(f.misleads);
   CHECK(f.storage_pass == 1);
   CHECK(Has(f.text, "Pass 1 read the storage and left 98 % of /var/tmp/disk.img"));
-  CHECK(Has(f.text, "passes 2-3 read RAM (2900.0 MB/s, then 16000.0 MB/s)"));
+  CHECK(Has(f.text, "passes 2-3 read RAM (2900.0 MB/s, then up to 16500.0 MB/s)"));
+}
+
+TEST_CASE("Passes from RAM no faster than pass 1: the limit is in front of the page cache",
+          "[caches]") {
+  // A loop device behind a 40 MB/s read throttle over a file pass 1 cached.
+  const CacheFinding f = AssessCaches(Cached({40.4, 39.9}, {0.0, 0.98}));
+  CHECK(f.ram_passes == std::vector<std::uint32_t>{2});
+  CHECK_FALSE(f.misleads);
+  CHECK(f.storage_pass == 0);
+  CHECK(Has(f.text, "pass 2 read no faster from RAM (40.4 MB/s, then up to 39.9 MB/s)"));
+  CHECK(Has(f.text, "set in front of the page cache"));
+  // Every pass from RAM, at a throttle's 35 MB/s.
+  const CacheFinding slow = AssessCaches(Cached({34.5, 35.1}, {1.0, 1.0}));
+  CHECK(slow.ram_passes == std::vector<std::uint32_t>{1, 2});
+  CHECK_FALSE(slow.misleads);
+  CHECK(Has(slow.text, "yet at no more than 35.1 MB/s, far below what memory gives"));
 }
 
 TEST_CASE(

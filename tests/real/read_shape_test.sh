@@ -12,9 +12,13 @@
 #   flight as the file, for any other class the file's depth; over a file
 #   on tmpfs (RAM, no sysfs queue), the shape zcav picks for that file;
 # - the benefit, measured back to back: 10 rounds, each a sweep in the
-#   default shape and one reading 1 MiB at a time (classic zcav's shape),
-#   both in 16 MiB blocks, which one first alternating; the median of the
-#   rounds' ratios. Over a file on a virtual disk, the file and the loop
+#   default shape, one reading 1 MiB at a time (classic zcav's shape) and
+#   one with 4 x 4 MiB in flight (what the device gives), all in 16 MiB
+#   blocks, the order reversed every other round; the median of the
+#   rounds' ratios. Where one read at a time already gets 0.85 x of 4 x 4
+#   MiB (a busy or slow host disk: 1.5-2 GB/s in a loaded CI run gave 1.01
+#   and 1.04 x), no shape can gain 1.1 x, and the default must instead get
+#   0.9 x of 4 x 4 MiB. Over a file on a virtual disk, the file and the loop
 #   read at least 1.1 times as fast in the default shape (the chunk pays
 #   for the file, the depth for the loop: 1.35 to 1.71 times on this
 #   project's 2-CPU VM, with both shapes' buffers on huge pages, and 1.15
@@ -98,9 +102,12 @@ sweep "$LOOP_DISK" loop-b1 -b 1
 readonly ROUNDS=10
 for ((round = 1; round <= ROUNDS; round++)); do
   for target in file:"$WORK/disk.img" loop-disk:"$LOOP_DISK" loop-ram:"$LOOP_RAM"; do
-    for kind in $( ((round % 2)) && echo shape one || echo one shape); do
+    for kind in $( ((round % 2)) && echo shape one deep || echo deep one shape); do
       if [[ $kind == shape ]]; then
         sweep "${target#*:}" "${target%%:*}-shape-$round" --block-size 16M
+      elif [[ $kind == deep ]]; then
+        sweep "${target#*:}" "${target%%:*}-deep-$round" --block-size 16M --queue-depth 4 \
+          --chunk-size 4M
       else
         sweep "${target#*:}" "${target%%:*}-one-$round" --block-size 16M --queue-depth 1 \
           --chunk-size 1M
@@ -164,19 +171,33 @@ if shapes["loop-ram"] != shapes["ram-file"]:
 for n, least in (("file", 1.1 if virtual else 0.6), ("loop-disk", 1.1 if virtual else 0.6),
                  ("loop-ram", 0.6)):
     rate = {}
-    for kind in ("shape", "one"):
+    for kind in ("shape", "one", "deep"):
         runs = [load(f"{n}-{kind}-{r}") for r in range(1, rounds + 1)]
         o = runs[0]["options"]
         rate[kind] = [x["summary"]["avg_mb_per_s"] for x in runs]
         shape = (o["queue_depth"], o["chunk_bytes"])
-        expected = shapes[n] if kind == "shape" else (1, MiB)
+        expected = {"shape": shapes[n], "one": (1, MiB), "deep": (4, 4 * MiB)}[kind]
         if shape != expected:
             errors.append(f"{n}: the {kind} rounds read {shape}, not {expected}")
-    gain = statistics.median(a / b for a, b in zip(rate["shape"], rate["one"]))
+    def ratio(a, b):
+        return statistics.median(x / y for x, y in zip(rate[a], rate[b]))
+    gain, classic_of_deep, shape_of_deep = ratio("shape", "one"), ratio("one", "deep"), \
+        ratio("shape", "deep")
     print(f"{n}: {shapes[n][0]} x {shapes[n][1] // 1024} KiB over 1 x 1024 KiB: {gain:.2f} x "
           f"(median of {rounds} rounds, at least {least}; MB/s {[round(x) for x in rate['shape']]} "
-          f"over {[round(x) for x in rate['one']]})")
-    if gain < least:
+          f"over {[round(x) for x in rate['one']]}); against 4 x 4096 KiB "
+          f"({[round(x) for x in rate['deep']]}): the default {shape_of_deep:.2f} x, one at a "
+          f"time {classic_of_deep:.2f} x")
+    # A device that gives one read at a time 85 % of what 4 x 4 MiB in flight
+    # gets (the host's disk busy or slow: 1.5-2 GB/s on a loaded CI run)
+    # leaves no shape 1.1 x to gain: then the default must get 90 % of it.
+    if least > 1 and gain < least and classic_of_deep >= 0.85:
+        print(f"{n}: one read at a time already gets {classic_of_deep:.2f} x of 4 x 4 MiB in "
+              f"flight: no shape can gain {least} x here; the default must get 0.9 x of it")
+        if shape_of_deep < 0.9:
+            errors.append(f"{n}: the default shape reads {shape_of_deep:.2f} times as fast as "
+                          f"4 x 4 MiB in flight, not at least 0.9")
+    elif gain < least:
         errors.append(f"{n}: the default shape reads {gain:.2f} times as fast as one 1 MiB read at "
                       f"a time, not at least {least}")
 # The default shape: every block timed on its own.
