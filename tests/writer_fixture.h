@@ -100,12 +100,14 @@ inline WriterRun CompleteRun() {
                   .read_time = std::chrono::nanoseconds(20'500'000'000),
                   .mb_per_s = MbPerSForTest(pass_bytes, 20.5),
                   .complete = true,
+                  .cached_share = std::nullopt,
                   .latency = {kMiB, {3500, 70, 10, 3, 1, 0}, 0}},
       PassSummary{.pass = 1,
                   .bytes = pass_bytes,
                   .read_time = std::chrono::nanoseconds(20'750'000'000),
                   .mb_per_s = MbPerSForTest(pass_bytes, 20.75),
                   .complete = true,
+                  .cached_share = std::nullopt,
                   .latency = {kMiB, {3520, 60, 4, 0, 0, 0}, 0}},
   };
 
@@ -137,6 +139,7 @@ inline WriterRun InterruptedRun() {
                             .read_time = std::chrono::nanoseconds(11'000'000'000),
                             .mb_per_s = MbPerSForTest(pass2_bytes, 11.0),
                             .complete = false,
+                            .cached_share = std::nullopt,
                             .latency = {kMiB, {2000, 40, 8, 0, 0, 0}, 0}};
   SweepResult& r = w.result;
   r.status = SweepStatus::kInterrupted;

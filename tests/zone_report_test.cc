@@ -48,7 +48,8 @@ zcav::ZoneAnalysis TwoZones() {
 
 TEST_CASE("The zone table is aligned and gives positions in GB and % of the device",
           "[zone_report]") {
-  zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}};
+  zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {},
+                            {},         {}};
   const std::string t = zcav::FormatZoneTable(TwoZones(), c);
   CAPTURE(t);
   CHECK(t.find("zones of /dev/sdb: curve zoned") != std::string::npos);
@@ -74,7 +75,7 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
   a.zones[0].mb_per_s = a.zones[0].mean_mb_per_s = 6.144;  // 40x CD
   a.zones[1].mb_per_s = a.zones[1].mean_mb_per_s = 3.072;  // 20x CD
   zcav::ZoneReportContext c{
-      "/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {}, {}, {}, {}, {}};
+      "/dev/sr0", 1000000000, zcav::GuessMedia("/dev/sr0"), {}, {}, {}, {}, {}, {}, {}, {}};
   REQUIRE(c.media == zcav::Media::kCd);
   const std::string t = zcav::FormatZoneTable(a, c);
   CHECK(t.find("CD speed") != std::string::npos);
@@ -94,7 +95,7 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
 
 TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
   zcav::ZoneReportContext c{
-      "a \"b\".dat", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}};
+      "a \"b\".dat", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}, {}};
   const std::string csv = zcav::FormatZoneCsv(TwoZones(), c, true, true);
   std::istringstream lines(csv);
   std::vector<std::string> rows;
@@ -105,7 +106,7 @@ TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
 }
 
 TEST_CASE("The zone JSON uses the documented names", "[zone_report]") {
-  zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}};
+  zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}, {}};
   const auto j = nlohmann::json::parse(zcav::ZoneAnalysisJson(TwoZones(), c));
   CHECK(j["curve_type"] == "zoned");
   REQUIRE(j["zones"].size() == 2);
