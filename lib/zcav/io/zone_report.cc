@@ -389,6 +389,26 @@ void AddSlowRegionsJson(const ZoneReportContext& c, Json& j) {
   j["health"] = {{"verdict", HealthVerdictName(c.health->verdict)}, {"reasons", c.health->reasons}};
 }
 
+// zone_summary.texture: the jitter, dips, bands and bursts of the curve.
+Json TextureJson(const ZoneAnalysis& a) {
+  const Texture& t = a.texture;
+  return {{"jitter_p5_rel", Finite(t.jitter_p5_rel)},
+          {"correlated", t.correlated},
+          {"jitter_p95_rel", Finite(t.jitter_p95_rel)},
+          {"lag1_autocorrelation", Finite(t.lag1_autocorrelation)},
+          {"variance_inflation", Finite(t.variance_inflation)},
+          {"dips", t.dip_count},
+          {"dip_period_blocks", Finite(t.dip_period_blocks)},
+          {"dip_depth_rel", Finite(t.dip_depth_rel)},
+          {"dip_share", Finite(t.dip_share)},
+          {"banded", t.banded},
+          {"band_amplitude_rel", Finite(t.band_amplitude_rel)},
+          {"band_period_blocks", Finite(t.band_period_blocks)},
+          {"bursts", t.burst_count},
+          {"burst_share", Finite(t.burst_share)},
+          {"resolution_blocks", a.resolution_blocks}};
+}
+
 // "caches" (caches.h), when the passes or the page cache say anything.
 void AddCachesJson(const CacheFinding& f, Json& j) {
   if (f.trend == PassTrend::kNone && f.text.empty()) return;
@@ -442,22 +462,7 @@ std::string ZoneAnalysisJson(const ZoneAnalysis& a, const ZoneReportContext& c) 
   s["noise_sigma_mb_per_s"] = Finite(a.noise_sigma_mb_per_s);
   s["penalty"] = Finite(a.penalty);
   s["min_zone_blocks"] = a.min_zone_blocks;
-  const Texture& t = a.texture;
-  s["texture"] = {{"jitter_p5_rel", Finite(t.jitter_p5_rel)},
-                  {"correlated", t.correlated},
-                  {"jitter_p95_rel", Finite(t.jitter_p95_rel)},
-                  {"lag1_autocorrelation", Finite(t.lag1_autocorrelation)},
-                  {"variance_inflation", Finite(t.variance_inflation)},
-                  {"dips", t.dip_count},
-                  {"dip_period_blocks", Finite(t.dip_period_blocks)},
-                  {"dip_depth_rel", Finite(t.dip_depth_rel)},
-                  {"dip_share", Finite(t.dip_share)},
-                  {"banded", t.banded},
-                  {"band_amplitude_rel", Finite(t.band_amplitude_rel)},
-                  {"band_period_blocks", Finite(t.band_period_blocks)},
-                  {"bursts", t.burst_count},
-                  {"burst_share", Finite(t.burst_share)},
-                  {"resolution_blocks", a.resolution_blocks}};
+  s["texture"] = TextureJson(a);
   Json steps = Json::array();
   for (const Step& st : a.steps) {
     steps.push_back({{"zone", st.zone + 1},
