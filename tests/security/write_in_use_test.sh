@@ -227,24 +227,36 @@ printf 'no\n' | timeout 60 script -qec \
 
 # --- (h) a process that opens the device while the prompt waits ----------
 mkfifo answer.fifo
+# A file of its own: (g)'s tty.txt holds the same prompt, and the background
+# job opens the fifo (which lets the exec below go on) before it truncates its
+# output, so a poll of tty.txt could see (g)'s prompt and start the holder
+# before zcav's first check (CI, 2026-12-07: refused at the first check).
+rm -f tty.txt
 TTY_RC=0
-timeout 60 script -qec \
+timeout 120 script -qec \
   "'$ZCAV' sweep --write --destroy-data $LOOP --block-size 16M -o '$WORK/res.dat'" \
-  /dev/null <answer.fifo >tty.txt 2>&1 &
+  /dev/null <answer.fifo >tty-h.txt 2>&1 &
 SCRIPT_PID=$!
 exec {ANSWER}>answer.fifo
-for _ in $(seq 100); do
-  grep -q "to go on" tty.txt 2>/dev/null && break
+# The holder must open the device only once the prompt is up: before it, the
+# refusal would come from the first check, not the one after the answer.
+PROMPTED=0
+for _ in $(seq 600); do
+  grep -q "to go on" tty-h.txt 2>/dev/null && {
+    PROMPTED=1
+    break
+  }
   sleep 0.1
 done
+((PROMPTED)) || fail "(h) no confirmation prompt within 60 s: $(tr -d '\r' <tty-h.txt)"
 start_holder "$LOOP"
 printf '%s\n' "$LOOP" >&"$ANSWER"
 exec {ANSWER}>&-
 wait "$SCRIPT_PID" || TTY_RC=$?
 SCRIPT_PID=""
 [[ $TTY_RC -eq 2 ]] && ok "(h) a device opened while the prompt waited is refused (exit 2)" ||
-  fail "(h) exit $TTY_RC, wanted 2: $(tr -d '\r' <tty.txt)"
-has "(h) the refusal names the late holder" tty.txt \
+  fail "(h) exit $TTY_RC, wanted 2: $(tr -d '\r' <tty-h.txt)"
+has "(h) the refusal names the late holder" tty-h.txt \
   "opened by vm-disk-user (pid $HOLDER, read-write) while the confirmation waited"
 [[ $(sum_of "$LOOP") == "$SUM" ]] && ok "(h) the device is unchanged" || fail "(h) the device was written"
 stop_holder
