@@ -236,3 +236,18 @@ TEST_CASE("A zone table of many zones shows the first and last ones and counts t
   CHECK(rows == 16);  // 12 first + 4 last
   CHECK(zcav::FormatZoneCsv(a, c, false, false).find("\n40,") != std::string::npos);
 }
+
+TEST_CASE("An adaptive note says what the probes' noise hides, and only where it hides some",
+          "[zone_report]") {
+  zcav::AdaptiveResult r;
+  r.bytes_read = 100 * zcav::kMiB;
+  r.range_bytes = 1024 * zcav::kMiB;
+  r.noise_rel = 0.01;
+  const std::string calm = zcav::AdaptiveNote(r, 60);
+  CHECK_THAT(calm, Catch::Contains("inferred, not measured"));
+  CHECK_THAT(calm, !Catch::Contains("may be missed"));
+  r.noise_rel = 0.03;
+  CHECK_THAT(zcav::AdaptiveNote(r, 60),
+             Catch::Contains("the probes' noise was 3.0 %: a step between zones under about 12 % "
+                             "may be missed"));
+}

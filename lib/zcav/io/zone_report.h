@@ -55,7 +55,8 @@ struct ZoneReportContext {
 
 // What a zone table says of an adaptive result: "adaptive: 412 probes read
 // 4.95 GB of 20000 GB (0.025 %; GB = 10^9 B), the rest inferred from the
-// zone levels; edges within +-64.0 MiB (the widest)".
+// zone levels; edges within +-64.0 MiB (the widest)", and what a noisy host
+// cost (re-reads) and hid (steps under about 4x the probes' noise).
 std::string AdaptiveNote(const AdaptiveResult& result, std::size_t probes);
 
 // The verdict for `analysis` on `transport`: sustained figures from the zones

@@ -717,9 +717,17 @@ std::vector<std::size_t> GridSpikes(const std::vector<AdaptiveProbe>& grid, doub
 // probes it read (and those its verifications re-read) still show where
 // the edge is. Ties keep the bisection's bracket [lo, hi]; else the
 // leftmost. Sets lo and hi to the probes either side of the edge (not
-// always neighbours: the edge is then as wide as their gap).
-void Settle(const std::vector<std::pair<std::uint64_t, double>>& read, double left, double right,
-            std::uint64_t& lo, std::uint64_t& hi) {
+// always neighbours: the edge is then as wide as their gap). A probe whose
+// reads came out far outside both levels (beyond the nearer by more than
+// `far_off`, in log) votes for neither: on a busy host a slow spell can
+// outlast all of a probe's reads, and such a probe, the slower level's by
+// proximity alone, had put edges 15 MiB off with +-1 MiB claimed.
+void Settle(std::vector<std::pair<std::uint64_t, double>> read, double left, double right,
+            double far_off, std::uint64_t& lo, std::uint64_t& hi) {
+  std::erase_if(read, [&](const std::pair<std::uint64_t, double>& r) {
+    return std::min(std::abs(std::log(r.second / left)), std::abs(std::log(r.second / right))) >
+           far_off;
+  });
   if (read.size() < 2) return;
   // vote > 0: closer to the left level.
   std::vector<double> vote;
@@ -820,6 +828,13 @@ class AdaptiveRun {
   // Read again: a probe whose side is marginal, far off both levels, or
   // whose reads disagree on its side.
   bool Unsettled(std::uint64_t k, const AdaptiveProbe& p, const Bracket& b) const;
+  // How far (in log) outside both of b's levels a rate is no longer
+  // either's: beyond the nearer by more than half the step and
+  // kSpikeSigmas of the noise (a stall, or a burst of reads that had
+  // waited, not the media).
+  double FarOff(const Bracket& b) const {
+    return std::max(std::abs(std::log(b.left / b.right)) / 2, kSpikeSigmas * r_.noise_rel);
+  }
   // The median of the probes wholly inside [from, to); their count in
   // `inside`.
   double MedianIn(std::uint64_t from, std::uint64_t to, std::uint32_t& inside) const;
@@ -1045,11 +1060,8 @@ bool AdaptiveRun::Unsettled(std::uint64_t k, const AdaptiveProbe& p, const Brack
   const double to_left = std::abs(std::log(p.mb_per_s / b.left));
   const double to_right = std::abs(std::log(p.mb_per_s / b.right));
   if (std::abs(to_left - to_right) < 2 * r_.noise_rel) return true;
-  // Far outside both levels (beyond the nearer by more than half the
-  // step, and kSpikeSigmas of the noise): a stall, or a burst of reads
-  // that had waited, not the media.
-  const double step = std::abs(std::log(b.left / b.right));
-  if (std::min(to_left, to_right) > std::max(step / 2, kSpikeSigmas * r_.noise_rel)) return true;
+  // Far outside both levels: read again.
+  if (std::min(to_left, to_right) > FarOff(b)) return true;
   // Reads that disagree on its side (a hiccup in one of two reads would
   // pull their median, the mean, to the wrong side: a third read decides).
   const std::vector<double> reads = sampler_.Reads(k);
@@ -1224,7 +1236,7 @@ void AdaptiveRun::BisectAndSettle() {
       b.left *= reframed;
       b.right *= reframed;
       std::uint64_t lo = b.lo, hi = b.hi;
-      Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, lo, hi);
+      Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, FarOff(b), lo, hi);
       if (pass < kSettlePasses && hi > lo + 1 && b.done && sampler_.Going() && !r_.budget_hit &&
           sampler_.MayReadAgain()) {
         b.lo = lo;
@@ -1248,7 +1260,7 @@ void AdaptiveRun::BisectAndSettle() {
 // probe read.
 void AdaptiveRun::Edges() {
   for (Bracket& b : open_) {
-    Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, b.lo, b.hi);
+    Settle(sampler_.ReadIn(b.lo0, b.hi0), b.left, b.right, FarOff(b), b.lo, b.hi);
     if (b.hi <= b.lo) b.hi = b.lo + 1;
     AdaptiveEdge e;
     e.at_bytes = r_.start_bytes + (b.lo + 1 + (b.hi - b.lo - 1) / 2) * probe_;
