@@ -9,6 +9,14 @@
 //   USB   sysfs-bus-usb: a device dir 1-2 (speed "480", version " 3.20"), its
 //         interface 1-2:1.0 with a driver symlink (uas, usb-storage), under
 //         the root hub usbN.
+//         A USB 3 device on a USB 2 link enumerates as USB 2.10 (version
+//         " 2.10", speed "480"); its BOS descriptor (bos_descriptors, binary,
+//         kernel 6.9 on) still holds a SuperSpeed capability (bDevCapabilityType
+//         3; 0x0A SuperSpeedPlus), as Windows' USBView shows it: "Device Bus
+//         Speed: High (is SuperSpeed or higher capable)", bcdUSB 0x0210
+//         (a USBView log at ixbt.com, img/00/02/44/04/usb_312047.txt). The
+//         device's `port` link leads to its hub port, whose `peer` link, where
+//         present, is the port's SuperSpeed half (sysfs-bus-usb).
 //   MMC   sysfs-bus-mmc and drivers/mmc/core/sd.c: mmc_host/mmc0/mmc0:aaaa
 //         {type "SD", name, ssr (SD status register, 128 hex digits)}.
 #include "zcav/device/posix/sysfs_link.h"
@@ -38,6 +46,12 @@ class FakeSys {
     const fs::path path = dir_.path() / rel;
     fs::create_directories(path.parent_path());
     test::WriteFile(path, value + "\n");
+  }
+  // A binary attribute (bos_descriptors), written as given.
+  void Raw(const std::string& rel, const std::string& bytes) const {
+    const fs::path path = dir_.path() / rel;
+    fs::create_directories(path.parent_path());
+    test::WriteFile(path, bytes);
   }
   // Symlink `rel` -> `target` (relative, as sysfs has them).
   void Link(const std::string& rel, const std::string& target) const {
@@ -201,6 +215,88 @@ TEST_CASE("A USB 3 disk on a USB 2 port is downgraded", "[link]") {
   CHECK(s.limit_mb_per_s == Approx(60));
   CHECK(Has(s.reason, "a USB 3 disk on a USB 2 port (480 Mb/s): 60 of 500 MB/s"));
   CHECK(Has(VerdictText(WithLink(s), 40), "Link: a USB 3 disk on a USB 2 port"));
+}
+
+// A BOS descriptor as a USB 3 flash drive gives it: the BOS header (5
+// bytes, 2 capabilities, 22 bytes in all), a USB 2.0 extension (LPM) and a
+// SuperSpeed capability (speeds FS/HS/SS); `ssp` adds a SuperSpeedPlus one.
+std::string Bos(bool ssp) {
+  std::string b = {5, 0x0F, 22, 0, 2, 7, 0x10, 2, 6, 0, 0, 0, 10, 0x10, 3, 0, 0x0E, 0, 1, 10};
+  b += {static_cast<char>(0xFF), 7};
+  if (ssp) {
+    b += std::string{12, 0x10, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    b[2] = static_cast<char>(b.size());
+    b[4] = 3;
+  }
+  return b;
+}
+
+TEST_CASE("A USB 3 disk that enumerated as USB 2.10 is known by its BOS descriptor", "[link]") {
+  SECTION("on a USB 2 port: the port has no SuperSpeed peer") {
+    FakeSys sys;
+    Usb(sys, " 2.10", "480", "480", "uas");
+    sys.Raw("devices/pci0000:00/0000:00:14.0/usb1/1-2/bos_descriptors", Bos(false));
+    sys.Attr("devices/pci0000:00/0000:00:14.0/usb1/1-0:1.0/usb1-port2/connect_type", "hotplug");
+    sys.Link("devices/pci0000:00/0000:00:14.0/usb1/1-2/port", "../1-0:1.0/usb1-port2");
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK(s.downgraded);
+    CHECK(s.max == "5000 Mb/s or more");
+    CHECK(Has(s.reason, "a USB 3 disk on a USB 2 port (480 Mb/s): 60 of 500 MB/s; a USB 3 port"));
+    CHECK(Has(VerdictText(WithLink(s), 40), "Link: a USB 3 disk on a USB 2 port"));
+  }
+  SECTION("on a USB 3 port that fell back: the port has a SuperSpeed peer") {
+    FakeSys sys;
+    Usb(sys, " 2.10", "480", "480", "uas");
+    sys.Raw("devices/pci0000:00/0000:00:14.0/usb1/1-2/bos_descriptors", Bos(false));
+    sys.Attr("devices/pci0000:00/0000:00:14.0/usb2/2-0:1.0/usb2-port2/connect_type", "hotplug");
+    sys.Link("devices/pci0000:00/0000:00:14.0/usb1/1-0:1.0/usb1-port2/peer",
+             "../../../usb2/2-0:1.0/usb2-port2");
+    sys.Link("devices/pci0000:00/0000:00:14.0/usb1/1-2/port", "../1-0:1.0/usb1-port2");
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK(s.downgraded);
+    CHECK(Has(s.reason, "a USB 3 disk on a USB 3 port that trained at USB 2 (480 Mb/s)"));
+  }
+  SECTION("a 10 Gb/s disk at 5 Gb/s") {
+    FakeSys sys;
+    Usb(sys, " 3.20", "5000", "10000", "uas");
+    sys.Raw("devices/pci0000:00/0000:00:14.0/usb1/1-2/bos_descriptors", Bos(true));
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK(s.downgraded);
+    CHECK(s.max == "10000 Mb/s");
+    CHECK(Has(s.reason, "a USB 3 disk of 10 Gb/s at 5000 Mb/s: 500 of 1212 MB/s; a 10 Gb/s port"));
+  }
+  SECTION("no BOS descriptor (kernels before 6.9): a hint, not a finding") {
+    FakeSys sys;
+    Usb(sys, " 2.10", "480", "480", "uas");
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK_FALSE(s.downgraded);
+    CHECK(Has(s.reason, "It reports USB 2.10, as a USB 3 disk on a USB 2 link does"));
+  }
+  SECTION("a USB 2 stick's BOS (LPM only) is no USB 3") {
+    FakeSys sys;
+    Usb(sys, " 2.10", "480", "480", "usb-storage");
+    sys.Raw("devices/pci0000:00/0000:00:14.0/usb1/1-2/bos_descriptors",
+            std::string{5, 0x0F, 12, 0, 1, 7, 0x10, 2, 6, 0, 0, 0});
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK_FALSE(s.downgraded);
+    CHECK(s.reason == "a USB 2.1 disk at 480 Mb/s on usb-storage.");
+  }
+  SECTION("a BOS whose lengths lie is read within the file") {
+    FakeSys sys;
+    Usb(sys, " 2.10", "480", "480", "uas");
+    sys.Raw("devices/pci0000:00/0000:00:14.0/usb1/1-2/bos_descriptors",
+            std::string{5, 0x0F, static_cast<char>(0xFF), static_cast<char>(0xFF), 9, 0, 0x10, 3});
+    const LinkState s = ReadLinkState(sys.root(), "sdb");
+    CHECK_FALSE(s.downgraded);  // a zero length ends the walk
+  }
+}
+
+TEST_CASE("A USB 2 disk at full speed (12 Mb/s) is downgraded", "[link]") {
+  FakeSys sys;
+  Usb(sys, " 2.00", "12", "12", "usb-storage");
+  const LinkState s = ReadLinkState(sys.root(), "sdb");
+  CHECK(s.downgraded);
+  CHECK(Has(s.reason, "a USB 2.0 disk at 12 Mb/s: 2 of 60 MB/s; a USB 2 (480 Mb/s) port"));
 }
 
 TEST_CASE("A USB 3 disk on usb-storage (BOT) instead of uas is named", "[link]") {

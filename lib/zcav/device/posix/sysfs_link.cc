@@ -1,5 +1,6 @@
 #include "zcav/device/posix/sysfs_link.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -160,14 +161,49 @@ double UsbMbPerS(double mbit) {
   return mbit / 8.0 * (mbit <= 5000 ? 0.8 : 128.0 / 132.0);
 }
 
+// The best USB speed (Mb/s) the device's BOS descriptor names: 5000 for a
+// SuperSpeed capability (type 3), 10000 for SuperSpeedPlus (type 0x0A), 0
+// for neither; nullopt where sysfs has no bos_descriptors (kernels before
+// 6.9, devices under USB 2.01). The file is the device's, so its bytes are
+// data: each descriptor walked by its own length, within the file.
+std::optional<double> BosBestMbit(const fs::path& dev) {
+  std::ifstream in(dev / "bos_descriptors", std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string b(4096, '\0');
+  in.read(b.data(), static_cast<std::streamsize>(b.size()));
+  b.resize(static_cast<std::size_t>(in.gcount()));
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(b[i]); };
+  if (b.size() < 5 || at(1) != 0x0F || at(0) < 5) return 0.0;
+  const std::size_t total = std::min<std::size_t>(b.size(), at(2) | (at(3) << 8));
+  double best = 0;
+  for (std::size_t pos = at(0); pos + 3 <= total && at(pos) >= 3 && pos + at(pos) <= total;
+       pos += at(pos)) {
+    if (at(pos + 1) != 0x10) continue;  // not a device capability
+    if (at(pos + 2) == 0x03) best = std::max(best, 5000.0);
+    if (at(pos + 2) == 0x0A) best = std::max(best, 10000.0);
+  }
+  return best;
+}
+
+// Where a USB 3 disk below 5000 Mb/s is plugged in: the port's SuperSpeed
+// peer (sysfs `port/peer`, the port's other half on the USB 3 root hub) says
+// the port itself does USB 3, so the cable or the contacts fell back to USB 2.
+std::string SlowUsbPlace(const fs::path& dev, double hub_speed) {
+  std::error_code ec;
+  if (fs::exists(dev / "port", ec)) {
+    return fs::exists(dev / "port" / "peer", ec) ? "a USB 3 port that trained at USB 2"
+                                                 : "a USB 2 port";
+  }
+  return hub_speed > 0 && hub_speed < 5000 ? "a USB 2 port" : "a USB 2 link";
+}
+
 std::optional<LinkState> Usb(const std::vector<fs::path>& up) {
   for (std::size_t i = 0; i < up.size(); ++i) {
     const double speed = LeadingNumber(Attr(up[i] / "speed"));
     if (speed <= 0 || Attr(up[i] / "version").empty()) continue;
     LinkState s;
     s.transport = "usb";
-    const std::string version = Attr(up[i] / "version");
-    const double usb_version = LeadingNumber(version);
+    const double usb_version = LeadingNumber(Attr(up[i] / "version"));
     s.current = Fixed(speed, 0) + " Mb/s";
     // The interface below the device ("2-1:1.0") names the driver.
     if (i > 0) {
@@ -175,22 +211,41 @@ std::optional<LinkState> Usb(const std::vector<fs::path>& up) {
       const fs::path target = fs::read_symlink(up[i - 1] / "driver", ec);
       if (!ec) s.driver = CleanText(target.filename().string(), kMaxIdentityBytes);
     }
-    const double port = i + 1 < up.size() ? LeadingNumber(Attr(up[i + 1] / "speed")) : 0;
-    const double best = usb_version >= 3 ? 5000 : 480;  // the least a USB 3 device does
-    s.max = usb_version >= 3 ? "5000 Mb/s or more" : "480 Mb/s";
+    const double hub = i + 1 < up.size() ? LeadingNumber(Attr(up[i + 1] / "speed")) : 0;
+    // A USB 3 device on a USB 2 link reports version 2.10; its BOS
+    // descriptor still names SuperSpeed (what USBView calls "High (is
+    // SuperSpeed or higher capable)").
+    const std::optional<double> bos = BosBestMbit(up[i]);
+    const double best = std::max({bos.value_or(0), usb_version >= 3 ? 5000.0 : 480.0, speed});
+    const bool usb3 = best >= 5000;
+    s.max = best > 5000 ? Fixed(best, 0) + " Mb/s" : usb3 ? "5000 Mb/s or more" : "480 Mb/s";
     s.limit_mb_per_s = UsbMbPerS(speed);
     s.max_limit_mb_per_s = UsbMbPerS(best);
-    const bool slow_port = usb_version >= 3 && speed < 5000;
-    const bool bot = usb_version >= 3 && s.driver == "usb-storage";
-    s.downgraded = slow_port || bot;
-    const std::string disk = "a USB " + Fixed(usb_version, usb_version >= 3 ? 0 : 1) + " disk";
-    if (slow_port) {
-      s.reason = disk + " on a USB " + std::string(port > 0 && port < 5000 ? "2 port" : "2 link") +
-                 " (" + s.current + "): " + Fixed(s.limit_mb_per_s, 0) + " of " +
-                 Fixed(s.max_limit_mb_per_s, 0) + " MB/s; a USB 3 port (and cable) would lift it.";
+    const bool slow_link = speed < best;
+    const bool bot = usb3 && s.driver == "usb-storage";
+    s.downgraded = slow_link || bot;
+    const std::string disk = best > 5000 ? "a USB 3 disk of " + Fixed(best / 1000, 0) + " Gb/s"
+                             : usb3      ? "a USB 3 disk"
+                                         : "a USB " + Fixed(usb_version, 1) + " disk";
+    const std::string rates =
+        Fixed(s.limit_mb_per_s, 0) + " of " + Fixed(s.max_limit_mb_per_s, 0) + " MB/s";
+    if (slow_link && usb3 && speed < 5000) {
+      s.reason = disk + " on " + SlowUsbPlace(up[i], hub) + " (" + s.current + "): " + rates +
+                 "; a USB 3 port (and cable) would lift it.";
+    } else if (slow_link) {
+      s.reason = disk + " at " + s.current + ": " + rates + "; a " +
+                 (usb3 ? Fixed(best / 1000, 0) + " Gb/s" : std::string("USB 2 (480 Mb/s)")) +
+                 " port (and cable) would lift it.";
     } else {
-      s.reason = disk + " at " + s.current;
-      s.reason += s.driver.empty() ? "." : " on " + s.driver + ".";
+      s.reason = disk + " at " + s.current + (s.driver.empty() ? "." : " on " + s.driver + ".");
+    }
+    // Version 2.10 without a BOS descriptor to read: USB 3 or not is unknown.
+    if (!bos && !usb3 && usb_version > 2.05) {
+      s.reason += " It reports USB " + Fixed(usb_version, 2) +
+                  ", as a USB 3 disk on a USB 2 link does; if it is one, a USB 3 port and cable "
+                  "would lift the " +
+                  Fixed(s.limit_mb_per_s, 0) +
+                  " MB/s limit (this kernel's sysfs has no BOS descriptor to tell).";
     }
     if (bot) {
       s.reason +=
