@@ -1071,6 +1071,22 @@ for fmt in raw csv json; do
   expect_grep '^summary: 16 zones' "$OUT" stdout
 done
 
+begin "zcav zones of a saved JSON says the link as the sweep judged it (device.link_detail)"
+run "$ZCAV" sweep 'sim:hdd?seed=9' --format json -q -o hdd.json
+python3 - hdd.json hdd-usb.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["device"].update(transport="usb", link="USB 480 Mb/s", link_detail={
+    "transport": "usb", "current": "480 Mb/s", "max": "5000 Mb/s or more", "width": None,
+    "max_width": None, "driver": "uas", "downgraded": True, "limit_mb_per_s": 60,
+    "max_limit_mb_per_s": 500,
+    "reason": "a USB 3 disk on a USB 2 port (480 Mb/s): 60 of 500 MB/s; a USB 3 port would lift it."})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$ZCAV" zones hdd-usb.json
+expect_exit 0
+expect_grep '^verdict: .* Link: a USB 3 disk on a USB 2 port \(480 Mb/s\): 60 of 500 MB/s' "$OUT" stdout
+
 # A classic log (no chunk times) of a disk with a damaged stretch: 1000
 # blocks of 100 MiB at ~61 MB/s, every other block of 400-498 at 5 MB/s; the
 # same as a block-only zcav CSV; and the log without the damage.

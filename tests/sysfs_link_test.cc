@@ -32,6 +32,7 @@
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/device/device_info.h"
+#include "zcav/io/data_reader.h"
 #include "zcav/io/writers.h"
 
 namespace zcav {
@@ -318,7 +319,10 @@ TEST_CASE("A USB 3 disk on uas at 5 Gb/s is not downgraded", "[link]") {
   CHECK(s.limit_mb_per_s == Approx(500));
 }
 
-TEST_CASE("An SD card is named with its type and speed class; its bus mode is unknown", "[link]") {
+TEST_CASE(
+    "An SD card is named with its type and speed class; without debugfs its bus mode is "
+    "unknown",
+    "[link]") {
   FakeSys sys;
   const std::string card = "devices/pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa";
   sys.Attr(card + "/type", "SD");
@@ -338,9 +342,79 @@ TEST_CASE("An SD card is named with its type and speed class; its bus mode is un
     CHECK(s.current == "unknown");
     CHECK_FALSE(s.downgraded);
     CHECK(Has(s.reason,
-              "an SD card (SC32G) behind mmc host mmc0, speed class 10; its bus mode "
-              "is unknown"));
+              "an SD card (SC32G), class 10, behind mmc host mmc0; its bus mode "
+              "is unknown (debugfs mmc ios not readable)"));
     CHECK(Has(VerdictText(WithLink(s), 20), "Link: an SD card (SC32G)"));
+  }
+}
+
+// An SSR with SPEED_CLASS 4 (class 10), UHS_SPEED_GRADE 3, VIDEO_SPEED_CLASS
+// 30 and APP_PERF_CLASS 2, at the hex digits of their top bits (511 - bit) / 4.
+std::string UhsSsr() {
+  std::string ssr(128, '0');
+  ssr.replace(16, 2, "04");
+  ssr.replace(28, 1, "3");
+  ssr.replace(30, 2, "1e");
+  ssr.replace(43, 1, "2");
+  return ssr;
+}
+
+// A UHS SD card behind mmc0, whose debugfs ios (drivers/mmc/core/debugfs.c
+// layout) runs `timing` at `clock_hz` on 4 bits, the host's caps `caps`.
+LinkState SdWithIos(const std::string& timing, const std::string& clock_hz,
+                    const std::string& caps) {
+  FakeSys sys;
+  const std::string card = "devices/pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa";
+  sys.Attr(card + "/type", "SD");
+  sys.Attr(card + "/name", "SN64G");
+  sys.Attr(card + "/ssr", UhsSsr());
+  sys.Block("pci0000:00/0000:00:1e.6/mmc_host/mmc0/mmc0:aaaa/block/mmcblk0");
+  sys.Attr("kernel/debug/mmc0/ios", "clock:\t\t" + clock_hz + " Hz\nactual clock:\t" + clock_hz +
+                                        " Hz\nvdd:\t\t21 (3.3 ~ 3.4 V)\nbus mode:\t2 "
+                                        "(push-pull)\nchip select:\t0 (don't care)\npower "
+                                        "mode:\t2 (on)\nbus width:\t2 (4 bits)\ntiming "
+                                        "spec:\t" +
+                                        timing + "\nsignal voltage:\t1 (1.80 V)");
+  sys.Attr("kernel/debug/mmc0/caps", caps);
+  return ReadLinkState(sys.root(), "mmcblk0");
+}
+
+TEST_CASE("An SD card's bus mode from debugfs: the rate it carries, and a UHS card held back",
+          "[link]") {
+  SECTION("a UHS card in SDR104: 104 MB/s on the bus, its grades named") {
+    const LinkState s = SdWithIos("6 (sd uhs SDR104)", "208000000", "0x400f0307");
+    CHECK(s.card_grades == "U3, V30, A2");
+    CHECK(s.current == "sd uhs SDR104 (208 MHz, 4 bits)");
+    CHECK(s.limit_mb_per_s == Approx(104));
+    CHECK(s.max == "SDR104");
+    CHECK_FALSE(s.downgraded);
+    CHECK(Has(s.reason,
+              "an SD card (SN64G), class 10, U3, V30, A2, behind mmc host mmc0 at sd "
+              "uhs SDR104 (208 MHz, 4 bits): 104 MB/s on the bus."));
+    DeviceInfo info = WithLink(s);
+    const Transport t = TransportFromDevice(info);
+    CHECK(t.theoretical_mb_per_s == Approx(104));
+    CHECK(t.ceiling_mb_per_s == Approx(93.6));
+  }
+  SECTION("the same card held in high-speed mode on a host that does SDR104") {
+    const LinkState s = SdWithIos("2 (sd high-speed)", "50000000", "0x400f0307");
+    CHECK(s.limit_mb_per_s == Approx(25));
+    CHECK(s.max_limit_mb_per_s == Approx(104));
+    CHECK(s.downgraded);
+    CHECK(Has(s.reason,
+              "25 MB/s on the bus; a UHS card on a host that does SDR104 (104 MB/s) "
+              "but runs no UHS mode"));
+    CHECK(Has(VerdictText(WithLink(s), 22), "Link: an SD card (SN64G)"));
+  }
+  SECTION("a host without UHS-I: not downgraded, the reader named") {
+    const LinkState s = SdWithIos("2 (sd high-speed)", "50000000", "0x00000107");
+    CHECK_FALSE(s.downgraded);
+    CHECK(Has(s.reason, "the host does no UHS-I mode: a UHS-I reader would lift the bus limit"));
+  }
+  SECTION("DDR50 carries two transfers a clock") {
+    const LinkState s = SdWithIos("7 (sd uhs DDR50)", "50000000", "0x00100107");
+    CHECK(s.limit_mb_per_s == Approx(50));
+    CHECK_FALSE(s.downgraded);
   }
 }
 
@@ -387,6 +461,43 @@ TEST_CASE("JSON has device.link_detail for a read link and none without one", "[
   CHECK(detail["reason"].get<std::string>().rfind("a SATA 6.0 Gbps drive on a 1.5 Gbps link", 0) ==
         0);
   CHECK(write()["device"]["link"].is_string());  // the old member keeps its type
+}
+
+// zcav zones of a saved JSON judges the link as the sweep did: the reader
+// gives link_detail back, and the verdict says the same Link sentence. The
+// file's texts are data: control characters are cleaned, and rates that are
+// not finite and positive are none.
+TEST_CASE("A saved JSON's link_detail is read back and judged as the sweep judged it", "[link]") {
+  FakeSys sys;
+  Sata(sys, "1.5 Gbps", "6.0 Gbps");
+  test::WriterRun w = test::CompleteRun();
+  w.run.device.transport = "ata";
+  w.run.device.link = "SATA 1.5 Gbps";
+  w.run.device.link_state = ReadLinkState(sys.root(), "sda");
+  std::ostringstream out;
+  test::Drive(*MakeJsonWriter(out), w);
+  std::istringstream in(out.str());
+  const Profile p = ParseProfile(in, "saved.json");
+  CHECK(p.link_state.transport == "sata");
+  CHECK(p.link_state.downgraded);
+  CHECK(p.link_state.limit_mb_per_s == Approx(150));
+  CHECK(p.link_state.reason == w.run.device.link_state.reason);
+  DeviceInfo recorded;
+  recorded.transport = p.transport;
+  recorded.link = p.link;
+  recorded.link_state = p.link_state;
+  CHECK(Has(VerdictText(recorded, 140), "Link: a SATA 6.0 Gbps drive on a 1.5 Gbps link"));
+
+  nlohmann::json doc = nlohmann::json::parse(out.str());
+  doc["device"]["link_detail"]["reason"] = "a\x1b]2;owned\x07 link";
+  doc["device"]["link_detail"]["limit_mb_per_s"] = -5;
+  doc["device"]["link_detail"]["width"] = 1000000;
+  std::istringstream bad(doc.dump());
+  const Profile q = ParseProfile(bad, "bad.json");
+  CHECK(q.link_state.reason.find('\x1b') == std::string::npos);
+  CHECK(q.link_state.reason.find('\x07') == std::string::npos);
+  CHECK(q.link_state.limit_mb_per_s == 0);
+  CHECK(q.link_state.width == 0);
 }
 
 TEST_CASE("The raw header has a '# link detail:' line for a read link", "[link]") {

@@ -119,6 +119,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
       DeviceInfo recorded;
       recorded.transport = profile.transport;
       recorded.link = profile.link;
+      recorded.link_state = profile.link_state;
       context.transport = TransportFromDevice(recorded);
     }
     if (profile.plan && profile.plan->write) {

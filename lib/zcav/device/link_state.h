@@ -1,5 +1,6 @@
 // LinkState: how a block device's link to the host trained, against what it
-// could do (PCIe, SATA, USB), or what sysfs says of an SD/MMC card. Plain
+// could do (PCIe, SATA, USB, and an SD/MMC card's bus mode where debugfs
+// gives it). Plain
 // data, filled from sysfs by ReadLinkState (posix/sysfs_link.h) and judged
 // by the verdict (analysis/verdict.cc), which quotes `reason`.
 #pragma once
@@ -25,6 +26,9 @@ struct LinkState {
   // speed class from the SD status register ("class 10"); "" = unknown.
   std::string card_type;
   std::string speed_class;
+  // MMC/SD: the card's UHS speed grade, video speed class and application
+  // performance class from the SD status register ("U3, V30, A2"); "" = none.
+  std::string card_grades;
   // True when the link runs below what the device and host support, or a
   // USB 3 disk runs on usb-storage (bulk-only) instead of uas.
   bool downgraded = false;

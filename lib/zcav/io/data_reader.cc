@@ -1438,19 +1438,21 @@ struct LineTooLong {
 constexpr std::string_view kKnownJsonMembers[] = {
     "access", "adaptive", "after", "at_bytes", "avg_mb_per_s", "before", "block", "block_bytes",
     "block_count", "blocks", "blur_blocks", "bounded_by_budget", "budget_hit", "burst",
-    "bytes_read", "cells", "celsius", "chunk_bytes", "chunks", "complete", "cpu_percent", "device",
-    "done", "edges", "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms",
-    "field", "firmware", "grid_probes", "health", "host", "identity", "increases", "inferred",
-    "iops", "kind", "largest_drift", "latency_classes", "left_mb_per_s", "length_bytes", "link",
-    "max_mb_per_s", "max_ms", "mb_per_s", "mean_ms", "min_mb_per_s", "mode", "model", "ms",
-    "noise_rel", "note", "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "page_cache_file",
-    "page_cache_share", "page_cache_share_at_end", "partial", "pass", "pass_end", "passes", "path", "probe_bytes", "probes", "queue_depth", "quick", "random_access",
-    "range_bytes", "range_start_bytes", "reason", "reasons", "reference_reads", "right_mb_per_s",
-    "rotational", "sample", "samples", "seconds", "serial", "size_bytes", "skip", "slow_region",
-    "slow_regions", "smart", "start", "start_bytes", "started", "status", "storage_rotational",
-    "storage_transport", "summary", "temperatures", "timing", "transport", "uncertainty_bytes",
-    "unreadable", "unreadable_bytes", "unreadable_chunks", "vendor", "verdict", "warmup",
-    "worst_chunk_ms", "write", "wwn",
+    "bytes_read", "card_grades", "card_type", "cells", "celsius", "chunk_bytes", "chunks",
+    "complete", "cpu_percent", "current", "device", "done", "downgraded", "driver", "edges",
+    "end_bytes", "engine", "engine_depth", "errno", "errors", "event", "expected_ms", "field",
+    "firmware", "grid_probes", "health", "host", "identity", "increases", "inferred", "iops",
+    "kind", "largest_drift", "latency_classes", "left_mb_per_s", "length_bytes", "limit_mb_per_s",
+    "link", "link_detail", "max", "max_limit_mb_per_s", "max_mb_per_s", "max_ms", "max_width",
+    "mb_per_s", "mean_ms", "min_mb_per_s", "mode", "model", "ms", "noise_rel", "note",
+    "offset_bytes", "ops", "options", "p50_ms", "p99_ms", "page_cache_file", "page_cache_share",
+    "page_cache_share_at_end", "partial", "pass", "pass_end", "passes", "path", "probe_bytes",
+    "probes", "queue_depth", "quick", "random_access", "range_bytes", "range_start_bytes", "reason",
+    "reasons", "reference_reads", "right_mb_per_s", "rotational", "sample", "samples", "seconds",
+    "serial", "size_bytes", "skip", "slow_region", "slow_regions", "smart", "speed_class", "start",
+    "start_bytes", "started", "status", "storage_rotational", "storage_transport", "summary",
+    "temperatures", "timing", "transport", "uncertainty_bytes", "unreadable", "unreadable_bytes",
+    "unreadable_chunks", "vendor", "verdict", "warmup", "width", "worst_chunk_ms", "write", "wwn",
 };
 // clang-format on
 static_assert(std::is_sorted(std::begin(kKnownJsonMembers), std::end(kKnownJsonMembers)));
@@ -1742,6 +1744,42 @@ std::optional<double> JsonNonNegative(const Json& object, const char* name) {
 }
 
 // "device": the path, size and what the device said about itself.
+// device.link_detail (json_writer.cc LinkJson): its texts as data, its
+// rates only where they are finite and positive.
+LinkState ReadJsonLink(const Json& l) {
+  const auto text = [&](const char* name) {
+    const auto it = l.find(name);
+    return it != l.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto rate = [&](const char* name) {
+    const auto it = l.find(name);
+    const double x = it != l.end() && it->is_number() ? it->get<double>() : 0.0;
+    return std::isfinite(x) && x > 0 ? x : 0.0;
+  };
+  const auto count = [&](const char* name) {
+    const auto it = l.find(name);
+    return it != l.end() && it->is_number_unsigned() && it->get<std::uint64_t>() <= 64
+               ? static_cast<unsigned>(it->get<std::uint64_t>())
+               : 0U;
+  };
+  LinkState s;
+  s.transport = text("transport");
+  s.current = text("current");
+  s.max = text("max");
+  s.width = count("width");
+  s.max_width = count("max_width");
+  s.driver = text("driver");
+  s.card_type = text("card_type");
+  s.speed_class = text("speed_class");
+  s.card_grades = text("card_grades");
+  const auto d = l.find("downgraded");
+  s.downgraded = d != l.end() && d->is_boolean() && d->get<bool>();
+  s.reason = text("reason");
+  s.limit_mb_per_s = rate("limit_mb_per_s");
+  s.max_limit_mb_per_s = rate("max_limit_mb_per_s");
+  return s;
+}
+
 void ReadJsonDevice(const Json& dev, Profile& profile) {
   if (const auto p = dev.find("path"); p != dev.end() && p->is_string()) {
     profile.device_path = p->get<std::string>();
@@ -1759,6 +1797,9 @@ void ReadJsonDevice(const Json& dev, Profile& profile) {
   profile.link = device_text("link");
   profile.storage_transport = device_text("storage_transport");
   profile.caches.page_cache_file = device_text("page_cache_file");
+  if (const auto l = dev.find("link_detail"); l != dev.end() && l->is_object()) {
+    profile.link_state = ReadJsonLink(*l);
+  }
   auto device_flag = [&](const char* name) -> std::optional<bool> {
     const auto it = dev.find(name);
     return it != dev.end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
@@ -2260,14 +2301,33 @@ namespace {
 // Every text the file gave as data (CleanText): no control character, at
 // most kMaxIdentityBytes for an identity and kMaxNoteBytes for free text.
 void CleanProfileText(Profile& p) {
-  for (std::string* identity :
-       {&p.device_path, &p.device_vendor, &p.device_model, &p.device_serial, &p.device_wwn,
-        &p.device_firmware, &p.host, &p.started_utc, &p.transport, &p.storage_transport, &p.link,
-        &p.verdict, &p.random_access_mode, &p.health_verdict, &p.status,
-        &p.caches.page_cache_file}) {
+  for (std::string* identity : {&p.device_path,
+                                &p.device_vendor,
+                                &p.device_model,
+                                &p.device_serial,
+                                &p.device_wwn,
+                                &p.device_firmware,
+                                &p.host,
+                                &p.started_utc,
+                                &p.transport,
+                                &p.storage_transport,
+                                &p.link,
+                                &p.verdict,
+                                &p.random_access_mode,
+                                &p.health_verdict,
+                                &p.status,
+                                &p.caches.page_cache_file,
+                                &p.link_state.transport,
+                                &p.link_state.current,
+                                &p.link_state.max,
+                                &p.link_state.driver,
+                                &p.link_state.card_type,
+                                &p.link_state.speed_class,
+                                &p.link_state.card_grades}) {
     *identity = CleanText(*identity, kMaxIdentityBytes);
   }
   p.verdict_reason = CleanText(p.verdict_reason, kMaxNoteBytes);
+  p.link_state.reason = CleanText(p.link_state.reason, kMaxNoteBytes);
   p.smart_note = CleanText(p.smart_note, kMaxNoteBytes);
   for (auto* list : {&p.health_reasons, &p.smart_increases, &p.notes}) {
     for (std::string& text : *list) text = CleanText(text, kMaxNoteBytes);

@@ -57,7 +57,9 @@ struct Profile {
   std::optional<bool> rotational;
   std::string storage_transport;
   std::optional<bool> storage_rotational;
-  std::string link;                    // e.g. "USB 480 Mb/s"
+  std::string link;  // e.g. "USB 480 Mb/s"
+  // How the link trained (JSON device.link_detail), when the file has it.
+  LinkState link_state;
   std::optional<double> avg_mb_per_s;  // bytes read / read time
   std::optional<double> cpu_percent;   // process user+sys as % of wall
   // From a `zcav profile` JSON (profile.json) when present: the access-time

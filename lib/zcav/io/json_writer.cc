@@ -90,6 +90,7 @@ Json LinkDetailJson(const LinkState& s) {
   if (s.transport == "mmc") {
     j["card_type"] = StringOrNull(s.card_type);
     j["speed_class"] = StringOrNull(s.speed_class);
+    j["card_grades"] = StringOrNull(s.card_grades);
   }
   return j;
 }

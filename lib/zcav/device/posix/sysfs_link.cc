@@ -257,18 +257,79 @@ std::optional<LinkState> Usb(const std::vector<fs::path>& up) {
   return std::nullopt;
 }
 
-// SD status register (sysfs "ssr", 128 hex digits = bits 511..0): SPEED_CLASS is
-// bits 447:440, i.e. byte 8 from the top.
-std::string SpeedClass(const std::string& ssr) {
-  if (ssr.size() < 18 || ssr.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
-    return "";
+// SD status register (sysfs "ssr": 128 hex digits, bits 511..0): the field
+// of `digits` hex digits whose top bit is `top_bit`; -1 when unreadable.
+long SsrField(const std::string& ssr, int top_bit, int digits) {
+  if (ssr.size() != 128 || ssr.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+    return -1;
   }
-  const long code = std::strtol(ssr.substr(16, 2).c_str(), nullptr, 16);
+  return std::strtol(
+      ssr.substr(static_cast<std::size_t>((511 - top_bit) / 4), static_cast<std::size_t>(digits))
+          .c_str(),
+      nullptr, 16);
+}
+
+// SPEED_CLASS (bits 447:440): "class 10".
+std::string SpeedClass(const std::string& ssr) {
+  const long code = SsrField(ssr, 447, 2);
   const char* names[] = {"class 0", "class 2", "class 4", "class 6", "class 10"};
   return code >= 0 && code <= 4 ? names[code] : "";
 }
 
-std::optional<LinkState> Mmc(const std::vector<fs::path>& up) {
+// The card's other grades from the SSR: UHS_SPEED_GRADE (399:396; U1, U3),
+// VIDEO_SPEED_CLASS (391:384; V6 to V90), APP_PERF_CLASS (339:336; A1, A2),
+// e.g. "U3, V30, A2"; "" for none.
+std::string CardGrades(const std::string& ssr) {
+  std::string out;
+  const auto add = [&out](const std::string& g) { out += (out.empty() ? "" : ", ") + g; };
+  if (const long u = SsrField(ssr, 399, 1); u == 1 || u == 3) add("U" + std::to_string(u));
+  if (const long v = SsrField(ssr, 391, 2); v > 0 && v <= 90) add("V" + std::to_string(v));
+  if (const long a = SsrField(ssr, 339, 1); a == 1 || a == 2) add("A" + std::to_string(a));
+  return out;
+}
+
+// The host's bus as it runs now, from debugfs (<sysfs>/kernel/debug/mmcN/ios,
+// root only): timing spec, clock and bus width, e.g. "timing spec: 6 (sd
+// uhs SDR104)", "clock: 208000000 Hz", "bus width: 2 (4 bits)".
+struct MmcIos {
+  std::string timing;   // "sd uhs SDR104"; "" = not read
+  double clock_hz = 0;  // "actual clock" where given, else "clock"
+  int bits = 0;
+};
+MmcIos ReadIos(const fs::path& file) {
+  MmcIos ios;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line) && line.size() < 256;) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    const std::string value(Trim(std::string_view(line).substr(colon + 1)));
+    const std::size_t open = value.find('('), close = value.rfind(')');
+    const std::string inner = open != std::string::npos && close > open
+                                  ? CleanText(value.substr(open + 1, close - open - 1), 64)
+                                  : "";
+    if (key == "timing spec") ios.timing = inner;
+    if (key == "clock" && ios.clock_hz <= 0) ios.clock_hz = LeadingNumber(value);
+    if (key == "actual clock" && LeadingNumber(value) > 0) ios.clock_hz = LeadingNumber(value);
+    if (key == "bus width") ios.bits = static_cast<int>(LeadingNumber(inner));
+  }
+  return ios;
+}
+
+// The host's UHS-I modes from debugfs `caps` (MMC_CAP_UHS_SDR50 1 << 18,
+// SDR104 1 << 19, DDR50 1 << 20 in include/linux/mmc/host.h): the fastest
+// one's name and rate (MB/s), or {"", 0}.
+std::pair<std::string, double> HostUhs(const fs::path& caps_file) {
+  const std::string caps = Attr(caps_file);
+  if (caps.empty()) return {"", 0};
+  const unsigned long bits = std::strtoul(caps.c_str(), nullptr, 16);
+  if (bits & (1UL << 19)) return {"SDR104", 104};
+  if (bits & (1UL << 20)) return {"DDR50", 50};
+  if (bits & (1UL << 18)) return {"SDR50", 50};
+  return {"none", 0};
+}
+
+std::optional<LinkState> Mmc(const fs::path& root, const std::vector<fs::path>& up) {
   for (const fs::path& card : up) {
     const std::string name = card.filename().string();
     if (!name.starts_with("mmc") || name.find(':') == std::string::npos) continue;
@@ -276,16 +337,47 @@ std::optional<LinkState> Mmc(const std::vector<fs::path>& up) {
     s.transport = "mmc";
     s.card_type = Attr(card / "type");
     if (s.card_type.empty()) s.card_type = "unknown";
-    s.speed_class = SpeedClass(Attr(card / "ssr"));
-    s.current = "unknown";
-    s.max = "unknown";
-    const std::string host = card.parent_path().filename().string();
+    const std::string ssr = Attr(card / "ssr");
+    s.speed_class = SpeedClass(ssr);
+    s.card_grades = CardGrades(ssr);
+    const std::string host = CleanText(card.parent_path().filename().string(), 32);
     const std::string card_name = Attr(card / "name");
-    s.reason = "an " + s.card_type + " card" + (card_name.empty() ? "" : " (" + card_name + ")") +
-               " behind mmc host " + host +
-               (s.speed_class.empty() ? "" : ", speed " + s.speed_class) +
-               "; its bus mode is unknown (sysfs does not give it): the card and the reader, "
-               "not the disk's media, may set the rate.";
+    std::string grades = s.speed_class;
+    if (!s.card_grades.empty()) grades += (grades.empty() ? "" : ", ") + s.card_grades;
+    const std::string what = "an " + s.card_type + " card" +
+                             (card_name.empty() ? "" : " (" + card_name + ")") +
+                             (grades.empty() ? "" : ", " + grades) + ", behind mmc host " + host;
+    const fs::path debug = root / "kernel" / "debug" / host;
+    const MmcIos ios = ReadIos(debug / "ios");
+    if (ios.timing.empty() || ios.clock_hz <= 0 || ios.bits <= 0) {
+      s.current = s.max = "unknown";
+      s.reason = what +
+                 "; its bus mode is unknown (debugfs mmc ios not readable): the card and the "
+                 "reader, not the disk's media, may set the rate.";
+      return s;
+    }
+    const bool ddr = ios.timing.find("DDR") != std::string::npos;
+    s.limit_mb_per_s = ios.clock_hz * ios.bits / 8 / 1e6 * (ddr ? 2 : 1);
+    s.current = ios.timing + " (" + Fixed(ios.clock_hz / 1e6, 0) + " MHz, " +
+                std::to_string(ios.bits) + " bits)";
+    const auto [uhs, uhs_mb] = HostUhs(debug / "caps");
+    // A UHS card (it has a UHS speed grade) on a host that does UHS-I, not
+    // running a UHS mode: the 1.8 V switch or the slot kept it at high speed.
+    const bool uhs_card = s.card_grades.starts_with("U");
+    s.max = uhs_card && uhs_mb > 0 ? uhs : "unknown";
+    s.max_limit_mb_per_s = uhs_card ? uhs_mb : 0;
+    s.downgraded =
+        uhs_card && uhs_mb > s.limit_mb_per_s * 1.01 && ios.timing.find("uhs") == std::string::npos;
+    s.reason = what + " at " + s.current + ": " + Fixed(s.limit_mb_per_s, 0) + " MB/s on the bus";
+    if (s.downgraded) {
+      s.reason += "; a UHS card on a host that does " + uhs + " (" + Fixed(uhs_mb, 0) +
+                  " MB/s) but runs no UHS mode: the 1.8 V switch failed or the slot keeps it "
+                  "at high speed; another reader (or re-inserting the card) may lift it.";
+    } else if (uhs_card && uhs == "none") {
+      s.reason += "; the host does no UHS-I mode: a UHS-I reader would lift the bus limit.";
+    } else {
+      s.reason += ".";
+    }
     return s;
   }
   return std::nullopt;
@@ -303,7 +395,7 @@ LinkState ReadLinkState(const std::string& sysfs_root, const std::string& block_
   const std::vector<fs::path> up = Ancestors(root, disk);
   // USB and MMC before PCIe: their hosts sit on PCI functions too.
   if (auto s = Usb(up)) return *s;
-  if (auto s = Mmc(up)) return *s;
+  if (auto s = Mmc(root, up)) return *s;
   if (auto s = Sata(root, up)) return *s;
   if (auto s = Pcie(up)) return *s;
   return {};
