@@ -125,6 +125,38 @@ TEST_CASE("A single slow block is an outlier, not a slow region", "[slow_blocks]
   CHECK(listed);
 }
 
+// A damaged stretch that reaches an end of the device has no side to come
+// back to; its blocks between the slow ones, read at full speed, still tell
+// it from a slower zone (a slower last zone has none at the level before it).
+TEST_CASE("A damaged stretch at either end of the device is a slow region", "[slow_blocks]") {
+  std::mt19937_64 rng(41);
+  std::vector<double> rates = ZonedRates(rng);
+  const std::size_t n = rates.size(), len = 250;
+  std::uniform_real_distribution<double> slow(3.7, 50.0);
+  std::bernoulli_distribution damaged(0.45);
+  SECTION("the last 250 blocks, 45 % of them slow") {
+    for (std::size_t i = n - len; i < n; ++i) {
+      if (damaged(rng) || i == n - len) rates[i] = slow(rng);
+    }
+    const std::vector<SlowRegion> found = FindSlowBlockRuns(CurveOf(rates));
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].offset_bytes == (n - len) * kBlock);
+    // (Within a tenth of the stretch: its last slow blocks may lie apart
+    // from the rest, a run too short to join it.)
+    CHECK(found[0].offset_bytes + found[0].length_bytes >= (n - len / 10) * kBlock);
+  }
+  SECTION("the first 250 blocks, 45 % of them slow") {
+    for (std::size_t i = 0; i < len; ++i) {
+      if (damaged(rng) || i == len - 1) rates[i] = slow(rng);
+    }
+    const std::vector<SlowRegion> found = FindSlowBlockRuns(CurveOf(rates));
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].offset_bytes <= len / 10 * kBlock);
+    CHECK(found[0].offset_bytes + found[0].length_bytes >= (len - len / 10) * kBlock);
+    CHECK(found[0].offset_bytes + found[0].length_bytes <= len * kBlock);
+  }
+}
+
 TEST_CASE("No slow region from scattered slow blocks, short runs, steps down or texture",
           "[slow_blocks]") {
   std::mt19937_64 rng(39);
@@ -144,6 +176,10 @@ TEST_CASE("No slow region from scattered slow blocks, short runs, steps down or 
   }
   SECTION("a slow stretch at the very start: no faster side to come back to") {
     for (std::size_t i = 0; i < 200; ++i) rates[i] *= 0.3;
+    CHECK(FindSlowBlockRuns(CurveOf(rates)).empty());
+  }
+  SECTION("a slower last zone, at a third, to the very end") {
+    for (std::size_t i = rates.size() - 300; i < rates.size(); ++i) rates[i] *= 0.3;
     CHECK(FindSlowBlockRuns(CurveOf(rates)).empty());
   }
   SECTION("a throttle's bursts: 5, 10 or 30 % of the blocks at a third, all along") {

@@ -125,6 +125,25 @@ bool Unlikely(const Run& run, double side_share) {
   return static_cast<double>(run.slow_blocks) - 2 > expected + kSigmas * sigma;
 }
 
+// Whether at least kEndHealthyShare of `run`'s blocks are not slow and
+// their median reads within kEndHealthyLevel of `level` (the damaged
+// stretch of a real disk read its other blocks at full speed).
+constexpr double kEndHealthyShare = 0.2;
+constexpr double kEndHealthyLevel = 0.85;
+bool HealthyBetween(const Curve& points, const std::vector<bool>& slow, const Run& run,
+                    double level) {
+  std::vector<double> rates;
+  for (std::size_t i = run.first; i <= run.last; ++i) {
+    if (!slow[i]) rates.push_back(points.mb_per_s(i));
+  }
+  if (static_cast<double>(rates.size()) < kEndHealthyShare * static_cast<double>(run.span())) {
+    return false;
+  }
+  std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(rates.size() / 2),
+                   rates.end());
+  return rates[rates.size() / 2] >= kEndHealthyLevel * level;
+}
+
 // Time to read `bytes` at `mb_per_s`, ms.
 double Ms(std::uint64_t bytes, double mb_per_s) {
   return mb_per_s > 0 ? static_cast<double>(bytes) / (mb_per_s * 1e6) * 1e3 : 0;
@@ -149,7 +168,8 @@ std::vector<SlowRegion> FindSlowBlockRuns(const Curve& points, const SlowBlockOp
     const std::size_t right_blocks = right_end - run.last - 1;
     const std::size_t min_side =
         std::max(o.min_side_blocks, std::min(run.span(), window) / kMinSideOfSpan);
-    if (left_blocks < min_side || right_blocks < min_side) continue;
+    const bool has_left = left_blocks >= min_side, has_right = right_blocks >= min_side;
+    if (!has_left && !has_right) continue;
     const auto side_share = [&](std::size_t begin, std::size_t end) {
       const auto count = std::count(slow.begin() + static_cast<std::ptrdiff_t>(begin),
                                     slow.begin() + static_cast<std::ptrdiff_t>(end), true);
@@ -159,12 +179,22 @@ std::vector<SlowRegion> FindSlowBlockRuns(const Curve& points, const SlowBlockOp
     // window) on each side: linear in the curve however many runs it has.
     const std::size_t count_blocks =
         std::min(window, std::max(o.min_window_blocks, kSideCountOfSpan * run.span()));
-    const double side =
-        std::max(side_share(run.first - std::min(left_blocks, count_blocks), run.first),
-                 side_share(run.last + 1, run.last + 1 + std::min(right_blocks, count_blocks)));
+    const double side = std::max(
+        has_left ? side_share(run.first - std::min(left_blocks, count_blocks), run.first) : 0.0,
+        has_right ? side_share(run.last + 1, run.last + 1 + std::min(right_blocks, count_blocks))
+                  : 0.0);
     if (side >= kMaxSideShareOfRun * share || !Unlikely(run, side)) continue;  // texture
-    const double around = std::min(QuantileOfRange(points, left_begin, run.first, 0.5, scratch),
-                                   QuantileOfRange(points, run.last + 1, right_end, 0.5, scratch));
+    const double left_median =
+        has_left ? QuantileOfRange(points, left_begin, run.first, 0.5, scratch) : 0;
+    const double right_median =
+        has_right ? QuantileOfRange(points, run.last + 1, right_end, 0.5, scratch) : 0;
+    const double around = has_left && has_right ? std::min(left_median, right_median)
+                                                : std::max(left_median, right_median);
+    // At an end of the curve there is no side to come back to: a slower
+    // last zone (or a cache, then the device) looks the same. Only a run
+    // whose blocks between its slow ones read at the one side's level is
+    // damage there, not a level of its own.
+    if (!(has_left && has_right) && !HealthyBetween(points, slow, run, around)) continue;
     const double slow_median =
         QuantileOfRange(points, run.first, run.last + 1, 0.5, scratch, &slow);
     if (slow_median >= o.slow_factor * around) continue;  // a step that stays down

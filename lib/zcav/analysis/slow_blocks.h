@@ -21,7 +21,9 @@
 //       - its slow blocks' median is below slow_factor x each side's median:
 //         a step down that stays down (a zone edge, a cache then the device)
 //         has a slow side and is no slow region; so is a run at either end of
-//         the curve;
+//         the curve, unless its blocks between the slow ones read at the
+//         other side's level (a damaged stretch that reaches the end: a
+//         slower last zone has no healthy blocks inside it);
 //       - the share of slow blocks on each side is under half of the run's,
 //         and the run holds 6 standard deviations more slow blocks than that
 //         share would put there by chance: slow blocks spread evenly (a
