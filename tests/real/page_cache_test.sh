@@ -93,6 +93,12 @@ echo "$summary" | grep -E '^(Page cache|Passes|Verdict):'
 grep -qE "^Page cache: +$FILE \(the reads pass through it\): (9[0-9]|100) % cached at the start, [0-9]+ % at the end; the sweep measured RAM" <<<"$summary" ||
   fail "the profile summary has no page-cache line with the share"
 grep -q "^Verdict: .*came from RAM" <<<"$summary" || fail "the profile verdict does not say RAM"
+# The adaptive sweep's probes pass through the same cache: its one pass
+# says the share at the start, its summary at the end.
+rc=0
+run_and_wait "$ZCAV" sweep "$LOOP" --adaptive --format json -o "$WORK/adaptive.json" --quiet || rc=$?
+[[ $rc -eq 0 ]] || fail "zcav sweep --adaptive $LOOP exited with $rc"
+check adaptive 'dev.get("page_cache_file") == file and len(shares) == 1 and shares[0] >= 0.9 and j["summary"].get("page_cache_share_at_end", 0) >= 0.9'
 detach_loop "$LOOP"
 LOOP=""
 

@@ -1403,6 +1403,9 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
   // The probes read as the sweep would read its blocks: its chunk and depth.
   AdaptiveOptions as_planned = options;
   as_planned.queue_depth = std::max<std::uint32_t>(1, run.plan.queue_depth);
+  // (The share of the device's page-cache file cached as the probes begin
+  // and end: Device::CachedShare.)
+  const std::optional<double> cached_at_start = device.CachedShare();
   AdaptiveResult r = SampleAdaptively(device, clock, as_planned, find_steps, stop);
   sink.OnStart(run);
   SweepResult out;
@@ -1420,7 +1423,8 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
     out.max_mb_per_s = std::max(out.max_mb_per_s, p.mb_per_s);
   }
   for (const UnreadableRange& u : r.unreadable) sink.OnUnreadable(u);
-  const PassSummary pass = ProbePass(r.probes, run.plan.chunk_bytes);
+  PassSummary pass = ProbePass(r.probes, run.plan.chunk_bytes);
+  pass.cached_share = cached_at_start;
   sink.OnPassDone(pass);
   out.passes.push_back(pass);
   out.blocks_measured = r.probes.size();
@@ -1435,6 +1439,7 @@ SweepResult RunAdaptiveSweep(Device& device, const RunInfo& run, Clock& clock,
   } else if (r.interrupted) {
     out.status = SweepStatus::kInterrupted;
   }
+  out.cached_share_at_end = device.CachedShare();
   r.probes.clear();
   sink.OnAdaptive(r);
   const auto wall = clock.Now() - wall_start;
