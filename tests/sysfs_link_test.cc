@@ -292,12 +292,37 @@ TEST_CASE("A USB 3 disk that enumerated as USB 2.10 is known by its BOS descript
   }
 }
 
-TEST_CASE("A USB 2 disk at full speed (12 Mb/s) is downgraded", "[link]") {
+// A USB 2.0 descriptor at 12 Mb/s may be a full-speed-only device: a hint,
+// not a finding; a USB 1.1 device at 12 Mb/s is at its best.
+TEST_CASE("A USB 2 disk at full speed (12 Mb/s) gets a hint; a USB 1.1 one nothing", "[link]") {
   FakeSys sys;
   Usb(sys, " 2.00", "12", "12", "usb-storage");
   const LinkState s = ReadLinkState(sys.root(), "sdb");
-  CHECK(s.downgraded);
-  CHECK(Has(s.reason, "a USB 2.0 disk at 12 Mb/s: 2 of 60 MB/s; a USB 2 (480 Mb/s) port"));
+  CHECK_FALSE(s.downgraded);
+  CHECK(Has(s.reason,
+            "a USB 2.0 disk at 12 Mb/s on usb-storage. A USB 2 device at full speed: if "
+            "it does high speed, a USB 2 port would lift the 1.5 MB/s limit to 60."));
+  FakeSys old;
+  Usb(old, " 1.10", "12", "12", "usb-storage");
+  const LinkState o = ReadLinkState(old.root(), "sdb");
+  CHECK_FALSE(o.downgraded);
+  CHECK(o.reason == "a USB 1.1 disk at 12 Mb/s on usb-storage.");
+}
+
+TEST_CASE("eMMC HS400 carries two transfers a clock; debugfs numbers out of range are none",
+          "[link]") {
+  FakeSys sys;
+  const std::string card = "devices/platform/mmc_host/mmc0/mmc0:0001";
+  sys.Attr(card + "/type", "MMC");
+  sys.Block("platform/mmc_host/mmc0/mmc0:0001/block/mmcblk0");
+  sys.Attr("kernel/debug/mmc0/ios",
+           "clock:\t\t200000000 Hz\nbus width:\t3 (8 bits)\ntiming spec:\t10 (mmc HS400)");
+  CHECK(ReadLinkState(sys.root(), "mmcblk0").limit_mb_per_s == Approx(400));
+  sys.Attr("kernel/debug/mmc0/ios",
+           "clock:\t\t200000000 Hz\nbus width:\t3 (1e99 bits)\ntiming spec:\t10 (mmc HS400)");
+  const LinkState bad = ReadLinkState(sys.root(), "mmcblk0");
+  CHECK(bad.limit_mb_per_s == 0);
+  CHECK(bad.current == "unknown");
 }
 
 TEST_CASE("A USB 3 disk on usb-storage (BOT) instead of uas is named", "[link]") {

@@ -98,7 +98,7 @@ grep -q "^Verdict: .*came from RAM" <<<"$summary" || fail "the profile verdict d
 rc=0
 run_and_wait "$ZCAV" sweep "$LOOP" --adaptive --format json -o "$WORK/adaptive.json" --quiet || rc=$?
 [[ $rc -eq 0 ]] || fail "zcav sweep --adaptive $LOOP exited with $rc"
-check adaptive 'dev.get("page_cache_file") == file and len(shares) == 1 and shares[0] >= 0.9 and j["summary"].get("page_cache_share_at_end", 0) >= 0.9'
+check adaptive 'dev.get("page_cache_file") == file and len(shares) == 1 and shares[0] >= 0.9 and j["summary"].get("page_cache_share_at_end", 0) >= 0.9 and caches.get("misleads") is True and "came from RAM" in caches.get("description", "")'
 detach_loop "$LOOP"
 LOOP=""
 

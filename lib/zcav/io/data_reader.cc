@@ -1743,9 +1743,8 @@ std::optional<double> JsonNonNegative(const Json& object, const char* name) {
   return v;
 }
 
-// "device": the path, size and what the device said about itself.
-// device.link_detail (json_writer.cc LinkJson): its texts as data, its
-// rates only where they are finite and positive.
+// device.link_detail (json_writer.cc LinkDetailJson): its texts as data,
+// its rates only where they are finite and positive.
 LinkState ReadJsonLink(const Json& l) {
   const auto text = [&](const char* name) {
     const auto it = l.find(name);
@@ -1780,6 +1779,7 @@ LinkState ReadJsonLink(const Json& l) {
   return s;
 }
 
+// "device": the path, size and what the device said about itself.
 void ReadJsonDevice(const Json& dev, Profile& profile) {
   if (const auto p = dev.find("path"); p != dev.end() && p->is_string()) {
     profile.device_path = p->get<std::string>();

@@ -734,6 +734,12 @@ void Settle(std::vector<std::pair<std::uint64_t, double>> read, double left, dou
   for (const auto& [slot, rate] : read) {
     vote.push_back(std::abs(std::log(rate / right)) - std::abs(std::log(rate / left)));
   }
+  // (No probe left for one side: nothing places the edge; the bisection's
+  // bracket stands.)
+  if (std::none_of(vote.begin(), vote.end(), [](double v) { return v > 0; }) ||
+      std::none_of(vote.begin(), vote.end(), [](double v) { return v < 0; })) {
+    return;
+  }
   // cost(j): the edge between read[j - 1] and read[j].
   double cost = 0;
   for (std::size_t i = 1; i < read.size(); ++i) cost += std::max(0.0, vote[i]);

@@ -216,9 +216,13 @@ std::optional<LinkState> Usb(const std::vector<fs::path>& up) {
     // descriptor still names SuperSpeed (what USBView calls "High (is
     // SuperSpeed or higher capable)").
     const std::optional<double> bos = BosBestMbit(up[i]);
-    const double best = std::max({bos.value_or(0), usb_version >= 3 ? 5000.0 : 480.0, speed});
+    // (A USB 2.0 descriptor at 12 Mb/s may be a full-speed-only device:
+    // only a USB 3 capability, known, makes a slower link a finding.)
+    const double best = std::max({bos.value_or(0), usb_version >= 3 ? 5000.0 : 0.0, speed});
     const bool usb3 = best >= 5000;
-    s.max = best > 5000 ? Fixed(best, 0) + " Mb/s" : usb3 ? "5000 Mb/s or more" : "480 Mb/s";
+    s.max = best > 5000 ? Fixed(best, 0) + " Mb/s"
+            : usb3      ? "5000 Mb/s or more"
+                        : Fixed(best, 0) + " Mb/s";
     s.limit_mb_per_s = UsbMbPerS(speed);
     s.max_limit_mb_per_s = UsbMbPerS(best);
     const bool slow_link = speed < best;
@@ -233,11 +237,16 @@ std::optional<LinkState> Usb(const std::vector<fs::path>& up) {
       s.reason = disk + " on " + SlowUsbPlace(up[i], hub) + " (" + s.current + "): " + rates +
                  "; a USB 3 port (and cable) would lift it.";
     } else if (slow_link) {
-      s.reason = disk + " at " + s.current + ": " + rates + "; a " +
-                 (usb3 ? Fixed(best / 1000, 0) + " Gb/s" : std::string("USB 2 (480 Mb/s)")) +
-                 " port (and cable) would lift it.";
+      s.reason = disk + " at " + s.current + ": " + rates + "; a " + Fixed(best / 1000, 0) +
+                 " Gb/s port (and cable) would lift it.";
     } else {
       s.reason = disk + " at " + s.current + (s.driver.empty() ? "." : " on " + s.driver + ".");
+      if (usb_version >= 2 && speed < 480) {
+        s.reason +=
+            " A USB 2 device at full speed: if it does high speed, a USB 2 port would "
+            "lift the " +
+            Fixed(s.limit_mb_per_s, 1) + " MB/s limit to 60.";
+      }
     }
     // Version 2.10 without a BOS descriptor to read: USB 3 or not is unknown.
     if (!bos && !usb3 && usb_version > 2.05) {
@@ -309,9 +318,15 @@ MmcIos ReadIos(const fs::path& file) {
                                   ? CleanText(value.substr(open + 1, close - open - 1), 64)
                                   : "";
     if (key == "timing spec") ios.timing = inner;
-    if (key == "clock" && ios.clock_hz <= 0) ios.clock_hz = LeadingNumber(value);
-    if (key == "actual clock" && LeadingNumber(value) > 0) ios.clock_hz = LeadingNumber(value);
-    if (key == "bus width") ios.bits = static_cast<int>(LeadingNumber(inner));
+    // (Bounded: the text is data. No card bus runs over 1 GHz or 8 bits.)
+    const double number = LeadingNumber(value);
+    const bool clock_ok = number > 0 && number <= 1e9;
+    if (key == "clock" && ios.clock_hz <= 0 && clock_ok) ios.clock_hz = number;
+    if (key == "actual clock" && clock_ok) ios.clock_hz = number;
+    if (key == "bus width") {
+      const double bits = LeadingNumber(inner);
+      ios.bits = bits >= 1 && bits <= 8 ? static_cast<int>(bits) : 0;
+    }
   }
   return ios;
 }
@@ -356,7 +371,10 @@ std::optional<LinkState> Mmc(const fs::path& root, const std::vector<fs::path>& 
                  "reader, not the disk's media, may set the rate.";
       return s;
     }
-    const bool ddr = ios.timing.find("DDR") != std::string::npos;
+    // Two transfers a clock: the DDR modes and eMMC's HS400 (200 MHz x 8
+    // bits: 400 MB/s).
+    const bool ddr = ios.timing.find("DDR") != std::string::npos ||
+                     ios.timing.find("HS400") != std::string::npos;
     s.limit_mb_per_s = ios.clock_hz * ios.bits / 8 / 1e6 * (ddr ? 2 : 1);
     s.current = ios.timing + " (" + Fixed(ios.clock_hz / 1e6, 0) + " MHz, " +
                 std::to_string(ios.bits) + " bits)";
