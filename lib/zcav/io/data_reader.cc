@@ -1750,16 +1750,10 @@ LinkState ReadJsonLink(const Json& l) {
     const auto it = l.find(name);
     return it != l.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  const auto rate = [&](const char* name) {
-    const auto it = l.find(name);
-    const double x = it != l.end() && it->is_number() ? it->get<double>() : 0.0;
-    return std::isfinite(x) && x > 0 ? x : 0.0;
-  };
+  const auto rate = [&](const char* name) { return JsonNonNegative(l, name).value_or(0.0); };
   const auto count = [&](const char* name) {
-    const auto it = l.find(name);
-    return it != l.end() && it->is_number_unsigned() && it->get<std::uint64_t>() <= 64
-               ? static_cast<unsigned>(it->get<std::uint64_t>())
-               : 0U;
+    const std::uint64_t n = JsonCount(l, name);
+    return n <= 64 ? static_cast<unsigned>(n) : 0U;
   };
   LinkState s;
   s.transport = text("transport");
