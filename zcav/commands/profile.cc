@@ -1,3 +1,4 @@
+// Longer than 1,200 lines: it holds several modules that issue 38 splits apart.
 // zcav profile [DEVICE] [-o DIR]: the one command most people should run.
 //
 // Steps, in this order, each stopping at once on SIGINT/SIGTERM:

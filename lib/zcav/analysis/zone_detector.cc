@@ -1,3 +1,4 @@
+// Longer than 1,200 lines: it holds several modules that issue 38 splits apart.
 // Zone detection: a robust noise scale, a Hampel outlier filter, exact
 // penalised segmentation (the optimum PELT finds, computed by FPOP), merging
 // of steps too small to be zones, and curve classification.

@@ -1,3 +1,4 @@
+// Longer than 1,200 lines: it holds several modules that issue 38 splits apart.
 // Reading saved results back: see data_reader.h for the formats.
 //
 // Every format is first turned into rows (offset, length, rate, passes behind

@@ -1,3 +1,4 @@
+// Longer than 1,200 lines: it holds several modules that issue 38 splits apart.
 // Plots: see plot.h.
 //
 // Each script is a template from plots/*.gp (embedded by CMake as
