@@ -5,12 +5,18 @@ The layers of lib/zcav/ (README, Layout), lowest first:
   base/      units, errors, clocks, statistics: includes only the standard library
              (and other base/ headers)
   device/    the Device seam and the devices: base/, device/
-  measure/   the sweep and its sinks: base/, device/, measure/ -- never analysis/ or io/
-  analysis/  pure computations over values: base/, device/device_info.h, measure/, analysis/
+  measure/   the sweep and its sinks: base/, device/, measure/ -- nothing above
+  result/    the model of a saved result and its Curve: base/, device/, measure/, result/
+  analysis/  pure computations over values: base/, device/device_info.h, measure/, result/,
+             analysis/
              -- never the device seam (device/device.h and the devices) or the sweep
              (measure/sweep.h)
-  io/        file formats, plots, reports: anything in lib/; but the readers
-             (io/data_reader.*) never include the writers (io/writers.h)
+  format/    file formats, readers and writers: base/, device/, measure/, result/,
+             analysis/, format/ -- never report/ or pipeline/; the readers
+             (format/data_reader.*) never include the writers (format/writers.h)
+  report/    plots, reports, the live view: the layers below and report/ -- never
+             pipeline/, never the device seam (device/device.h and the devices)
+  pipeline/  the sinks and the sweep's chain: anything in lib/
 Nothing in lib/ includes the command line (zcav/*.h beside main.cc).
 
 Usage: check-layers.py [ROOT]   (ROOT: the repository, default: this script's parent's parent)
@@ -23,13 +29,18 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"zcav/([^"]+)"')
 # Generated headers (build tree), not part of a layer: which layer may include them.
-GENERATED = {"plot_templates.h": {"io"}, "version.h": set()}
+GENERATED = {"plot_templates.h": {"report"}, "version.h": set()}
+# The device seam and the devices: what analysis/ and report/ never include.
+DEVICE_SEAM = {"device/device.h", "device/sim_device.h", "device/write_target.h"}
 ALLOWED = {
     "base": {"base"},
     "device": {"base", "device"},
     "measure": {"base", "device", "measure"},
-    "analysis": {"base", "measure", "analysis"},
-    "io": {"base", "device", "measure", "analysis", "io"},
+    "result": {"base", "device", "measure", "result"},
+    "analysis": {"base", "measure", "result", "analysis"},
+    "format": {"base", "device", "measure", "result", "analysis", "format"},
+    "report": {"base", "device", "measure", "result", "analysis", "format", "report"},
+    "pipeline": {"base", "device", "measure", "result", "analysis", "format", "report", "pipeline"},
 }
 
 
@@ -71,8 +82,10 @@ def violations(root):
                                     + (" and device/device_info.h" if here == "analysis" else ""))
                 elif here == "analysis" and target == "measure/sweep.h":
                     problems.append(f"{where}: analysis/ never includes the sweep")
-                elif rel_file.startswith("io/data_reader.") and target == "io/writers.h":
+                elif rel_file.startswith("format/data_reader.") and target == "format/writers.h":
                     problems.append(f"{where}: the readers never include the writers")
+                elif here == "report" and target in DEVICE_SEAM:
+                    problems.append(f"{where}: report/ never reads a device")
     return problems, checked
 
 

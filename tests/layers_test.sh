@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The include-rule check (scripts/check-layers.py) passes on the tree and
 # fails on each deliberately wrong include, planted in a copy of lib/ and zcav/:
-# base including a device, measure including io, analysis including the
+# base including a device, measure including format, format including
+# report or pipeline, report including pipeline or the device seam, result
+# including analysis, analysis including the
 # device seam or the sweep, a reader including the writers, lib/ including
 # the command line. Usage: bash layers_test.sh REPOSITORY. Exit 0 pass, 1 fail.
 set -uo pipefail
@@ -32,10 +34,15 @@ plant() {
 }
 cases=0
 plant base/units.h device/device.h "base/ may include only base"
-plant measure/sweep.cc io/writers.h "measure/ may include only"
+plant measure/sweep.cc format/writers.h "measure/ may include only"
 plant measure/sample_sink.h analysis/zone_detector.h "measure/ may include only"
 plant analysis/verdict.cc device/device.h "analysis/ may include only"
 plant analysis/zone_detector.cc measure/sweep.h "analysis/ never includes the sweep"
-plant io/data_reader.cc io/writers.h "the readers never include the writers"
-plant io/plot.cc cli.h "lib/ never includes the command line"
+plant format/data_reader.cc format/writers.h "the readers never include the writers"
+plant report/plot.cc cli.h "lib/ never includes the command line"
+plant format/json_writer.cc report/plot.h "format/ may include only"
+plant format/raw_writer.cc pipeline/pass_curves.h "format/ may include only"
+plant report/report.cc pipeline/resume.h "report/ may include only"
+plant report/plot.cc device/device.h "report/ never reads a device"
+plant result/saved_result.h analysis/zone_detector.h "result/ may include only"
 exit "$failed"

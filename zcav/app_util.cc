@@ -180,9 +180,9 @@ RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
   return run;
 }
 
-Profile SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
-                     const SweepResult& result, Curve points) {
-  Profile p;
+SavedResult SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
+                         const SweepResult& result, Curve points) {
+  SavedResult p;
   p.source = source;
   p.format = format;
   p.device_path = run.device.path;

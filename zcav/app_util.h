@@ -20,15 +20,15 @@
 #include "zcav/base/clock.h"
 #include "zcav/base/error.h"
 #include "zcav/device/device.h"
-#include "zcav/io/data_reader.h"
-#include "zcav/io/events_writer.h"
-#include "zcav/io/health_sink.h"
-#include "zcav/io/plot.h"
-#include "zcav/io/result_recorder.h"
+#include "zcav/format/data_reader.h"
+#include "zcav/format/events_writer.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
 #include "zcav/measure/random_access.h"
 #include "zcav/measure/sample_sink.h"
+#include "zcav/pipeline/health_sink.h"
+#include "zcav/pipeline/result_recorder.h"
+#include "zcav/report/plot.h"
 
 namespace zcav {
 
@@ -141,8 +141,8 @@ RunInfo NewRunInfo(const DeviceInfo& device, const SweepPlan& plan,
 // and passes, the curve `points`, and the average rate and CPU share of
 // `result`; `source` and `format` as a reader would set them. The unreadable
 // and slow regions are the caller's to add (not every command draws them).
-Profile SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
-                     const SweepResult& result, Curve points);
+SavedResult SweepProfile(const std::string& source, const std::string& format, const RunInfo& run,
+                         const SweepResult& result, Curve points);
 
 // A file name made from a device name: "/dev/sdb" -> "sdb", "sim:hdd?size=2T"
 // -> "sim-hdd-size-2T".
@@ -158,7 +158,7 @@ void WriteAndRender(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
                       const std::string& text, std::ostream& out);
 
-// The --events stream of one run (io/events_writer.h): none for an empty
+// The --events stream of one run (format/events_writer.h): none for an empty
 // `path`, `out` (stdout) for "-", else the file `path`, checked as -o is
 // (AtomicFile: not a device, not one of `inputs`), created under a random
 // temporary name and renamed into place now, then written as the run goes
@@ -201,7 +201,7 @@ class CurveSink final : public SampleSink {
   void OnFinish(const SweepResult&) override {}
 
   Curve points;
-  std::vector<float> worst_chunk_ms;  // parallel to points (Profile::worst_chunk_ms)
+  std::vector<float> worst_chunk_ms;  // parallel to points (SavedResult::worst_chunk_ms)
 };
 
 }  // namespace zcav

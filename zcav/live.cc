@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "zcav/io/gnuplot.h"
+#include "zcav/report/gnuplot.h"
 
 namespace zcav {
 

@@ -1,5 +1,5 @@
 // --live (zcav sweep, zcav profile): which live view, if any, this run can
-// show (io/live_view.h), decided from where zcav runs:
+// show (report/live_view.h), decided from where zcav runs:
 //   a display (DISPLAY or WAYLAND_DISPLAY) and a gnuplot with a window
 //   terminal (x11, else qt, else wxt: x11 needs no toolkit and draws
 //   fastest): a gnuplot window, the progress line stays on stderr;
@@ -15,7 +15,7 @@
 
 #include "zcav/analysis/zone_detector.h"
 #include "zcav/base/clock.h"
-#include "zcav/io/live_view.h"
+#include "zcav/report/live_view.h"
 
 namespace zcav {
 

@@ -15,9 +15,9 @@
 #include "cli.h"
 #include "zcav/analysis/expectations.h"
 #include "zcav/analysis/zone_detector.h"
-#include "zcav/io/plot.h"
-#include "zcav/io/zone_report.h"
+#include "zcav/format/zone_table.h"
 #include "zcav/measure/sweep.h"
+#include "zcav/report/plot.h"
 
 namespace zcav {
 
@@ -60,7 +60,7 @@ void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& s
 int JudgeExpectations(const GateFlags& gate, const ExpectationFigures& figures, std::ostream& err);
 
 // --events FILE|- (zcav sweep, zcav profile): newline-delimited JSON events
-// while the run goes on (io/events_writer.h).
+// while the run goes on (format/events_writer.h).
 struct EventsFlags {
   // --events: the events file ("-" = stdout); empty = none. Written directly
   // (not under a temporary name), so a run killed mid-way leaves what it

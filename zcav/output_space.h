@@ -13,8 +13,8 @@
 #include <string>
 
 #include "zcav/base/atomic_file.h"
-#include "zcav/io/result_recorder.h"
-#include "zcav/io/writers.h"
+#include "zcav/format/writers.h"
+#include "zcav/pipeline/result_recorder.h"
 
 namespace zcav {
 

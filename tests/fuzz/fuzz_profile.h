@@ -7,7 +7,7 @@
 // detection looks for (`detected_by`; the seeds of zcav's own formats are
 // its golden files, which start so).
 //
-// The contract checked: ParseProfile either returns a Profile of the forced
+// The contract checked: ParseProfile either returns a SavedResult of the forced
 // format whose points are in strictly increasing offset order with finite,
 // non-negative rates (median, min, max), or throws zcav::Error of kind
 // kBadInput with a message that starts with the source name. Anything else
@@ -27,7 +27,7 @@
 #include <string_view>
 
 #include "zcav/base/error.h"
-#include "zcav/io/data_reader.h"
+#include "zcav/format/data_reader.h"
 
 namespace zcav::fuzz {
 
@@ -37,7 +37,7 @@ namespace zcav::fuzz {
   std::abort();
 }
 
-inline void CheckProfile(const Profile& profile, std::string_view format) {
+inline void CheckProfile(const SavedResult& profile, std::string_view format) {
   if (profile.format != format) {
     Violation("format detected as '" + profile.format + "', forced '" + std::string(format) + "'");
   }

@@ -9,8 +9,8 @@
 #include "zcav/analysis/fleet.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
-#include "zcav/io/data_reader.h"
-#include "zcav/io/fleet_report.h"
+#include "zcav/format/data_reader.h"
+#include "zcav/report/fleet_report.h"
 #include "zcav/version.h"
 
 namespace zcav {

@@ -1,5 +1,5 @@
 // zcav plot FILE...: saved results drawn with gnuplot.
-#include "zcav/io/plot.h"
+#include "zcav/report/plot.h"
 
 #include <filesystem>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "../options.h"
 #include "commands.h"
 #include "zcav/base/error.h"
-#include "zcav/io/report.h"
+#include "zcav/report/report.h"
 
 namespace zcav {
 namespace {

@@ -17,7 +17,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
-#include "zcav/io/writers.h"
+#include "zcav/format/writers.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
 #include "zcav/measure/random_access.h"

@@ -58,15 +58,9 @@
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
-#include "zcav/io/health_sink.h"
-#include "zcav/io/pass_curves.h"
-#include "zcav/io/plot.h"
-#include "zcav/io/report.h"
-#include "zcav/io/result_recorder.h"
-#include "zcav/io/result_size.h"
-#include "zcav/io/surface_map.h"
-#include "zcav/io/writers.h"
-#include "zcav/io/zone_report.h"
+#include "zcav/format/result_size.h"
+#include "zcav/format/writers.h"
+#include "zcav/format/zone_table.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/adaptive.h"
 #include "zcav/measure/burst.h"
@@ -75,6 +69,12 @@
 #include "zcav/measure/random_access.h"
 #include "zcav/measure/sample_sink.h"
 #include "zcav/measure/sweep.h"
+#include "zcav/pipeline/health_sink.h"
+#include "zcav/pipeline/pass_curves.h"
+#include "zcav/pipeline/result_recorder.h"
+#include "zcav/report/plot.h"
+#include "zcav/report/report.h"
+#include "zcav/report/surface_map.h"
 
 namespace zcav {
 namespace {
@@ -994,7 +994,7 @@ void ProfileRun::WriteZonesPlotsAndReports() {
 void ProfileRun::PlotAndReport(bool gnuplot) {
   // What `zcav plot|report DIR/profile.json` would read back, from memory.
   PlotInput input;
-  Profile& p = input.profile;
+  SavedResult& p = input.profile;
   p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_, std::move(curve_.points));
   p.adaptive = adaptive_result_;
   if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;

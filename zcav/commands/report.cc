@@ -1,5 +1,5 @@
 // zcav report FILE... -o REPORT.md|REPORT.html: a report of saved results.
-#include "zcav/io/report.h"
+#include "zcav/report/report.h"
 
 #include <filesystem>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "../options.h"
 #include "commands.h"
 #include "zcav/base/error.h"
-#include "zcav/io/plot.h"
+#include "zcav/report/plot.h"
 
 namespace zcav {
 namespace {

@@ -31,14 +31,9 @@
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
-#include "zcav/io/data_reader.h"
-#include "zcav/io/pass_curves.h"
-#include "zcav/io/plot.h"
-#include "zcav/io/report.h"
-#include "zcav/io/result_recorder.h"
-#include "zcav/io/result_size.h"
-#include "zcav/io/resume.h"
-#include "zcav/io/zone_report.h"
+#include "zcav/format/data_reader.h"
+#include "zcav/format/result_size.h"
+#include "zcav/format/zone_table.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/adaptive.h"
 #include "zcav/measure/burst.h"
@@ -46,6 +41,11 @@
 #include "zcav/measure/estimate.h"
 #include "zcav/measure/progress.h"
 #include "zcav/measure/sample_sink.h"
+#include "zcav/pipeline/pass_curves.h"
+#include "zcav/pipeline/result_recorder.h"
+#include "zcav/pipeline/resume.h"
+#include "zcav/report/plot.h"
+#include "zcav/report/report.h"
 
 namespace zcav {
 namespace {
@@ -507,7 +507,7 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
 // A resumed sweep reads in the shape its partial run recorded, where the
 // command line leaves it open (the default block follows a rate estimate,
 // which differs from run to run).
-void KeepRecordedShape(const Profile& partial, SweepOptions& options) {
+void KeepRecordedShape(const SavedResult& partial, SweepOptions& options) {
   if (!partial.plan) return;
   if (options.block_bytes == 0) options.block_bytes = partial.plan->block_bytes;
   if (options.chunk_bytes == 0) options.chunk_bytes = partial.plan->chunk_bytes;
@@ -533,7 +533,7 @@ void SayBeforeSweep(const SweepCommandOptions& options, const RunInfo& run, std:
 // --resume: the partial result must belong to this sweep (checked before
 // anything is written or read). Nothing without --resume.
 std::optional<ResumePoint> ResumeFrom(const SweepCommandOptions& options,
-                                      const std::optional<Profile>& partial, const RunInfo& run,
+                                      const std::optional<SavedResult>& partial, const RunInfo& run,
                                       std::ostream& err) {
   if (options.resume_file.empty()) return std::nullopt;
   std::optional<ResumePoint> resume = PrepareResume(*partial, run.plan, run.device);
@@ -559,7 +559,7 @@ void PlotSweep(const SweepCommandOptions& options, const RunInfo& run, const Swe
                Curve points, Media media, ZoneAnalysis zones, const HealthReport& health,
                const std::optional<AdaptiveResult>& adaptive, std::ostream& err) {
   PlotInput input;
-  Profile& p = input.profile;
+  SavedResult& p = input.profile;
   p = SweepProfile(options.device, "sweep", run, result, std::move(points));
   p.adaptive = adaptive;
   p.plan = run.plan;  // a write sweep's plot says so and marks its cache's cliff
@@ -730,7 +730,7 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   const SweepCommandOptions options = WithDriveNames(given, info);
   // The default block size follows a short estimate of the start's rate
   // (WithStartRate); a resumed sweep keeps the shape its partial run had.
-  std::optional<Profile> partial;
+  std::optional<SavedResult> partial;
   SweepOptions sweep_options = options.sweep;
   if (!options.resume_file.empty()) {
     partial = ReadProfile(options.resume_file);

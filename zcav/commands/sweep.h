@@ -12,7 +12,7 @@
 
 #include "../options.h"
 #include "zcav/device/device.h"
-#include "zcav/io/writers.h"
+#include "zcav/format/writers.h"
 #include "zcav/measure/sweep.h"
 
 namespace zcav {

@@ -8,15 +8,16 @@
 #include "../app_util.h"
 #include "../options.h"
 #include "commands.h"
+#include "zcav/analysis/result_zones.h"
 #include "zcav/analysis/slow_blocks.h"
 #include "zcav/analysis/step_origin.h"
 #include "zcav/analysis/transport.h"
 #include "zcav/analysis/verdict.h"
 #include "zcav/base/error.h"
-#include "zcav/io/data_reader.h"
-#include "zcav/io/pass_curves.h"
-#include "zcav/io/writers.h"
-#include "zcav/io/zone_report.h"
+#include "zcav/format/data_reader.h"
+#include "zcav/format/writers.h"
+#include "zcav/format/zone_table.h"
+#include "zcav/pipeline/pass_curves.h"
 
 namespace zcav {
 namespace {
@@ -69,7 +70,7 @@ ZonesOptions ReadZones(const po::variables_map& vm) {
 // rates (slow_blocks.h) go into `context` with the health line they give, and
 // their blocks out of `profile`'s points, so that they are neither zones nor
 // outliers.
-void SlowRegionsFromBlocks(Profile& profile, ZoneReportContext& context) {
+void SlowRegionsFromBlocks(SavedResult& profile, ZoneReportContext& context) {
   if (!profile.latency_classes.empty() || !profile.slow_regions.empty() || profile.adaptive) {
     return;
   }
@@ -90,7 +91,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
   // Read and analyse every file first: a bad file fails before any output.
   std::vector<std::pair<ZoneAnalysis, ZoneReportContext>> results;
   for (const std::string& path : options.files) {
-    Profile profile = ReadProfile(path);
+    SavedResult profile = ReadProfile(path);
     ZoneReportContext context;
     context.source = profile.device_path.empty() ? path : path + " (" + profile.device_path + ")";
     context.device_bytes = profile.device_bytes;
@@ -104,7 +105,7 @@ int RunZones(const ZonesOptions& options, const Invocation& inv) {
     zone_options.non_rotational =
         zone_options.non_rotational || KnownNotToRotate(RecordedDevice(profile));
     SlowRegionsFromBlocks(profile, context);
-    ZoneAnalysis analysis = ProfileZones(profile, zone_options, context.media != Media::kNone);
+    ZoneAnalysis analysis = ResultZones(profile, zone_options, context.media != Media::kNone);
     // A saved multi-pass sweep keeps its samples: position or time, as the
     // sweep itself told (step_origin.h).
     if (profile.plan && profile.plan->passes >= 2 && !profile.samples.empty() &&

@@ -11,20 +11,9 @@
 #include <vector>
 
 #include "zcav/measure/sample.h"
+#include "zcav/result/recorded.h"
 
 namespace zcav {
-
-// What the sweep recorded about caches.
-struct CacheEvidence {
-  // Each complete pass's rate (bytes / read time, MB/s = 10^6 B/s), in the
-  // order read.
-  std::vector<double> pass_mb_per_s;
-  // Same index: the share (0..1) of page_cache_file in the page cache when
-  // that pass started (nullopt: not known).
-  std::vector<std::optional<double>> pass_cached_share;
-  std::optional<double> cached_share_at_end;  // when the sweep ended
-  std::string page_cache_file;                // "" = the reads bypass the page cache
-};
 
 enum class PassTrend {
   kNone,            // fewer than 2 complete passes

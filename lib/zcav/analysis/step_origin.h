@@ -5,7 +5,7 @@
 // individual passes of a sweep.
 //
 // ClassifySteps and ApplyStepOrigins are pure functions over values; the
-// per-pass curves come from io/pass_curves.h.
+// per-pass curves come from pipeline/pass_curves.h.
 #pragma once
 
 #include <cstddef>

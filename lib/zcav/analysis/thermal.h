@@ -22,18 +22,12 @@
 #include <optional>
 #include <vector>
 
+#include "zcav/result/recorded.h"
+
 namespace zcav {
 
 inline constexpr double kThermalDropShare = 0.2;
 inline constexpr double kThermalRiseC = 5;
-
-// One drive temperature reading during a run.
-struct TemperatureReading {
-  double seconds = 0;              // since the sweep's first read
-  std::uint64_t offset_bytes = 0;  // where the sweep was reading
-  double celsius = 0;
-  std::uint32_t pass = 0;  // 0-based: the pass being read
-};
 
 // A stretch of reading in one pass: one sample, or consecutive samples
 // merged (RateTimeline bounds its memory).

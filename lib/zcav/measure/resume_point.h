@@ -1,6 +1,6 @@
 // ResumePoint: where an interrupted sweep goes on, and what it had measured
 // (RunSweep replays it to its sinks). Made from a partial result file by
-// PrepareResume (io/resume.h).
+// PrepareResume (pipeline/resume.h).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SampleSink: the observer the sweep reports to. Writers, the progress line
 // and tests are sinks; the sweep itself prints nothing. The zones are an
-// output-side event: io/result_sink.h.
+// output-side event: format/result_sink.h.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,565 @@
+// The JSON writer: one JSON document, streamed.
+//
+//   {"format":"zcav","schema_version":"1.0","version":..,"units":..,"command":..,"started":..,
+//   "device":{..},
+//   "options":{..},           <- with "timing":{"bytes_in_flight","blocks_spanned",
+//                                "drained_per_block","blur_blocks"} (sweep.h BlockTiming)
+//   "blocks":[
+//   {..},                      <- one line per block, written as it arrives
+//   {..}
+//   ],
+//   "passes":[..],             <- each with "chunk_bytes", "latency_classes":
+//                                [{"below_ms":5,"chunks":N},..,{"below_ms":null,..}]
+//                                (null: 500 ms and more) and "unreadable_chunks"
+//   "summary":{..},            <- the same three summed over the passes
+//   "health":{"verdict":"good|suspect|failing","reasons":[..]},  <- behind a HealthSink
+//   "smart":{"before":{..},"after":{..},"increases":[{"field","before","after"}]},
+//                              <- when SMART was asked for; a snapshot that could
+//                                 not be read is {"available":false,"note":..}
+//   "temperatures":[{"seconds","offset_bytes","celsius","pass"}],"temperature_source":..
+//   "thermal_drops":[{"pass","offset_bytes","seconds","before_mb_per_s",
+//                     "after_mb_per_s","from_celsius","to_celsius","time_effect"}],
+//                              <- drops that came with a temperature rise
+//                                 (analysis/thermal.h); time_effect null: unknown
+//   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
+//              "bounded_by_budget"}],     <- unreadable ranges, merged
+//   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
+//   "status":"complete","partial":false,
+//   "finished":"2026-..Z"}     <- start + wall time, UTC (null when the start is unknown)
+//
+// The opening is written at OnStart, each block at OnBlock, the rest at
+// OnFinish; the document is only complete (parseable) after OnFinish.
+// Rates are MB/s (10^6 B/s), sizes bytes, times seconds. Unknown device facts
+// are null. NaN and infinities never appear (written as 0). A block with no
+// clean read (passes 0) has null rates and its "unreadable_bytes".
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zcav/base/error.h"
+#include "zcav/base/text.h"
+#include "zcav/base/units.h"
+#include "zcav/format/adaptive_format.h"
+#include "zcav/format/events_writer.h"
+#include "zcav/format/writers.h"
+#include "zcav/format/zone_table.h"
+#include "zcav/measure/sweep.h"
+
+namespace zcav {
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order written
+
+double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// Long members are written in pieces of about this size.
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+Json StringOrNull(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+double Seconds(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e9; }
+
+// Device strings come from sysfs and the command line: invalid UTF-8 is
+// replaced (U+FFFD) rather than aborting the run.
+std::string Dump(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string Member(const char* name, const Json& value) {
+  return Dump(Json(name)) + ":" + Dump(value);
+}
+
+// device.link_detail: how the link trained (LinkState); units in the names.
+Json LinkDetailJson(const LinkState& s) {
+  const auto count_or_null = [](unsigned n) { return n > 0 ? Json(n) : Json(nullptr); };
+  const auto rate_or_null = [](double r) { return r > 0 ? Json(r) : Json(nullptr); };
+  Json j = {{"transport", s.transport},
+            {"current", StringOrNull(s.current)},
+            {"max", StringOrNull(s.max)},
+            {"width", count_or_null(s.width)},
+            {"max_width", count_or_null(s.max_width)},
+            {"driver", StringOrNull(s.driver)},
+            {"downgraded", s.downgraded},
+            {"reason", s.reason},
+            {"limit_mb_per_s", rate_or_null(s.limit_mb_per_s)},
+            {"max_limit_mb_per_s", rate_or_null(s.max_limit_mb_per_s)}};
+  if (s.transport == "mmc") {
+    j["card_type"] = StringOrNull(s.card_type);
+    j["speed_class"] = StringOrNull(s.speed_class);
+    j["card_grades"] = StringOrNull(s.card_grades);
+  }
+  return j;
+}
+
+Json DeviceJson(const DeviceInfo& dev) {
+  Json j;
+  j["path"] = dev.path;
+  j["kind"] = StringOrNull(dev.kind);
+  j["size_bytes"] = dev.size_bytes;
+  j["sector_bytes"] = dev.sector_bytes;
+  j["vendor"] = StringOrNull(dev.vendor);
+  j["model"] = StringOrNull(dev.model);
+  j["rotational"] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
+  j["transport"] = StringOrNull(dev.transport);
+  if (!dev.storage_transport.empty()) {
+    j["storage_transport"] = dev.storage_transport;
+    j["storage_rotational"] =
+        dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
+  }
+  j["link"] = StringOrNull(dev.link);
+  if (!dev.link_state.transport.empty()) j["link_detail"] = LinkDetailJson(dev.link_state);
+  j["direct_io"] = dev.direct_io;
+  if (!dev.page_cache_file.empty()) j["page_cache_file"] = dev.page_cache_file;
+  j["notes"] = dev.notes;  // an array, [] when none
+  return j;
+}
+
+// Which drive, on which machine, with which zcav: what tells a result apart
+// from its siblings' (device.identity).
+Json IdentityJson(const RunInfo& run) {
+  const DeviceInfo& dev = run.device;
+  Json j;
+  j["model"] = StringOrNull(dev.model);
+  j["serial"] = StringOrNull(dev.serial);
+  j["wwn"] = StringOrNull(dev.wwn);
+  j["firmware"] = StringOrNull(dev.firmware);
+  j["capacity_bytes"] = dev.size_bytes;
+  j["logical_sector_bytes"] = dev.sector_bytes;
+  j["physical_sector_bytes"] =
+      dev.physical_sector_bytes ? Json(dev.physical_sector_bytes) : Json(nullptr);
+  j["rotation_rpm"] = dev.rotation_rpm ? Json(*dev.rotation_rpm) : Json(nullptr);
+  j["by_id"] = dev.by_id;  // an array, [] when none
+  j["host"] = StringOrNull(run.host);
+  j["kernel"] = StringOrNull(run.kernel);
+  j["zcav_version"] = StringOrNull(run.version);
+  j["started"] = StringOrNull(run.start_time_utc);
+  return j;
+}
+
+Json OptionsJson(const SweepPlan& plan) {
+  Json j;
+  j["start_bytes"] = plan.start_bytes;
+  j["end_bytes"] = plan.end_bytes;
+  j["block_bytes"] = plan.block_bytes;
+  j["chunk_bytes"] = plan.chunk_bytes;
+  j["passes"] = plan.passes;
+  j["skip"] = plan.skip;
+  j["quick"] = plan.quick;
+  j["warmup"] = plan.warmup;
+  j["engine"] = plan.engine;            // io_uring, pread, sim or pwrite
+  j["queue_depth"] = plan.queue_depth;  // chunks in flight at once
+  // How sharp the per-block figures are (sweep.h BlockTimingOf): readers
+  // give blur_blocks to the zone detector (ZoneOptions::blur_blocks).
+  const BlockTiming timing = BlockTimingOf(plan);
+  Json t;
+  t["bytes_in_flight"] = timing.bytes_in_flight;
+  t["blocks_spanned"] = timing.blocks_spanned;
+  t["drained_per_block"] = timing.drained_per_block;
+  t["blur_blocks"] = timing.blur_blocks();
+  j["timing"] = t;
+  if (plan.write) j["mode"] = "write";  // absent: a read sweep
+  j["block_count"] = plan.block_count;
+  j["notes"] = plan.notes;  // an array, [] when none
+  return j;
+}
+
+Json BlockJson(const BlockResult& b) {
+  Json j;
+  j["index"] = b.index;
+  j["offset_bytes"] = b.offset_bytes;
+  j["length_bytes"] = b.length_bytes;
+  j["mb_per_s"] = Finite(b.mb_per_s);
+  j["mean_mb_per_s"] = Finite(b.mean_mb_per_s);
+  j["min_mb_per_s"] = Finite(b.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(b.max_mb_per_s);
+  j["stddev_mb_per_s"] = Finite(b.stddev_mb_per_s);
+  j["passes"] = b.passes;
+  j["seconds"] = Finite(b.seconds);
+  if (b.unreadable_bytes > 0) j["unreadable_bytes"] = b.unreadable_bytes;
+  if (b.worst_chunk_ms > 0) j["worst_chunk_ms"] = Finite(b.worst_chunk_ms);
+  if (b.passes == 0) {
+    // No clean read: no rate at all (not 0 MB/s).
+    for (const char* key : {"mb_per_s", "mean_mb_per_s", "min_mb_per_s", "max_mb_per_s",
+                            "stddev_mb_per_s", "seconds"}) {
+      j[key] = nullptr;
+    }
+  }
+  return j;
+}
+
+// Adds `c` to `j`: chunk_bytes, latency_classes (the last class, 500 ms and
+// more, has a null bound), unreadable_chunks.
+void AddLatency(Json& j, const LatencyClasses& c) {
+  j["chunk_bytes"] = c.chunk_bytes;
+  Json classes = Json::array();
+  for (std::size_t i = 0; i < c.chunks.size(); ++i) {
+    classes.push_back(
+        {{"below_ms", i < kLatencyBoundsMs.size() ? Json(kLatencyBoundsMs[i]) : Json(nullptr)},
+         {"chunks", c.chunks[i]}});
+  }
+  j["latency_classes"] = classes;
+  j["unreadable_chunks"] = c.unreadable_chunks;
+}
+
+Json PassJson(const PassSummary& p) {
+  Json j;
+  j["pass"] = p.pass + 1;  // 1-based for people
+  j["bytes"] = p.bytes;
+  j["seconds"] = Seconds(p.read_time);
+  j["mb_per_s"] = Finite(p.mb_per_s);
+  j["complete"] = p.complete;
+  if (p.cached_share) j["page_cache_share"] = Finite(*p.cached_share);
+  AddLatency(j, p.latency);
+  return j;
+}
+
+Json SummaryJson(const SweepResult& r) {
+  Json j;
+  j["min_mb_per_s"] = Finite(r.min_mb_per_s);
+  j["max_mb_per_s"] = Finite(r.max_mb_per_s);
+  j["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
+  j["cpu_percent"] = Finite(r.cpu_percent);
+  j["system_busy_percent"] =
+      r.system_busy_percent ? Json(Finite(*r.system_busy_percent)) : Json(nullptr);
+  j["seconds"] = Seconds(r.read_time);
+  j["wall_seconds"] = Finite(r.wall_seconds);
+  j["bytes_read"] = r.bytes_read;
+  j["blocks"] = r.blocks_measured;
+  j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  if (r.cached_share_at_end) j["page_cache_share_at_end"] = Finite(*r.cached_share_at_end);
+  AddLatency(j, r.LatencyTotals());
+  return j;
+}
+
+Json UnreadableJson(const UnreadableRange& u) {
+  return {{"offset_bytes", u.offset_bytes},
+          {"length_bytes", u.length_bytes},
+          {"errno", u.errno_value},
+          {"error", std::error_code(u.errno_value, std::system_category()).message()},
+          {"pass", u.pass + 1},
+          {"bounded_by_budget", u.bounded_by_budget}};
+}
+
+Json SlowJson(const SlowRegion& x) { return Json::parse(SlowRegionJson(x)); }
+
+template <typename T>
+Json OrNull(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json SmartJson(const SmartSnapshot& s) {
+  Json j;
+  j["available"] = s.available;
+  if (!s.note.empty()) j["note"] = s.note;
+  j["protocol"] = StringOrNull(s.protocol);
+  j["model"] = StringOrNull(s.model);
+  j["serial"] = StringOrNull(s.serial);
+  j["firmware"] = StringOrNull(s.firmware);
+  j["passed"] = OrNull(s.passed);
+  j["temperature_c"] = OrNull(s.temperature_c);
+  j["power_on_hours"] = OrNull(s.power_on_hours);
+  j["reallocated_sectors"] = OrNull(s.reallocated_sectors);
+  j["pending_sectors"] = OrNull(s.pending_sectors);
+  j["offline_uncorrectable"] = OrNull(s.offline_uncorrectable);
+  j["crc_errors"] = OrNull(s.crc_errors);
+  j["media_errors"] = OrNull(s.media_errors);
+  j["percentage_used"] = OrNull(s.percentage_used);
+  return j;
+}
+
+// "health", "smart" and "temperatures" members, each followed by ",\n".
+std::string HealthMembers(const HealthReport& h) {
+  std::string s = Member("health", {{"verdict", HealthVerdictName(h.health.verdict)},
+                                    {"reasons", h.health.reasons}}) +
+                  ",\n";
+  if (h.smart_requested) {
+    Json increases = Json::array();
+    for (const SmartChange& c : h.smart_increases) {
+      increases.push_back({{"field", c.field}, {"before", c.before}, {"after", c.after}});
+    }
+    s += Member("smart", {{"before", SmartJson(h.smart_before)},
+                          {"after", SmartJson(h.smart_after)},
+                          {"increases", increases}}) +
+         ",\n";
+  }
+  Json temps = Json::array();
+  for (const TemperatureReading& t : h.temperatures) {
+    temps.push_back({{"seconds", Finite(t.seconds)},
+                     {"offset_bytes", t.offset_bytes},
+                     {"celsius", t.celsius},
+                     {"pass", t.pass + 1}});
+  }
+  Json drops = Json::array();
+  for (const ThermalDrop& d : h.thermal_drops) {
+    drops.push_back({{"pass", d.pass + 1},
+                     {"offset_bytes", d.offset_bytes},
+                     {"seconds", Finite(d.seconds)},
+                     {"before_mb_per_s", Finite(d.before_mb_per_s)},
+                     {"after_mb_per_s", Finite(d.after_mb_per_s)},
+                     {"from_celsius", d.from_c},
+                     {"to_celsius", d.to_c},
+                     {"time_effect", d.time_effect ? Json(*d.time_effect) : Json(nullptr)}});
+  }
+  s += Member("temperatures", temps) + ",\n" +
+       Member("temperature_source", StringOrNull(h.temperature_source)) + ",\n" +
+       Member("thermal_drops", drops) + ",\n";
+  return s;
+}
+
+class JsonWriter final : public ResultSink {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+  void OnStart(const RunInfo& run) override {
+    std::string s = "{" + Member("format", "zcav") + "," +
+                    Member("schema_version", kSchemaVersion) + "," +
+                    Member("version", run.version) + "," +
+                    Member("units",
+                           "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; "
+                           "times in seconds") +
+                    "," + Member("command", run.command_line) + "," +
+                    Member("started", StringOrNull(run.start_time_utc)) + ",\n";
+    Json device = DeviceJson(run.device);
+    device["identity"] = IdentityJson(run);
+    s += Member("device", device) + ",\n";
+    s += Member("options", OptionsJson(run.plan)) + ",\n";
+    s += "\"blocks\":[";
+    passes_planned_ = run.plan.passes;
+    started_ = run.start_time_utc;
+    Write(s);
+  }
+
+  void OnBlock(const BlockResult& block) override {
+    // The comma goes before every block but the first, so the text written so
+    // far never ends in a dangling comma.
+    Write((first_block_ ? "\n" : ",\n") + Dump(BlockJson(block)));
+    first_block_ = false;
+    ++blocks_;
+  }
+
+  void OnPassDone(const PassSummary& pass) override { passes_.push_back(pass); }
+  void OnSample(const Sample& x) override {
+    if (passes_planned_ > 1) samples_.push_back({x.pass + 1, x.block_index, x.elapsed.count()});
+  }
+
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
+  }
+
+  void OnHealth(const HealthReport& report) override { health_ = HealthMembers(report); }
+  void OnAdaptive(const AdaptiveResult& result) override {
+    adaptive_ = "\"adaptive\":" + AdaptiveJsonText(result, blocks_) + ",\n";
+  }
+
+  void OnFinish(const SweepResult& r) override {
+    const std::vector<PassSummary>& passes = r.passes.empty() ? passes_ : r.passes;
+    Json pass_array = Json::array();
+    for (const PassSummary& p : passes) pass_array.push_back(PassJson(p));
+    std::string s = "\n],\n";
+    s += Member("passes", pass_array) + ",\n";
+    s += Member("summary", SummaryJson(r)) + ",\n";
+    s += health_;
+    s += adaptive_;
+    // The zone analysis, when the sweep ran the detector: "curve_type",
+    // "zones", "outliers", "zone_summary" at the top level.
+    for (const auto& [key, value] : zones_.items()) s += Member(key.c_str(), value) + ",\n";
+    Json errors = Json::array();
+    for (const UnreadableRange& u : r.unreadable) errors.push_back(UnreadableJson(u));
+    Json slow = Json::array();
+    for (const SlowRegion& x : r.slow_regions) slow.push_back(SlowJson(x));
+    if (passes_planned_ > 1) {
+      // Every timed sample: [pass (from 1), block index, elapsed ns]; what
+      // --resume needs to continue a multi-pass sweep exactly. Written as
+      // text in pieces (the text nlohmann::json would write): tens of
+      // millions of samples would take gigabytes as a JSON value.
+      s += "\"samples\":[";
+      for (std::size_t i = 0; i < samples_.size(); ++i) {
+        const TimedSample& x = samples_[i];
+        s += (i > 0 ? ",[" : "[") + std::to_string(x.pass) + ',' + std::to_string(x.block) + ',' +
+             std::to_string(x.ns) + ']';
+        if (s.size() >= kPieceBytes) {
+          Write(s);
+          s.clear();
+        }
+      }
+      s += "],\n";
+      samples_ = {};
+    }
+    s += Member("errors", errors) + ",\n";
+    s += Member("slow_regions", slow) + ",\n";
+    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial()) + ",\n" +
+         Member("finished", StringOrNull(UtcPlusSeconds(started_, r.wall_seconds)));
+    if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
+        r.status == SweepStatus::kWriteError) {
+      Json error;
+      error["offset_bytes"] = r.error_offset_bytes;
+      error["message"] = r.error.message();
+      s += ",\n" + Member("error", error);
+    }
+    s += "}\n";
+    Write(s);
+  }
+
+ private:
+  void Write(const std::string& text) {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+    if (!out_) {
+      throw Error("writing the JSON data failed (disk full or output closed?)",
+                  ErrorKind::kRuntime);
+    }
+  }
+
+  std::ostream& out_;
+  bool first_block_ = true;
+  std::vector<PassSummary> passes_;  // fallback when the result carries none
+  Json zones_ = Json::object();      // set by OnZones
+  std::string health_;               // set by OnHealth: members, each ending ",\n"
+  std::string adaptive_;             // set by OnAdaptive: the member, ending ",\n"
+  std::size_t blocks_ = 0;           // blocks written
+  std::uint32_t passes_planned_ = 1;
+  std::string started_;  // RunInfo::start_time_utc
+  struct TimedSample {
+    std::uint32_t pass;
+    std::uint64_t block;
+    std::int64_t ns;
+  };
+  std::vector<TimedSample> samples_;  // multi-pass sweeps only: 16 bytes each
+};
+
+// Events for pipelines (events_writer.h): one line per event, whole.
+class EventsWriterImpl final : public EventsWriter {
+ public:
+  explicit EventsWriterImpl(std::ostream& out) : out_(out) {}
+  ~EventsWriterImpl() override {
+    if (!finished_ || done_written_) return;
+    try {
+      WriteDone(Json(nullptr));
+    } catch (const Error&) {
+      // Nothing to tell from a destructor: the lines so far are whole.
+    }
+  }
+
+  void OnStart(const RunInfo& run) override {
+    passes_planned_ = run.plan.passes;
+    Json e = Event("start");
+    e["zcav_version"] = run.version;
+    e["command"] = run.command_line;
+    e["started"] = StringOrNull(run.start_time_utc);
+    e["units"] = "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; times in seconds";
+    Json device = DeviceJson(run.device);
+    device["identity"] = IdentityJson(run);
+    e["device"] = device;
+    e["options"] = OptionsJson(run.plan);
+    Write(e);
+  }
+  void OnSample(const Sample& x) override {
+    if (x.pass + 1 > passes_started_) {
+      passes_started_ = x.pass + 1;
+      Json e = Event("pass_start");
+      e["pass"] = passes_started_;
+      Write(e);
+    }
+    // The passes before the last give their reads as they come: a run
+    // killed before its last pass still leaves a curve.
+    if (x.pass + 1 >= passes_planned_) return;
+    Json e = Event("sample");
+    e["pass"] = x.pass + 1;
+    e["index"] = x.block_index;
+    e["offset_bytes"] = x.offset_bytes;
+    e["length_bytes"] = x.length_bytes;
+    e["seconds"] = Seconds(x.elapsed);
+    e["mb_per_s"] = Finite(MbPerS(x.length_bytes, x.elapsed));
+    Write(e);
+  }
+  void OnBlock(const BlockResult& block) override { Write(With(Event("block"), BlockJson(block))); }
+  void OnPassDone(const PassSummary& pass) override {
+    Write(With(Event("pass_end"), PassJson(pass)));
+  }
+  void OnUnreadable(const UnreadableRange& range) override {
+    Write(With(Event("unreadable"), UnreadableJson(range)));
+  }
+  void OnSlowRegion(const SlowRegion& region) override {
+    Write(With(Event("slow_region"), SlowJson(region)));
+  }
+  void OnHealth(const HealthReport& report) override {
+    Json e = Event("health");
+    e["verdict"] = HealthVerdictName(report.health.verdict);
+    e["reasons"] = report.health.reasons;
+    Write(e);
+  }
+  void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
+    Write(With(Event("zones"), Json::parse(ZoneAnalysisJson(analysis, context))));
+  }
+  void OnFinish(const SweepResult& r) override {
+    done_ = Json::object();
+    done_["status"] = r.StatusText();
+    done_["partial"] = r.partial();
+    done_["min_mb_per_s"] = Finite(r.min_mb_per_s);
+    done_["max_mb_per_s"] = Finite(r.max_mb_per_s);
+    done_["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
+    done_["bytes_read"] = r.bytes_read;
+    done_["blocks"] = r.blocks_measured;
+    done_["seconds"] = Seconds(r.read_time);
+    done_["wall_seconds"] = Finite(r.wall_seconds);
+    done_["unreadable_ranges"] = r.unreadable.size();
+    done_["slow_regions"] = r.slow_regions.size();
+    finished_ = true;
+  }
+  void OnExit(int exit_code) override {
+    if (!finished_ || done_written_) return;
+    WriteDone(Json(exit_code));
+  }
+
+ private:
+  static Json Event(const char* name) {
+    Json e;
+    e["event"] = name;
+    e["schema_version"] = kSchemaVersion;
+    return e;
+  }
+  // `e` with the members of `object` after its own.
+  static Json With(Json e, const Json& object) {
+    for (const auto& [key, value] : object.items()) e[key] = value;
+    return e;
+  }
+  void WriteDone(const Json& exit_code) {
+    done_written_ = true;
+    Json e = With(Event("done"), done_);
+    e["exit_code"] = exit_code;
+    Write(e);
+  }
+  // The line goes out in one piece after a flush of everything before it:
+  // a process killed between events leaves whole lines only.
+  void Write(const Json& event) {
+    const std::string line = Dump(event) + "\n";
+    out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+    out_.flush();
+    if (!out_) {
+      throw Error("writing the events failed (disk full or output closed?)", ErrorKind::kRuntime);
+    }
+  }
+
+  std::ostream& out_;
+  std::uint32_t passes_started_ = 0;
+  std::uint32_t passes_planned_ = 1;
+  Json done_;
+  bool finished_ = false;
+  bool done_written_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out) {
+  return std::make_unique<JsonWriter>(out);
+}
+
+std::unique_ptr<EventsWriter> MakeEventsWriter(std::ostream& out) {
+  return std::make_unique<EventsWriterImpl>(out);
+}
+
+}  // namespace zcav
