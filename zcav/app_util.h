@@ -186,22 +186,4 @@ class EventsOutput {
   std::unique_ptr<WriteGuard> guard_;
 };
 
-// Keeps each block's figures for the plot drawn after the sweep, compactly
-// (zone_detector.h: 8 bytes per block for one pass, 24 for several).
-class CurveSink final : public SampleSink {
- public:
-  void OnStart(const RunInfo&) override {}
-  void OnSample(const Sample&) override {}
-  void OnBlock(const BlockResult& b) override {
-    if (b.passes == 0) return;  // no clean read: no rate to draw
-    points.push_back({b.offset_bytes, b.length_bytes, b.mb_per_s, b.min_mb_per_s, b.max_mb_per_s});
-    worst_chunk_ms.push_back(static_cast<float>(b.worst_chunk_ms));
-  }
-  void OnPassDone(const PassSummary&) override {}
-  void OnFinish(const SweepResult&) override {}
-
-  Curve points;
-  std::vector<float> worst_chunk_ms;  // parallel to points (SavedResult::worst_chunk_ms)
-};
-
 }  // namespace zcav

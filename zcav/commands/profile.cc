@@ -72,6 +72,7 @@
 #include "zcav/pipeline/health_sink.h"
 #include "zcav/pipeline/pass_curves.h"
 #include "zcav/pipeline/result_recorder.h"
+#include "zcav/pipeline/sweep_chain.h"
 #include "zcav/report/plot.h"
 #include "zcav/report/report.h"
 #include "zcav/report/surface_map.h"
@@ -622,8 +623,11 @@ class ProfileRun {
   RandomAccessResult random_;
   RunInfo run_;
   std::optional<AdaptiveResult> adaptive_result_;  // kAdaptive: the edges and zones
-  CurveSink curve_;                                // for the plots and reports
-  ResultRecorder recorder_;                // the sweep's events, for profile.json when DIR fails
+  // The sweep's writers and chain: its curve (for the plots and reports) and
+  // recorder (the sweep's events, for profile.json when DIR fails).
+  std::unique_ptr<ResultSink> raw_writer_, json_writer_;
+  std::unique_ptr<BlocksEndSink> json_sink_;
+  std::unique_ptr<SweepChain> chain_;
   std::unique_ptr<AtomicFile> json_file_;  // none once writing it failed
   std::ostringstream json_text_;
   std::uint64_t blocks_end_ = 0;  // where the sweep's JSON closing part begins
@@ -749,8 +753,7 @@ void ProfileRun::ChoosePasses() {
 void ProfileRun::Sweep() {
   run_ = NewRunInfo(info_, plan(), options_.command_line);
   AtomicFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
-  const std::unique_ptr<ResultSink> raw_writer =
-      MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
+  raw_writer_ = MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
   // profile.json starts as the sweep's JSON, written as blocks arrive (a
   // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
   // closing part is replaced by the profile's at the end. A target that
@@ -758,56 +761,52 @@ void ProfileRun::Sweep() {
   json_file_ = std::make_unique<AtomicFile>(InDir("profile.json"),
                                             std::vector<std::string>{options_.device});
   std::ostream& json_stream = json_file_->seekable() ? json_file_->stream() : json_text_;
-  const std::unique_ptr<ResultSink> json_writer =
-      MakeWriter(OutputFormat::kJson, json_stream, false);
-  BlocksEndSink json_sink(*json_writer, json_stream);
+  json_writer_ = MakeWriter(OutputFormat::kJson, json_stream, false);
+  json_sink_ = std::make_unique<BlocksEndSink>(*json_writer_, json_stream);
   // A failed write does not end the sweep: the events are kept in memory
   // for profile.json (KeepProfileJson).
-  WriteGuard raw_guard(*raw_writer);
-  WriteGuard json_guard(json_sink);
-  std::vector<SampleSink*> sinks{&raw_guard, &json_guard, &recorder_, &curve_};
-  std::unique_ptr<LiveView> live;
+  SweepChainSpec spec;
+  spec.writers = {raw_writer_.get(), json_sink_.get()};
+  spec.record = true;
+  spec.keep_curve = true;
   if (options_.live && adaptive_) {
     // The live view draws a sweep's blocks as they come; an adaptive run
     // has its probes only once the sampling is done.
     notes_.push_back("--live: the sweep was adaptive (its probes come all at the end): not drawn");
   } else if (options_.live) {
-    live = MakeLiveView(options_.labels.empty() ? options_.device : options_.labels.front(),
-                        device_.steady_clock(), options_.zones, media_ != Media::kNone, err_);
-    if (live) sinks.push_back(live.get());
+    spec.live = MakeLiveView(options_.labels.empty() ? options_.device : options_.labels.front(),
+                             device_.steady_clock(), options_.zones, media_ != Media::kNone, err_);
   }
-  if (events_ != nullptr) sinks.push_back(events_);
-  std::unique_ptr<ProgressSink> progress;
+  if (events_ != nullptr) spec.observers.push_back(events_);
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (adaptive_ && !options_.quiet) {
     adaptive_->progress =
         AdaptiveProgressLine(err_, tty, adaptive_plan_.end_bytes - adaptive_plan_.start_bytes);
-  } else if (!options_.quiet && !DrawsInTerminal(live.get())) {
-    progress = std::make_unique<ProgressSink>(err_, device_.steady_clock(), tty);
-    sinks.push_back(progress.get());
+  } else if (!options_.quiet && !DrawsInTerminal(spec.live.get())) {
+    spec.progress_out = &err_;
+    spec.progress_clock = &device_.steady_clock();
+    spec.progress_tty = tty;
   }
-  ResultTee tee(sinks);
   // With 2+ passes, steps that follow the time, not the position, are merged
   // away before the writers see the zones (step_origin.h).
-  PassCurveSink origins(tee, burst_mb_per_s_);
-  ZoneOptions zone_options = options_.zones;
-  zone_options.blur_blocks = BlockTimingOf(plan()).blur_blocks();
-  ZoneDetectingSink zones(origins, zone_options, media_, transport_, burst_mb_per_s_);
-  HealthSink health(zones, HealthSourcesFor(device_.device(), /*smart=*/true));
+  spec.zones = options_.zones;
+  spec.zones.blur_blocks = BlockTimingOf(plan()).blur_blocks();
+  spec.media = media_;
+  spec.transport = transport_;
+  spec.burst_mb_per_s = burst_mb_per_s_;
+  spec.health = HealthSourcesFor(device_.device(), /*smart=*/true);
+  chain_ = std::make_unique<SweepChain>(std::move(spec));
   if (adaptive_) {
-    sweep_ = RunAdaptiveSweep(
-        device_.device(), run_, device_.clock(), *adaptive_,
-        [&](const std::vector<AdaptiveProbe>& grid) {
-          return GridSteps(grid, zone_options, media_ != Media::kNone);
-        },
-        health, &stop_);
+    sweep_ = chain_->RunAdaptive(device_.device(), run_, device_.clock(), *adaptive_, &stop_);
     if (!options_.quiet && tty) err_ << "\n";  // below the progress line
-    adaptive_result_ = zones.adaptive();
+    adaptive_result_ = chain_->zones()->adaptive();
   } else {
-    sweep_ = RunSweep(device_.device(), run_, device_.clock(), health, &stop_);
+    sweep_ = chain_->Run(device_.device(), run_, device_.clock(), &stop_);
   }
-  if (DrawsInTerminal(live.get())) err_ << "\n";  // below the chart
-  health_ = health.report();
+  if (DrawsInTerminal(chain_->live())) err_ << "\n";  // below the chart
+  health_ = chain_->health()->report();
+  const WriteGuard& raw_guard = chain_->guard(0);
+  const WriteGuard& json_guard = chain_->guard(1);
   if (raw_guard.failed()) {
     NoteWriteFailure(InDir(data_name_), raw_guard.error_number(), raw_guard.message());
   } else {
@@ -821,9 +820,9 @@ void ProfileRun::Sweep() {
     NoteWriteFailure(InDir("profile.json"), json_guard.error_number(), json_guard.message());
     json_file_.reset();
   }
-  blocks_end_ = json_sink.blocks_end();
-  analysis_ = origins.analysis();
-  context_ = origins.context();
+  blocks_end_ = json_sink_->blocks_end();
+  analysis_ = chain_->analysis();
+  context_ = chain_->context();
   verdict_ = context_.verdict ? *context_.verdict
                               : VerdictFor(analysis_, transport_, burst_mb_per_s_, std::nullopt,
                                            context_.caches);
@@ -923,7 +922,7 @@ int ProfileRun::KeepProfileJson(std::ostream& out) {
     std::ostringstream text;
     const std::unique_ptr<ResultSink> writer = MakeWriter(OutputFormat::kJson, text, false);
     BlocksEndSink sink(*writer, text);
-    recorder_.Replay(sink);
+    chain_->recorder().Replay(sink);
     const std::string sweep = text.str();
     stream << sweep.substr(0, sink.blocks_end()) << ClosingOf(sweep.substr(sink.blocks_end()));
     stream.flush();
@@ -995,7 +994,8 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   // What `zcav plot|report DIR/profile.json` would read back, from memory.
   PlotInput input;
   SavedResult& p = input.profile;
-  p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_, std::move(curve_.points));
+  p = SweepProfile(InDir("profile.json"), "zcav-json", run_, sweep_,
+                   std::move(chain_->curve().points));
   p.adaptive = adaptive_result_;
   if (!access_.samples.empty()) p.access_mean_ms = access_.mean_ms;
   for (const AccessReading& x : access_.samples) p.access_samples.push_back({x.offset_bytes, x.ms});
@@ -1012,7 +1012,7 @@ void ProfileRun::PlotAndReport(bool gnuplot) {
   if (p.latency_classes.empty()) {
     for (const PassSummary& pass : sweep_.passes) p.latency_classes.push_back(pass.latency);
   }
-  if (p.worst_chunk_ms.empty()) p.worst_chunk_ms = std::move(curve_.worst_chunk_ms);
+  if (p.worst_chunk_ms.empty()) p.worst_chunk_ms = std::move(chain_->curve().worst_chunk_ms);
   if (p.chunk_bytes == 0) p.chunk_bytes = run_.plan.chunk_bytes;
   if (!p.plan) p.plan = run_.plan;
   p.health_verdict = HealthVerdictName(health_.health.verdict);

@@ -34,6 +34,7 @@
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/concurrent.h"
 #include "zcav/measure/sweep.h"
+#include "zcav/pipeline/sweep_chain.h"
 #include "zcav/version.h"
 
 namespace zcav {
@@ -64,77 +65,6 @@ std::vector<std::string> UniqueNames(const std::vector<std::string>& devices) {
   return names;
 }
 
-// The progress of several sweeps on one line: each device's share done and
-// the total rate since the previous line. Called from the sweeps' threads.
-// On a TTY the line is rewritten at most every 0.5 s; elsewhere a plain line
-// every 10 s.
-class SeveralProgress {
- public:
-  SeveralProgress(std::ostream& err, std::vector<std::string> names)
-      : err_(err),
-        names_(std::move(names)),
-        done_(names_.size(), 0),
-        total_(names_.size(), 1),
-        tty_(isatty(STDERR_FILENO) == 1) {}
-
-  void Total(std::size_t lane, std::uint64_t bytes) {
-    std::lock_guard lock(mutex_);
-    total_[lane] = std::max<std::uint64_t>(bytes, 1);
-  }
-  void Add(std::size_t lane, std::uint64_t bytes) {
-    std::lock_guard lock(mutex_);
-    done_[lane] += bytes;
-    bytes_since_ += bytes;
-    const auto now = clock_.Now();
-    if (last_.count() == 0) last_ = now;
-    const auto every = tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10000);
-    if (now - last_ < every) return;
-    std::string line = "zcav:";
-    for (std::size_t i = 0; i < names_.size(); ++i) {
-      line += " " + names_[i] + " " +
-              Num(100.0 * static_cast<double>(done_[i]) / static_cast<double>(total_[i]), 1) + "%";
-    }
-    const double seconds = static_cast<double>((now - last_).count()) * 1e-9;
-    line += "  together " + Num(static_cast<double>(bytes_since_) / seconds / kMB, 1) + " MB/s";
-    err_ << (tty_ ? "\r" + line + "\x1b[K" : line + "\n") << std::flush;
-    printed_ = true;
-    last_ = now;
-    bytes_since_ = 0;
-  }
-  // Ends a rewritten line.
-  void Finish() {
-    std::lock_guard lock(mutex_);
-    if (tty_ && printed_) err_ << "\n";
-  }
-
- private:
-  std::ostream& err_;
-  std::vector<std::string> names_;
-  std::vector<std::uint64_t> done_, total_;
-  bool tty_;
-  SteadyClock clock_;
-  std::mutex mutex_;
-  std::chrono::nanoseconds last_{0};
-  std::uint64_t bytes_since_ = 0;
-  bool printed_ = false;
-};
-
-// One lane's events into the shared progress line.
-class LaneProgressSink final : public SampleSink {
- public:
-  LaneProgressSink(SeveralProgress& shared, std::size_t lane) : shared_(shared), lane_(lane) {}
-  void OnStart(const RunInfo& run) override {
-    std::uint64_t bytes = 0;
-    for (std::uint64_t b = 0; b < run.plan.block_count; ++b) bytes += run.plan.BlockLength(b);
-    shared_.Total(lane_, bytes * run.plan.passes);
-  }
-  void OnSample(const Sample& s) override { shared_.Add(lane_, s.length_bytes); }
-
- private:
-  SeveralProgress& shared_;
-  std::size_t lane_;
-};
-
 // One device's sweep: its clock, device, sinks and output file.
 struct Lane {
   std::string device_name;
@@ -143,16 +73,10 @@ struct Lane {
   RunInfo run;
   std::unique_ptr<AtomicFile> file;
   std::unique_ptr<ResultSink> writer;
-  // A failed write does not end the sweeps: the result is kept in memory and
-  // written elsewhere at the end (FinishResult).
-  std::unique_ptr<WriteGuard> guard;
-  ResultRecorder recorder;
   std::string output;  // where the result goes
-  TimelineSink timeline;
-  CurveSink curve;
-  std::unique_ptr<LaneProgressSink> progress;  // together only, unless quiet
-  std::unique_ptr<ResultTee> tee;
-  std::unique_ptr<ZoneDetectingSink> zones;
+  // Its sinks: a failed write does not end the sweeps: the result is kept
+  // in memory and written elsewhere at the end (FinishResult).
+  std::unique_ptr<SweepChain> chain;
   SweepResult result;
 };
 
@@ -164,29 +88,33 @@ void Open(const SweepCommandOptions& options, Lane& lane, SimBusSet& buses) {
 }
 
 // Creates the output file and the sinks. Throws Error.
-void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::string& output) {
+void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::string& output,
+                  SeveralProgress* shared_progress = nullptr, std::size_t index = 0) {
   lane.output = output;
   lane.file = std::make_unique<AtomicFile>(output, options.devices);
   lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
-  lane.guard = std::make_unique<WriteGuard>(*lane.writer);
-  std::vector<SampleSink*> sinks{lane.guard.get(), &lane.recorder, &lane.timeline, &lane.curve};
-  if (lane.progress) sinks.push_back(lane.progress.get());
-  lane.tee = std::make_unique<ResultTee>(sinks);
-  const Transport transport =
+  SweepChainSpec spec;
+  spec.writers = {lane.writer.get()};
+  spec.record = true;
+  spec.keep_curve = true;
+  spec.timeline = true;
+  spec.shared_progress = shared_progress;  // together only, unless quiet
+  spec.shared_progress_lane = index;
+  spec.transport =
       options.bus.empty() ? TransportFromDevice(lane.run.device) : TransportFromName(options.bus);
-  const Media media = options.media_given ? options.media : GuessMedia(lane.device_name);
-  lane.zones = std::make_unique<ZoneDetectingSink>(*lane.tee, options.zones, media, transport);
-}
-
-SampleSink& SinkOf(const SweepCommandOptions& options, Lane& lane) {
-  return options.detect_zones ? static_cast<SampleSink&>(*lane.zones) : *lane.tee;
+  spec.media = options.media_given ? options.media : GuessMedia(lane.device_name);
+  spec.detect_zones = options.detect_zones;
+  spec.pass_curves = false;
+  spec.zones = options.zones;
+  lane.chain = std::make_unique<SweepChain>(std::move(spec));
 }
 
 std::string Mb(double v) { return Num(v, 1) + " MB/s"; }
 
 PlotInput PlotInputOf(const SweepCommandOptions& options, const Lane& lane, std::size_t index) {
   PlotInput input;
-  input.profile = SweepProfile(lane.device_name, "sweep", lane.run, lane.result, lane.curve.points);
+  input.profile =
+      SweepProfile(lane.device_name, "sweep", lane.run, lane.result, lane.chain->curve().points);
   input.media = options.media_given ? options.media : GuessMedia(lane.device_name);
   input.label = index < options.labels.size() ? options.labels[index] : lane.file_name;
   return input;
@@ -237,7 +165,7 @@ class SeveralSweeps {
         names_(UniqueNames(options.devices)),
         n_(options.devices.size()),
         dir_(classic_logs_ ? std::string() : options.output),
-        progress_(err, names_) {}
+        progress_(err, names_, isatty(STDERR_FILENO) == 1) {}
 
   // Every device is opened and every file created before the first read,
   // so bad input fails with nothing measured. Throws Error.
@@ -255,10 +183,8 @@ class SeveralSweeps {
                   KindOfPathError(ec.value()));
     }
     for (std::size_t i = 0; i < n_; ++i) {
-      if (!options_.quiet) {
-        together_[i]->progress = std::make_unique<LaneProgressSink>(progress_, i);
-      }
-      CreateOutput(options_, *together_[i], OutputFor(i, false));
+      CreateOutput(options_, *together_[i], OutputFor(i, false),
+                   options_.quiet ? nullptr : &progress_, i);
     }
   }
 
@@ -290,8 +216,8 @@ class SeveralSweeps {
       Open(options_, *lane, own_buses);
       CreateOutput(options_, *lane, OutputFor(i, true));
       if (!options_.quiet) err_ << "zcav: reading " << lane->device_name << " alone\n";
-      lane->result = RunSweep(lane->opened.device(), lane->run, lane->opened.clock(),
-                              SinkOf(options_, *lane), &stop_);
+      lane->result =
+          lane->chain->Run(lane->opened.device(), lane->run, lane->opened.clock(), &stop_);
       lane->opened.Close();
       Finish(*lane);
       alone_mb_per_s_.push_back(lane->result.avg_mb_per_s);
@@ -310,8 +236,8 @@ class SeveralSweeps {
       if (!options_.quiet) err_ << "zcav: reading " << n_ << " devices together, one thread each\n";
       std::vector<ConcurrentJob> jobs;
       for (auto& lane : together_) {
-        jobs.push_back({lane->opened.TakeDevice(), lane->run, &lane->opened.clock(),
-                        &SinkOf(options_, *lane)});
+        jobs.push_back(
+            {lane->opened.TakeDevice(), lane->run, &lane->opened.clock(), &lane->chain->head()});
       }
       results = RunConcurrentSweeps(jobs, &stop_);
       progress_.Finish();
@@ -327,13 +253,13 @@ class SeveralSweeps {
   // The aggregate, and whether the devices share a ceiling.
   void Judge() {
     std::vector<std::vector<TimedRead>> timelines;
-    for (const auto& lane : together_) timelines.push_back(lane->timeline.reads());
+    for (const auto& lane : together_) timelines.push_back(lane->chain->timeline().reads());
     aggregate_ = AggregateTimelines(timelines);
     const auto run_of = [](const Lane& lane) {
       DeviceRun run;
       run.name = lane.file_name;
       run.avg_mb_per_s = lane.result.avg_mb_per_s;
-      for (const CurvePoint& p : lane.curve.points) {
+      for (const CurvePoint& p : lane.chain->curve().points) {
         run.block_mb_per_s.push_back(p.mb_per_s);
         run.block_bytes.push_back(p.length_bytes);
       }
@@ -359,10 +285,10 @@ class SeveralSweeps {
     if (options_.plot_dir.empty()) return;
     std::vector<PlotInput> inputs;
     for (std::size_t i = 0; i < n_; ++i) {
-      if (together_[i]->curve.points.empty()) continue;
-      if (alone_.size() == n_ && !alone_[i]->curve.points.empty()) {
+      if (together_[i]->chain->curve().points.empty()) continue;
+      if (alone_.size() == n_ && !alone_[i]->chain->curve().points.empty()) {
         PlotInput input = PlotInputOf(options_, *alone_[i], i);
-        input.concurrent = together_[i]->curve.points;
+        input.concurrent = together_[i]->chain->curve().points;
         inputs.push_back(std::move(input));
       } else {
         inputs.push_back(PlotInputOf(options_, *together_[i], i));
@@ -433,8 +359,8 @@ class SeveralSweeps {
 
   // Commits the lane's result; when writing it failed, keeps it elsewhere.
   void Finish(Lane& lane) {
-    ResultPlace place = FinishResult(lane.output, options_.format, lane.file, *lane.guard,
-                                     lane.recorder, lane.result.partial(), out_);
+    ResultPlace place = FinishResult(lane.output, options_.format, lane.file, lane.chain->guard(0),
+                                     lane.chain->recorder(), lane.result.partial(), out_);
     if (place.failed) kept_.push_back({lane.output, std::move(place)});
   }
 

@@ -44,6 +44,7 @@
 #include "zcav/pipeline/pass_curves.h"
 #include "zcav/pipeline/result_recorder.h"
 #include "zcav/pipeline/resume.h"
+#include "zcav/pipeline/sweep_chain.h"
 #include "zcav/report/plot.h"
 #include "zcav/report/report.h"
 
@@ -761,79 +762,70 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
       MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
   // A failed write does not end the sweep: the result is kept in memory and
   // written elsewhere at the end (FinishResult).
-  WriteGuard guard(*writer);
-  ResultRecorder recorder;
-  std::vector<SampleSink*> sinks{&guard, &recorder};
-  const Media media = options.media_given ? options.media : GuessMedia(options.device);
-  std::unique_ptr<LiveView> live;
+  SweepChainSpec spec;
+  spec.writers = {writer.get()};
+  spec.record = true;
+  spec.keep_curve = !options.plot_dir.empty();
+  spec.media = options.media_given ? options.media : GuessMedia(options.device);
   if (options.live) {
-    live = MakeLiveView(options.labels.empty() ? options.device : options.labels.front(),
-                        d.steady_clock(), options.zones, media != Media::kNone, err);
-    if (live) sinks.push_back(live.get());
+    spec.live = MakeLiveView(options.labels.empty() ? options.device : options.labels.front(),
+                             d.steady_clock(), options.zones, spec.media != Media::kNone, err);
   }
   std::vector<std::string> inputs{options.device};
   if (!options.resume_file.empty()) inputs.push_back(options.resume_file);
   EventsOutput events(options.events, inv.out, inputs);
-  if (events.sink() != nullptr) sinks.push_back(events.sink());
-  std::unique_ptr<ProgressSink> progress;
+  if (events.sink() != nullptr) spec.observers.push_back(events.sink());
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (adaptive && !options.quiet) {
     adaptive->progress = AdaptiveProgressLine(err, tty, run.plan.end_bytes - run.plan.start_bytes);
-  } else if (!options.quiet && !DrawsInTerminal(live.get())) {
+  } else if (!options.quiet && !DrawsInTerminal(spec.live.get())) {
     // Progress is paced in real time, also for a simulated device.
-    progress = std::make_unique<ProgressSink>(err, d.steady_clock(), tty);
-    sinks.push_back(progress.get());
+    spec.progress_out = &err;
+    spec.progress_clock = &d.steady_clock();
+    spec.progress_tty = tty;
   }
-  CurveSink curve;
-  if (!options.plot_dir.empty()) sinks.push_back(&curve);
-  ResultTee tee(sinks);
-  const Transport transport =
+  spec.transport =
       options.bus.empty() ? TransportFromDevice(run.device) : TransportFromName(options.bus);
   // With 2+ passes, steps that follow the time, not the position, are merged
   // away before the writers see the zones (step_origin.h).
-  PassCurveSink origins(tee);
-  ZoneOptions zone_options = options.zones;
-  zone_options.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
-  ZoneDetectingSink zones(origins, zone_options, media, transport);
-  if (options.idle_probe) {
-    zones.ProbeWriteCacheWith([&](const WriteCacheAnalysis& cache) {
+  spec.detect_zones = options.detect_zones;
+  spec.zones = options.zones;
+  spec.zones.blur_blocks = BlockTimingOf(run.plan).blur_blocks();
+  spec.health = HealthSourcesFor(d.device(), options.smart);
+  const Media media = spec.media;
+  SweepChain chain(std::move(spec));
+  if (options.idle_probe && chain.zones() != nullptr) {
+    chain.zones()->ProbeWriteCacheWith([&](const WriteCacheAnalysis& cache) {
       return ProbeIdleRecovery(options, run, cache, d, stop_requested, err);
     });
   }
-  HealthSink health(options.detect_zones ? static_cast<ResultSink&>(zones) : tee,
-                    HealthSourcesFor(d.device(), options.smart));
   const SweepResult result =
-      adaptive ? RunAdaptiveSweep(
-                     d.device(), run, d.clock(), *adaptive,
-                     [&](const std::vector<AdaptiveProbe>& grid) {
-                       return GridSteps(grid, zone_options, media != Media::kNone);
-                     },
-                     health, &stop_requested)
-               : RunSweep(d.device(), run, d.clock(), health, &stop_requested,
-                          resume ? &*resume : nullptr);
+      adaptive
+          ? chain.RunAdaptive(d.device(), run, d.clock(), *adaptive, &stop_requested)
+          : chain.Run(d.device(), run, d.clock(), &stop_requested, resume ? &*resume : nullptr);
   if (adaptive && !options.quiet && tty) err << "\n";  // below the progress line
-  if (DrawsInTerminal(live.get())) err << "\n";        // below the chart
-  const ResultPlace place = FinishResult(options.output, options.format, file, guard, recorder,
-                                         result.partial(), inv.out);
+  if (DrawsInTerminal(chain.live())) err << "\n";      // below the chart
+  const ResultPlace place = FinishResult(options.output, options.format, file, chain.guard(0),
+                                         chain.recorder(), result.partial(), inv.out);
   // The partial result this run completed is not needed any more.
   if (file && !place.failed && !result.partial() &&
       options.resume_file == options.output + ".partial") {
     std::remove(options.resume_file.c_str());
   }
   if (options.detect_zones && !options.quiet && result.blocks_measured > 0) {
-    err << FormatZoneTable(origins.analysis(), origins.context());
+    err << FormatZoneTable(chain.analysis(), chain.context());
   }
-  if (!options.quiet) SayHealth(health.report(), err);
+  if (!options.quiet) SayHealth(chain.health()->report(), err);
   if (options.idle_probe && !result.partial() && options.detect_zones &&
-      !origins.context().write_cache) {
+      !chain.context().write_cache) {
     err << "zcav: note: --idle-probe: the sweep found no write cache to probe\n";
   }
-  if (!options.plot_dir.empty() && !curve.points.empty()) {
-    PlotSweep(options, run, result, std::move(curve.points), media,
-              options.detect_zones ? origins.analysis() : ZoneAnalysis{}, health.report(),
-              zones.adaptive(), err);
+  if (!options.plot_dir.empty() && !chain.curve().points.empty()) {
+    PlotSweep(options, run, result, std::move(chain.curve().points), media, chain.analysis(),
+              chain.health()->report(),
+              chain.zones() != nullptr ? chain.zones()->adaptive() : std::nullopt, err);
   }
-  const int code = SweepCommandCode(options, run, result, place, health.report(), err);
+  const int code = SweepCommandCode(options, run, result, place, chain.health()->report(), err);
   events.Exit(code, err);
   return code;
 }

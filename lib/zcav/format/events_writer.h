@@ -28,7 +28,7 @@
 //                "unreadable_chunks"
 //   health       "verdict" (good, suspect, failing), "reasons" [..]
 //   zones        when the zone detector runs: "curve_type", "zones",
-//                "outliers", "zone_summary" (zone_report.h ZoneAnalysisJson)
+//                "outliers", "zone_summary" (zone_table.h ZoneAnalysisJson)
 //   done         "status" (SweepResult::StatusText), "partial", "min_",
 //                "max_", "avg_mb_per_s", "bytes_read", "blocks", "seconds",
 //                "wall_seconds", "unreadable_ranges", "slow_regions" (counts)

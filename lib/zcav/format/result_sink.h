@@ -1,7 +1,7 @@
 // ResultSink: a SampleSink on the output side, which also takes the zone
 // analysis of the measured curve at the end of a sweep (OnZones, just before
 // OnFinish). The sweep itself knows only SampleSink (measure/sample_sink.h);
-// ZoneDetectingSink (zone_report.h) turns its events into zones and hands
+// ZoneDetectingSink (pipeline/zone_sink.h) turns its events into zones and hands
 // them to the result sinks behind it: the writers, the profile's sinks.
 #pragma once
 
@@ -14,12 +14,12 @@
 
 namespace zcav {
 
-struct ZoneReportContext;  // zone_report.h
+struct ZoneReportContext;  // zone_table.h
 
 class ResultSink : public SampleSink {
  public:
   // The zone analysis of the measured curve, just before OnFinish, when the
-  // sink sits behind a ZoneDetectingSink (zone_report.h).
+  // sink sits behind a ZoneDetectingSink (pipeline/zone_sink.h).
   virtual void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) {
     (void)analysis;
     (void)context;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -117,6 +118,52 @@ std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& 
                        3)
         << " % of the range; GB = 10^9 B)" << (tty ? "" : "\n") << std::flush;
   };
+}
+
+SeveralProgress::SeveralProgress(std::ostream& err, std::vector<std::string> names, bool tty)
+    : err_(err),
+      names_(std::move(names)),
+      done_(names_.size(), 0),
+      total_(names_.size(), 1),
+      tty_(tty) {}
+
+void SeveralProgress::Total(std::size_t lane, std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  total_[lane] = std::max<std::uint64_t>(bytes, 1);
+}
+
+void SeveralProgress::Add(std::size_t lane, std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  done_[lane] += bytes;
+  bytes_since_ += bytes;
+  const auto now = clock_.Now();
+  if (last_.count() == 0) last_ = now;
+  const auto every = tty_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10000);
+  if (now - last_ < every) return;
+  std::string line = "zcav:";
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    line += " " + names_[i] + " " +
+            FormatFixed(100.0 * static_cast<double>(done_[i]) / static_cast<double>(total_[i]), 1) +
+            "%";
+  }
+  const double seconds = static_cast<double>((now - last_).count()) * 1e-9;
+  line +=
+      "  together " + FormatFixed(static_cast<double>(bytes_since_) / seconds / kMB, 1) + " MB/s";
+  err_ << (tty_ ? "\r" + line + "\x1b[K" : line + "\n") << std::flush;
+  printed_ = true;
+  last_ = now;
+  bytes_since_ = 0;
+}
+
+void SeveralProgress::Finish() {
+  std::lock_guard lock(mutex_);
+  if (tty_ && printed_) err_ << "\n";
+}
+
+void LaneProgressSink::OnStart(const RunInfo& run) {
+  std::uint64_t bytes = 0;
+  for (std::uint64_t b = 0; b < run.plan.block_count; ++b) bytes += run.plan.BlockLength(b);
+  shared_.Total(lane_, bytes * run.plan.passes);
 }
 
 }  // namespace zcav

@@ -7,9 +7,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "zcav/base/clock.h"
 #include "zcav/measure/adaptive.h"
@@ -49,5 +53,44 @@ class ProgressSink final : public SampleSink {
 // the function.
 std::function<void(const AdaptiveProgress&)> AdaptiveProgressLine(std::ostream& out, bool tty,
                                                                   std::uint64_t range_bytes);
+
+// The progress of several sweeps on one line: each device's share done and
+// the total rate since the previous line. Called from the sweeps' threads.
+// On a TTY (`tty`) the line is rewritten at most every 0.5 s; elsewhere a
+// plain line every 10 s (steady clock). `err` must outlive it.
+class SeveralProgress {
+ public:
+  SeveralProgress(std::ostream& err, std::vector<std::string> names, bool tty);
+
+  // Lane `lane` reads `bytes` in all.
+  void Total(std::size_t lane, std::uint64_t bytes);
+  // Lane `lane` read `bytes` more; prints the line when it is due.
+  void Add(std::size_t lane, std::uint64_t bytes);
+  // Ends a rewritten line.
+  void Finish();
+
+ private:
+  std::ostream& err_;
+  std::vector<std::string> names_;
+  std::vector<std::uint64_t> done_, total_;
+  bool tty_;
+  SteadyClock clock_;
+  std::mutex mutex_;
+  std::chrono::nanoseconds last_{0};
+  std::uint64_t bytes_since_ = 0;
+  bool printed_ = false;
+};
+
+// One lane's events into the shared progress line. `shared` is not owned.
+class LaneProgressSink final : public SampleSink {
+ public:
+  LaneProgressSink(SeveralProgress& shared, std::size_t lane) : shared_(shared), lane_(lane) {}
+  void OnStart(const RunInfo& run) override;
+  void OnSample(const Sample& s) override { shared_.Add(lane_, s.length_bytes); }
+
+ private:
+  SeveralProgress& shared_;
+  std::size_t lane_;
+};
 
 }  // namespace zcav

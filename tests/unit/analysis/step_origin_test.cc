@@ -13,6 +13,7 @@
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/pipeline/pass_curves.h"
+#include "zcav/pipeline/zone_sink.h"
 
 namespace {
 

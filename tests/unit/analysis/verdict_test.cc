@@ -12,6 +12,7 @@
 #include "zcav/device/sim_device.h"
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/sweep.h"
+#include "zcav/pipeline/zone_sink.h"
 
 namespace {
 

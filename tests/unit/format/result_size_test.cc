@@ -20,6 +20,7 @@
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/sweep.h"
 #include "zcav/pipeline/result_recorder.h"
+#include "zcav/pipeline/zone_sink.h"
 
 namespace zcav {
 namespace {

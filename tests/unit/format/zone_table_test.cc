@@ -9,6 +9,7 @@
 #include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
 #include "zcav/measure/sweep.h"
+#include "zcav/pipeline/zone_sink.h"
 
 namespace {
 
@@ -47,7 +48,7 @@ zcav::ZoneAnalysis TwoZones() {
 }  // namespace
 
 TEST_CASE("The zone table is aligned and gives positions in GB and % of the device",
-          "[zone_report]") {
+          "[zone_table]") {
   zcav::ZoneReportContext c{"/dev/sdb", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {},
                             {},         {}};
   const std::string t = zcav::FormatZoneTable(TwoZones(), c);
@@ -70,7 +71,7 @@ TEST_CASE("The zone table is aligned and gives positions in GB and % of the devi
   CHECK(t.find("speed") == std::string::npos);  // not optical: no X column
 }
 
-TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_report]") {
+TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_table]") {
   zcav::ZoneAnalysis a = TwoZones();
   a.zones[0].mb_per_s = a.zones[0].mean_mb_per_s = 6.144;  // 40x CD
   a.zones[1].mb_per_s = a.zones[1].mean_mb_per_s = 3.072;  // 20x CD
@@ -93,7 +94,7 @@ TEST_CASE("Optical media add X speed and the average X over the disc", "[zone_re
   CHECK_THROWS(zcav::ParseMedia("floppy"));
 }
 
-TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
+TEST_CASE("The zone CSV has a header and one row per zone", "[zone_table]") {
   zcav::ZoneReportContext c{
       "a \"b\".dat", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}, {}};
   const std::string csv = zcav::FormatZoneCsv(TwoZones(), c, true, true);
@@ -105,7 +106,7 @@ TEST_CASE("The zone CSV has a header and one row per zone", "[zone_report]") {
   CHECK(rows[2].rfind("\"a \"\"b\"\".dat\",2,600000000,1000000000,", 0) == 0);
 }
 
-TEST_CASE("The zone JSON uses the documented names", "[zone_report]") {
+TEST_CASE("The zone JSON uses the documented names", "[zone_table]") {
   zcav::ZoneReportContext c{"x", 1000000000, zcav::Media::kNone, {}, {}, {}, {}, {}, {}, {}, {}};
   const auto j = nlohmann::json::parse(zcav::ZoneAnalysisJson(TwoZones(), c));
   CHECK(j["curve_type"] == "zoned");
@@ -139,7 +140,7 @@ class OrderSink final : public zcav::ResultSink {
 }  // namespace
 
 TEST_CASE("A sweep wrapped in the zone sink finds the simulated disk's zones before it finishes",
-          "[zone_report]") {
+          "[zone_table]") {
   zcav::VirtualClock clock;
   const auto model = zcav::ParseSimSpec("sim:hdd?size=100G&zones=8&noise=0.5%");
   auto dev = zcav::MakeSimulatedDevice(model, clock);
@@ -155,7 +156,7 @@ TEST_CASE("A sweep wrapped in the zone sink finds the simulated disk's zones bef
   CHECK(zones.analysis().type == zcav::CurveType::kZoned);
 }
 
-TEST_CASE("The zone sink's verdict weighs the burst rate it is given", "[zone_report]") {
+TEST_CASE("The zone sink's verdict weighs the burst rate it is given", "[zone_table]") {
   // A flat curve on a link of unknown ceiling: undetermined on its own;
   // a burst equal to the sustained rate says the interface sets it.
   zcav::Transport unknown_link;
@@ -179,7 +180,7 @@ TEST_CASE("The zone sink's verdict weighs the burst rate it is given", "[zone_re
 }
 
 TEST_CASE("The zone table describes texture and time-dependent steps instead of listing them",
-          "[zone_report]") {
+          "[zone_table]") {
   zcav::ZoneAnalysis a = TwoZones();
   a.texture.jitter_p5_rel = 0.96;
   a.texture.jitter_p95_rel = 1.03;
@@ -212,7 +213,7 @@ TEST_CASE("The zone table describes texture and time-dependent steps instead of 
 }
 
 TEST_CASE("A zone table of many zones shows the first and last ones and counts the rest",
-          "[zone_report]") {
+          "[zone_table]") {
   zcav::ZoneAnalysis a = TwoZones();
   std::vector<zcav::Zone> zones;
   for (int k = 0; k < 40; ++k) {
@@ -238,7 +239,7 @@ TEST_CASE("A zone table of many zones shows the first and last ones and counts t
 }
 
 TEST_CASE("An adaptive note says what the probes' noise hides, and only where it hides some",
-          "[zone_report]") {
+          "[zone_table]") {
   zcav::AdaptiveResult r;
   r.bytes_read = 100 * zcav::kMiB;
   r.range_bytes = 1024 * zcav::kMiB;
