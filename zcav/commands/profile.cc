@@ -1,4 +1,3 @@
-// Longer than 1,200 lines: it holds several modules that issue 38 splits apart.
 // zcav profile [DEVICE] [-o DIR]: the one command most people should run.
 //
 // Steps, in this order, each stopping at once on SIGINT/SIGTERM:
@@ -293,27 +292,11 @@ void CreateOutputDir(const std::string& dir) {
   }
 }
 
-// Forwards every event to the JSON writer and notes where its stream stood
-// when the sweep finished: the end of the last block, where the writer's
-// closing part begins.
-class BlocksEndSink final : public ForwardingSink {
- public:
-  BlocksEndSink(ResultSink& json_writer, std::ostream& stream)
-      : ForwardingSink(json_writer), stream_(stream) {}
-  void OnFinish(const SweepResult& r) override {
-    stream_.flush();
-    const std::streampos at = stream_.tellp();
-    if (at == std::streampos(-1)) throw Error("writing profile.json failed", ErrorKind::kRuntime);
-    blocks_end_ = static_cast<std::uint64_t>(at);
-    ForwardingSink::OnFinish(r);
-  }
-  // Valid after OnFinish.
-  std::uint64_t blocks_end() const { return blocks_end_; }
-
- private:
-  std::ostream& stream_;
-  std::uint64_t blocks_end_ = 0;
-};
+// The sweep's members profile.json leaves out: its status, partial flag and
+// error (the profile's say it; "sweep" keeps the sweep's own), and the
+// transport and verdict, decided again with the burst rate.
+const std::vector<std::string> kReplacedSweepMembers = {"status", "partial", "error", "transport",
+                                                        "verdict"};
 
 Json ErrorJson(const std::error_code& error, std::uint64_t offset_bytes) {
   return {{"offset_bytes", offset_bytes}, {"message", error.message()}};
@@ -562,8 +545,7 @@ class ProfileRun {
   void FollowStartRate();
   void PlanAdaptiveSweep();
   void ChoosePasses();
-  std::string CutSweepClosing();
-  std::string ClosingOf(const std::string& sweep_closing) const;
+  std::vector<std::pair<std::string, std::string>> ProfileMembers() const;
   void NoteWriteFailure(const std::string& path, int error_number, const std::string& message) {
     NoteWriteFailure("writing " + path + " failed: " + FailureReason(error_number, message));
   }
@@ -625,12 +607,10 @@ class ProfileRun {
   std::optional<AdaptiveResult> adaptive_result_;  // kAdaptive: the edges and zones
   // The sweep's writers and chain: its curve (for the plots and reports) and
   // recorder (the sweep's events, for profile.json when DIR fails).
-  std::unique_ptr<ResultSink> raw_writer_, json_writer_;
-  std::unique_ptr<BlocksEndSink> json_sink_;
+  std::unique_ptr<ResultSink> raw_writer_;
+  std::unique_ptr<JsonDocumentWriter> json_writer_;
   std::unique_ptr<SweepChain> chain_;
   std::unique_ptr<AtomicFile> json_file_;  // none once writing it failed
-  std::ostringstream json_text_;
-  std::uint64_t blocks_end_ = 0;  // where the sweep's JSON closing part begins
   SweepResult sweep_;
   ZoneAnalysis analysis_;
   ZoneReportContext context_;
@@ -754,19 +734,16 @@ void ProfileRun::Sweep() {
   run_ = NewRunInfo(info_, plan(), options_.command_line);
   AtomicFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
   raw_writer_ = MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
-  // profile.json starts as the sweep's JSON, written as blocks arrive (a
-  // sweep of 20 M blocks is gigabytes of JSON: never held in memory); its
-  // closing part is replaced by the profile's at the end. A target that
-  // cannot be cut (not a regular file) gets the text from memory.
+  // profile.json is the sweep's JSON, written as blocks arrive (a sweep of
+  // 20 M blocks is gigabytes of JSON: never held in memory), completed with
+  // the profile's members at the end (JsonDocumentWriter).
   json_file_ = std::make_unique<AtomicFile>(InDir("profile.json"),
                                             std::vector<std::string>{options_.device});
-  std::ostream& json_stream = json_file_->seekable() ? json_file_->stream() : json_text_;
-  json_writer_ = MakeWriter(OutputFormat::kJson, json_stream, false);
-  json_sink_ = std::make_unique<BlocksEndSink>(*json_writer_, json_stream);
+  json_writer_ = MakeJsonDocumentWriter(json_file_->stream());
   // A failed write does not end the sweep: the events are kept in memory
   // for profile.json (KeepProfileJson).
   SweepChainSpec spec;
-  spec.writers = {raw_writer_.get(), json_sink_.get()};
+  spec.writers = {raw_writer_.get(), json_writer_.get()};
   spec.record = true;
   spec.keep_curve = true;
   if (options_.live && adaptive_) {
@@ -820,20 +797,11 @@ void ProfileRun::Sweep() {
     NoteWriteFailure(InDir("profile.json"), json_guard.error_number(), json_guard.message());
     json_file_.reset();
   }
-  blocks_end_ = json_sink_->blocks_end();
   analysis_ = chain_->analysis();
   context_ = chain_->context();
   verdict_ = context_.verdict ? *context_.verdict
                               : VerdictFor(analysis_, transport_, burst_mb_per_s_, std::nullopt,
                                            context_.caches);
-}
-
-// The sweep's members after "blocks" (its closing part, cut off the file).
-std::string ProfileRun::CutSweepClosing() {
-  if (json_file_->seekable()) return json_file_->CutAt(blocks_end_);
-  const std::string text = json_text_.str();
-  json_file_->Put(text.substr(0, blocks_end_));
-  return text.substr(blocks_end_);
 }
 
 Json ProfileRun::SweepJson() const {
@@ -898,8 +866,7 @@ Json ProfileRun::ProfileJson() const {
 void ProfileRun::WriteProfileJson() {
   if (!json_file_) return;  // writing it failed during the sweep
   try {
-    const std::string closing = ClosingOf(CutSweepClosing());
-    json_file_->Put(closing);
+    json_file_->Put(json_writer_->Closing(ProfileMembers(), kReplacedSweepMembers));
     json_file_->Commit();
     json_written_ = true;
   } catch (const Error& e) {
@@ -920,11 +887,9 @@ int ProfileRun::KeepProfileJson(std::ostream& out) {
   const ResultWrite write = [&](std::ostream& stream, bool) {
     // The sweep's JSON again, from memory, then the profile's closing part.
     std::ostringstream text;
-    const std::unique_ptr<ResultSink> writer = MakeWriter(OutputFormat::kJson, text, false);
-    BlocksEndSink sink(*writer, text);
-    chain_->recorder().Replay(sink);
-    const std::string sweep = text.str();
-    stream << sweep.substr(0, sink.blocks_end()) << ClosingOf(sweep.substr(sink.blocks_end()));
+    const std::unique_ptr<JsonDocumentWriter> writer = MakeJsonDocumentWriter(text);
+    chain_->recorder().Replay(*writer);
+    stream << text.str() << writer->Closing(ProfileMembers(), kReplacedSweepMembers);
     stream.flush();
     if (!stream) throw Error("writing profile.json failed", ErrorKind::kRuntime);
   };
@@ -941,36 +906,21 @@ int ProfileRun::KeepProfileJson(std::ostream& out) {
 
 // profile.json's end after the sweep's blocks: `sweep_closing`, the sweep's
 // members after "blocks", merged with the profile's.
-std::string ProfileRun::ClosingOf(const std::string& sweep_closing) const {
-  // The sweep's closing part: "blocks":[ before it gives it back as a JSON
-  // object.
-  Json sweep_doc = Json::parse("{\"blocks\":[" + sweep_closing);
-  Json doc = Json::object();
-  for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
-    if (it.key() == "blocks" || it.key() == "status" || it.key() == "partial" ||
-        it.key() == "error" || it.key() == "transport" || it.key() == "verdict") {
-      continue;
-    }
-    doc[it.key()] = it.value();
-  }
-  doc["transport"] = TransportJson(transport_);
-  doc["verdict"] = VerdictJson(verdict_);
-  doc["sweep"] = SweepJson();
-  doc["access"] = AccessJson();
-  doc["random_access"] = RandomAccessJson(random_, random_options_);
-  doc["burst"] = BurstJson();
-  doc["profile"] = ProfileJson();
-  doc["status"] = status_;
-  doc["partial"] = partial_;
-  // The blocks' array is open at the end of the file: close it, then the
-  // members one a line.
-  std::string end = "\n]";
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    end += ",\n" + Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace) + ":" +
-           it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
-  }
-  end += "}\n";
-  return end;
+// profile.json's members after the sweep's (each replacing a sweep member of
+// its name), as JSON text.
+std::vector<std::pair<std::string, std::string>> ProfileRun::ProfileMembers() const {
+  const auto text = [](const Json& value) {
+    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  };
+  return {{"transport", text(TransportJson(transport_))},
+          {"verdict", text(VerdictJson(verdict_))},
+          {"sweep", text(SweepJson())},
+          {"access", text(AccessJson())},
+          {"random_access", text(RandomAccessJson(random_, random_options_))},
+          {"burst", text(BurstJson())},
+          {"profile", text(ProfileJson())},
+          {"status", text(status_)},
+          {"partial", text(partial_)}};
 }
 
 void ProfileRun::WriteZonesPlotsAndReports() {

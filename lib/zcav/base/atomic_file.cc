@@ -249,31 +249,6 @@ void AtomicFile::Put(const std::string& text) {
   if (!stream_ && error_number_ == 0) error_number_ = errno;
 }
 
-std::string AtomicFile::CutAt(std::uint64_t size) {
-  assert(seekable());
-  const auto fail = [&](const std::string& what) {
-    throw Error(what + " " + temp_ + ": " + std::strerror(errno), ErrorKind::kRuntime);
-  };
-  errno = 0;
-  stream_.flush();
-  if (!stream_) fail("writing");
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) fail("reading back");
-  const std::uint64_t end = static_cast<std::uint64_t>(st.st_size);
-  std::string tail(end > size ? end - size : 0, '\0');
-  for (std::size_t done = 0; done < tail.size();) {
-    const ssize_t n =
-        ::pread(fd_, tail.data() + done, tail.size() - done, static_cast<off_t>(size + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("reading back");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) fail("cutting");
-  stream_.seekp(0, std::ios::end);
-  if (!stream_) fail("seeking in");
-  return tail;
-}
-
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::vector<std::string>& inputs) {
   AtomicFile file(path, inputs);

@@ -86,11 +86,6 @@ class AtomicFile {
   int error_number() const { return error_number_; }
   // Where Commit() put the result.
   const std::string& final_path() const { return final_; }
-  // Cuts what was written from byte `size` on and returns it; writing goes
-  // on from there (a writer's closing part read back and replaced, without
-  // holding the file in memory). REQUIRES: seekable(), size <= bytes
-  // written. Throws Error(kRuntime) when the file cannot be read or cut.
-  std::string CutAt(std::uint64_t size);
 
  private:
   // Gives the temporary its final owner and mode. Throws Error(kRuntime).

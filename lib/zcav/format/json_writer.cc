@@ -32,6 +32,7 @@
 // Rates are MB/s (10^6 B/s), sizes bytes, times seconds. Unknown device facts
 // are null. NaN and infinities never appear (written as 0). A block with no
 // clean read (passes 0) has null rates and its "unreadable_bytes".
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -310,9 +311,11 @@ std::string HealthMembers(const HealthReport& h) {
   return s;
 }
 
-class JsonWriter final : public ResultSink {
+class JsonWriter final : public JsonDocumentWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  // `defer_closing`: keep the members after "blocks" for Closing.
+  explicit JsonWriter(std::ostream& out, bool defer_closing = false)
+      : out_(out), defer_closing_(defer_closing) {}
 
   void OnStart(const RunInfo& run) override {
     std::string s = "{" + Member("format", "zcav") + "," +
@@ -382,7 +385,7 @@ class JsonWriter final : public ResultSink {
         s += (i > 0 ? ",[" : "[") + std::to_string(x.pass) + ',' + std::to_string(x.block) + ',' +
              std::to_string(x.ns) + ']';
         if (s.size() >= kPieceBytes) {
-          Write(s);
+          Emit(s);
           s.clear();
         }
       }
@@ -401,10 +404,42 @@ class JsonWriter final : public ResultSink {
       s += ",\n" + Member("error", error);
     }
     s += "}\n";
-    Write(s);
+    Emit(s);
+  }
+
+  std::string Closing(const std::vector<std::pair<std::string, std::string>>& members,
+                      const std::vector<std::string>& drop) override {
+    // The kept closing part: "blocks":[ before it gives it back as a JSON
+    // object.
+    const Json sweep_doc = Json::parse("{\"blocks\":[" + closing_);
+    closing_.clear();
+    Json doc = Json::object();
+    for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
+      if (it.key() == "blocks" || std::find(drop.begin(), drop.end(), it.key()) != drop.end()) {
+        continue;
+      }
+      doc[it.key()] = it.value();
+    }
+    for (const auto& [name, value] : members) doc[name] = Json::parse(value);
+    // The blocks' array is still open: close it, then the members one a line.
+    std::string end = "\n]";
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      end += ",\n" + Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace) + ":" +
+             it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+    end += "}\n";
+    return end;
   }
 
  private:
+  // The closing part: written, or kept for Closing.
+  void Emit(const std::string& text) {
+    if (defer_closing_) {
+      closing_ += text;
+    } else {
+      Write(text);
+    }
+  }
   void Write(const std::string& text) {
     out_.write(text.data(), static_cast<std::streamsize>(text.size()));
     out_.flush();
@@ -415,6 +450,8 @@ class JsonWriter final : public ResultSink {
   }
 
   std::ostream& out_;
+  bool defer_closing_ = false;
+  std::string closing_;  // the members after "blocks", kept for Closing
   bool first_block_ = true;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
@@ -556,6 +593,10 @@ class EventsWriterImpl final : public EventsWriter {
 
 std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out) {
   return std::make_unique<JsonWriter>(out);
+}
+
+std::unique_ptr<JsonDocumentWriter> MakeJsonDocumentWriter(std::ostream& out) {
+  return std::make_unique<JsonWriter>(out, /*defer_closing=*/true);
 }
 
 std::unique_ptr<EventsWriter> MakeEventsWriter(std::ostream& out) {

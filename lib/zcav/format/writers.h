@@ -18,6 +18,8 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "zcav/format/result_sink.h"
 
@@ -44,5 +46,20 @@ std::unique_ptr<ResultSink> MakeWriter(OutputFormat format, std::ostream& out, b
 std::unique_ptr<ResultSink> MakeRawWriter(std::ostream& out, bool seekable);
 std::unique_ptr<ResultSink> MakeCsvWriter(std::ostream& out);
 std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out);
+
+// A JSON result whose members after "blocks" wait for the command (zcav
+// profile's profile.json: its access, burst and verdict are measured after
+// the sweep). It writes the header and blocks as they come; at OnFinish it
+// keeps its closing members instead of writing them. Closing returns the
+// text that completes the document, for the caller to write after the
+// writer's: the sweep's members in their order without those named in
+// `drop`, each of `members` (name, JSON value as text) replacing the one of
+// its name or appended, one a line. REQUIRES: after OnFinish.
+class JsonDocumentWriter : public ResultSink {
+ public:
+  virtual std::string Closing(const std::vector<std::pair<std::string, std::string>>& members,
+                              const std::vector<std::string>& drop) = 0;
+};
+std::unique_ptr<JsonDocumentWriter> MakeJsonDocumentWriter(std::ostream& out);
 
 }  // namespace zcav
