@@ -13,7 +13,8 @@ The layers of lib/zcav/ (README, Layout), lowest first:
              (measure/sweep.h)
   format/    file formats, readers and writers: base/, device/, measure/, result/,
              analysis/, format/ -- never report/ or pipeline/; the readers
-             (format/data_reader.*) never include the writers (format/writers.h)
+             (format/*_reader.*, and the format/reader_* files they share) never
+             include the writers (format/writers.h)
   report/    plots, reports, the live view: the layers below and report/ -- never
              pipeline/, never the device seam (device/device.h and the devices)
   pipeline/  the sinks and the sweep's chain: anything in lib/
@@ -23,6 +24,7 @@ Usage: check-layers.py [ROOT]   (ROOT: the repository, default: this script's pa
 Prints one line per include that breaks a rule ("FILE:LINE: includes X: RULE") and
 exits 1 if there is any; 0 and a one-line summary otherwise.
 """
+import fnmatch
 import os
 import re
 import sys
@@ -32,6 +34,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"zcav/([^"]+)"')
 GENERATED = {"plot_templates.h": {"report"}, "version.h": set()}
 # The device seam and the devices: what analysis/ and report/ never include.
 DEVICE_SEAM = {"device/device.h", "device/sim_device.h", "device/write_target.h"}
+# The readers of saved results: each format's reader (format/*_reader.*) and
+# what they share (format/reader_*).
+READER_FILES = ("format/*_reader.*", "format/reader_*")
 ALLOWED = {
     "base": {"base"},
     "device": {"base", "device"},
@@ -47,6 +52,11 @@ ALLOWED = {
 def layer_of(rel):
     """'base/units.h' -> 'base'; 'device/posix/x.h' -> 'device'; a CLI header -> 'cli'."""
     return rel.split("/", 1)[0] if "/" in rel else "cli"
+
+
+def is_reader(rel):
+    """'format/json_reader.cc' -> True; 'format/json_writer.cc' -> False."""
+    return any(fnmatch.fnmatchcase(rel, pattern) for pattern in READER_FILES)
 
 
 def violations(root):
@@ -82,7 +92,7 @@ def violations(root):
                                     + (" and device/device_info.h" if here == "analysis" else ""))
                 elif here == "analysis" and target == "measure/sweep.h":
                     problems.append(f"{where}: analysis/ never includes the sweep")
-                elif rel_file.startswith("format/data_reader.") and target == "format/writers.h":
+                elif is_reader(rel_file) and target == "format/writers.h":
                     problems.append(f"{where}: the readers never include the writers")
                 elif here == "report" and target in DEVICE_SEAM:
                     problems.append(f"{where}: report/ never reads a device")
