@@ -1,6 +1,6 @@
 #% Template of the comparison plot (zcav plot FILE FILE...). Lines starting
 #% with '#%' are dropped; {{name}} is replaced by a value; a line starting
-#% with {{?flag}} is kept only when the flag is set. See lib/zcav/report/plot.cc.
+#% with {{?flag}} is kept only when the flag is set. See lib/zcav/report/plot/template.cc.
 # zcav comparison plot: several results on one plot, position in % of each
 # device so that devices of different sizes line up.
 # Render again (in this directory):  gnuplot {{script}}

@@ -1,6 +1,6 @@
 #% Template of the falloff plot (zcav plot --kind falloff). Lines starting
 #% with '#%' are dropped; {{name}} is replaced by a value; a line starting
-#% with {{?flag}} is kept only when the flag is set. See lib/zcav/report/plot.cc.
+#% with {{?flag}} is kept only when the flag is set. See lib/zcav/report/plot/template.cc.
 # zcav falloff plot: read rate against position on the device.
 # Render again (in this directory):  gnuplot {{script}}
 # Edit anything below: titles, colours, ranges. The data files are plain

@@ -15,7 +15,7 @@ namespace {
 // Column counts the grid rounds up to, so the x axis reads in round steps.
 constexpr std::array<std::uint32_t, 16> kNiceColumns{1,  2,  4,  5,  8,  10, 16,  20,
                                                      25, 32, 40, 50, 64, 80, 100, 128};
-// The plot area is about half again as wide as it is tall (plot.cc's map:
+// The plot area is about half again as wide as it is tall (plot/map.cc:
 // 1000 x 600 pixels, the key on the right): sqrt(1.5 x cells) columns keep
 // the cells about square.
 constexpr double kAspect = 1.5;
