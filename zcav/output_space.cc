@@ -140,8 +140,7 @@ ResultPlace FinishResult(const std::string& output, OutputFormat format,
   const bool stdout_failed = file == nullptr;
   file.reset();  // its temporary's space is free again
   const ResultWrite write = [&](std::ostream& stream, bool seekable) {
-    const std::unique_ptr<ResultSink> writer = MakeWriter(format, stream, seekable);
-    recorder.Replay(*writer);
+    recorder.WriteAs(format, stream, seekable);
   };
   place.where = KeepElsewhere(output, partial ? ".partial" : "", write, out, stdout_failed);
   return place;

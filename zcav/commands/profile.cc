@@ -607,8 +607,6 @@ class ProfileRun {
   std::optional<AdaptiveResult> adaptive_result_;  // kAdaptive: the edges and zones
   // The sweep's writers and chain: its curve (for the plots and reports) and
   // recorder (the sweep's events, for profile.json when DIR fails).
-  std::unique_ptr<ResultSink> raw_writer_;
-  std::unique_ptr<JsonDocumentWriter> json_writer_;
   std::unique_ptr<SweepChain> chain_;
   std::unique_ptr<AtomicFile> json_file_;  // none once writing it failed
   SweepResult sweep_;
@@ -733,17 +731,16 @@ void ProfileRun::ChoosePasses() {
 void ProfileRun::Sweep() {
   run_ = NewRunInfo(info_, plan(), options_.command_line);
   AtomicFile raw_file(InDir(data_name_), std::vector<std::string>{options_.device});
-  raw_writer_ = MakeWriter(OutputFormat::kRaw, raw_file.stream(), raw_file.seekable());
   // profile.json is the sweep's JSON, written as blocks arrive (a sweep of
   // 20 M blocks is gigabytes of JSON: never held in memory), completed with
   // the profile's members at the end (JsonDocumentWriter).
   json_file_ = std::make_unique<AtomicFile>(InDir("profile.json"),
                                             std::vector<std::string>{options_.device});
-  json_writer_ = MakeJsonDocumentWriter(json_file_->stream());
   // A failed write does not end the sweep: the events are kept in memory
   // for profile.json (KeepProfileJson).
   SweepChainSpec spec;
-  spec.writers = {raw_writer_.get(), json_writer_.get()};
+  spec.writers = {{OutputFormat::kRaw, &raw_file.stream(), raw_file.seekable()},
+                  {OutputFormat::kJson, &json_file_->stream(), false, /*json_document=*/true}};
   spec.record = true;
   spec.keep_curve = true;
   if (options_.live && adaptive_) {
@@ -866,7 +863,7 @@ Json ProfileRun::ProfileJson() const {
 void ProfileRun::WriteProfileJson() {
   if (!json_file_) return;  // writing it failed during the sweep
   try {
-    json_file_->Put(json_writer_->Closing(ProfileMembers(), kReplacedSweepMembers));
+    json_file_->Put(chain_->json_document(1).Closing(ProfileMembers(), kReplacedSweepMembers));
     json_file_->Commit();
     json_written_ = true;
   } catch (const Error& e) {
@@ -886,10 +883,7 @@ int ProfileRun::KeepProfileJson(std::ostream& out) {
   }
   const ResultWrite write = [&](std::ostream& stream, bool) {
     // The sweep's JSON again, from memory, then the profile's closing part.
-    std::ostringstream text;
-    const std::unique_ptr<JsonDocumentWriter> writer = MakeJsonDocumentWriter(text);
-    chain_->recorder().Replay(*writer);
-    stream << text.str() << writer->Closing(ProfileMembers(), kReplacedSweepMembers);
+    stream << chain_->recorder().JsonDocument(ProfileMembers(), kReplacedSweepMembers);
     stream.flush();
     if (!stream) throw Error("writing profile.json failed", ErrorKind::kRuntime);
   };

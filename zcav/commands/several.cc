@@ -72,7 +72,6 @@ struct Lane {
   OpenedDevice opened;
   RunInfo run;
   std::unique_ptr<AtomicFile> file;
-  std::unique_ptr<ResultSink> writer;
   std::string output;  // where the result goes
   // Its sinks: a failed write does not end the sweeps: the result is kept
   // in memory and written elsewhere at the end (FinishResult).
@@ -92,9 +91,8 @@ void CreateOutput(const SweepCommandOptions& options, Lane& lane, const std::str
                   SeveralProgress* shared_progress = nullptr, std::size_t index = 0) {
   lane.output = output;
   lane.file = std::make_unique<AtomicFile>(output, options.devices);
-  lane.writer = MakeWriter(options.format, lane.file->stream(), lane.file->seekable());
   SweepChainSpec spec;
-  spec.writers = {lane.writer.get()};
+  spec.writers = {{options.format, &lane.file->stream(), lane.file->seekable()}};
   spec.record = true;
   spec.keep_curve = true;
   spec.timeline = true;

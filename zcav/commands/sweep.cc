@@ -758,12 +758,10 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
   const std::optional<ResumePoint> resume = ResumeFrom(options, partial, run, err);
   std::unique_ptr<AtomicFile> file = OpenResultFile(options);
   std::ostream& result_stream = file ? file->stream() : inv.out;
-  const std::unique_ptr<ResultSink> writer =
-      MakeWriter(options.format, result_stream, file != nullptr && file->seekable());
   // A failed write does not end the sweep: the result is kept in memory and
   // written elsewhere at the end (FinishResult).
   SweepChainSpec spec;
-  spec.writers = {writer.get()};
+  spec.writers = {{options.format, &result_stream, file != nullptr && file->seekable()}};
   spec.record = true;
   spec.keep_curve = !options.plot_dir.empty();
   spec.media = options.media_given ? options.media : GuessMedia(options.device);

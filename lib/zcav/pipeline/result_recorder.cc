@@ -1,6 +1,8 @@
 #include "zcav/pipeline/result_recorder.h"
 
 #include <cerrno>
+#include <memory>
+#include <sstream>
 
 #include "zcav/base/error.h"
 
@@ -86,6 +88,21 @@ void ResultRecorder::Replay(ResultSink& sink) const {
         break;
     }
   }
+}
+
+void ResultRecorder::WriteAs(OutputFormat format, std::ostream& out, bool seekable) const {
+  const std::unique_ptr<ResultSink> writer = MakeWriter(format, out, seekable);
+  Replay(*writer);
+}
+
+std::string ResultRecorder::JsonDocument(
+    const std::vector<std::pair<std::string, std::string>>& members,
+    const std::vector<std::string>& drop) const {
+  std::ostringstream text;
+  const std::unique_ptr<JsonDocumentWriter> writer = MakeJsonDocumentWriter(text);
+  Replay(*writer);
+  text << writer->Closing(members, drop);
+  return text.str();
 }
 
 template <class Event>

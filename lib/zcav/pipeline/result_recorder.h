@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zcav/format/result_sink.h"
+#include "zcav/format/writers.h"
 #include "zcav/format/zone_table.h"
 
 namespace zcav {
@@ -34,6 +37,14 @@ class ResultRecorder final : public ResultSink {
   // writer given them writes what it would have written during the sweep.
   // Throws what `sink` throws.
   void Replay(ResultSink& sink) const;
+  // Writes the events kept so far as `format` to `out`, by a fresh writer
+  // (MakeWriter). Throws what the writer throws.
+  void WriteAs(OutputFormat format, std::ostream& out, bool seekable) const;
+  // The events kept so far as a whole JSON document, its members after
+  // "blocks" completed as JsonDocumentWriter::Closing does with `members`
+  // and `drop`. Throws what the writer throws.
+  std::string JsonDocument(const std::vector<std::pair<std::string, std::string>>& members,
+                           const std::vector<std::string>& drop) const;
 
  private:
   enum class Kind : std::uint8_t {

@@ -1,6 +1,7 @@
 // SweepChain: see sweep_chain.h.
 #include "zcav/pipeline/sweep_chain.h"
 
+#include <cassert>
 #include <utility>
 
 #include "zcav/analysis/adaptive_steps.h"
@@ -15,8 +16,18 @@ void CurveSink::OnBlock(const BlockResult& b) {
 
 SweepChain::SweepChain(SweepChainSpec spec) : spec_(std::move(spec)) {
   std::vector<SampleSink*> sinks;
-  for (ResultSink* writer : spec_.writers) {
-    guards_.push_back(std::make_unique<WriteGuard>(*writer));
+  for (const WriterSpec& w : spec_.writers) {
+    assert(w.out != nullptr && (!w.json_document || w.format == OutputFormat::kJson));
+    JsonDocumentWriter* document = nullptr;
+    if (w.json_document) {
+      std::unique_ptr<JsonDocumentWriter> made = MakeJsonDocumentWriter(*w.out);
+      document = made.get();
+      writers_.push_back(std::move(made));
+    } else {
+      writers_.push_back(MakeWriter(w.format, *w.out, w.seekable));
+    }
+    json_documents_.push_back(document);
+    guards_.push_back(std::make_unique<WriteGuard>(*writers_.back()));
     sinks.push_back(guards_.back().get());
   }
   if (spec_.record) sinks.push_back(&recorder_);
@@ -50,6 +61,12 @@ SweepChain::SweepChain(SweepChainSpec spec) : spec_(std::move(spec)) {
     front = health_.get();
   }
   head_ = front;
+}
+
+JsonDocumentWriter& SweepChain::json_document(std::size_t writer) {
+  JsonDocumentWriter* document = json_documents_.at(writer);
+  assert(document != nullptr);
+  return *document;
 }
 
 SweepResult SweepChain::Run(Device& device, const RunInfo& run, Clock& clock,

@@ -21,6 +21,7 @@
 #include "zcav/base/clock.h"
 #include "zcav/device/device.h"
 #include "zcav/format/result_sink.h"
+#include "zcav/format/writers.h"
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/adaptive.h"
 #include "zcav/measure/concurrent.h"
@@ -49,10 +50,21 @@ class CurveSink final : public SampleSink {
   std::vector<float> worst_chunk_ms;  // parallel to points (SavedResult::worst_chunk_ms)
 };
 
+// A result writer the chain makes (format/writers.h) on a stream it does
+// not own (the stream must outlive the chain).
+struct WriterSpec {
+  OutputFormat format = OutputFormat::kRaw;
+  std::ostream* out = nullptr;
+  bool seekable = false;
+  // JSON whose members after "blocks" wait for the command
+  // (JsonDocumentWriter; format must be kJson).
+  bool json_document = false;
+};
+
 struct SweepChainSpec {
-  // The result writers (not owned; they must outlive the chain), in order,
-  // each behind a WriteGuard: a failed write stops that writer, not the sweep.
-  std::vector<ResultSink*> writers;
+  // The result writers, in order, each behind a WriteGuard: a failed write
+  // stops that writer, not the sweep.
+  std::vector<WriterSpec> writers;
   bool record = false;                 // a ResultRecorder: the result kept for a failed write
   bool keep_curve = false;             // a CurveSink: each block's figures, for plots
   bool timeline = false;               // a TimelineSink: each read's time (several devices at once)
@@ -94,6 +106,9 @@ class SweepChain {
 
   // The parts, for what they hold after the sweep; null/absent when not asked for.
   const WriteGuard& guard(std::size_t writer) const { return *guards_.at(writer); }
+  // Writer `writer` of the spec as a JsonDocumentWriter. REQUIRES: it was
+  // asked for with json_document.
+  JsonDocumentWriter& json_document(std::size_t writer);
   ResultRecorder& recorder() { return recorder_; }
   CurveSink& curve() { return curve_; }
   const TimelineSink& timeline() const { return timeline_; }
@@ -108,6 +123,8 @@ class SweepChain {
 
  private:
   SweepChainSpec spec_;
+  std::vector<std::unique_ptr<ResultSink>> writers_;
+  std::vector<JsonDocumentWriter*> json_documents_;  // parallel to writers_; null if not one
   std::vector<std::unique_ptr<WriteGuard>> guards_;
   ResultRecorder recorder_;
   CurveSink curve_;
