@@ -13,8 +13,12 @@
 # RAM, the steadiest rate this kind of machine has. TARGET=PATH reads that
 # instead (a file on the disk, say; its rate swings run to run).
 #
+# MODE=write compares write sweeps instead (zcav sweep --write
+# --destroy-data: the loop device over the RAM file is made writable; with
+# TARGET, give only a device or file you made for it, its data is destroyed).
+#
 # Usage: tests/bench/ab_read.sh ZCAV_A ZCAV_B
-# Environment: ROUNDS=7, SIZE_MIB=1024 (the RAM file), TARGET=.
+# Environment: ROUNDS=7, SIZE_MIB=1024 (the RAM file), TARGET=, MODE=read|write.
 # Needs root for the loop device (else give TARGET). Not a ctest test.
 set -euo pipefail
 if [[ $# -ne 2 || ! -x $1 || ! -x $2 ]]; then
@@ -24,6 +28,16 @@ fi
 A=$(realpath "$1")
 B=$(realpath "$2")
 ROUNDS=${ROUNDS:-7}
+MODE=${MODE:-read}
+WRITE_ARGS=()
+case $MODE in
+  read) ;;
+  write) WRITE_ARGS=(--write --destroy-data) ;;
+  *)
+    echo "$0: MODE is read or write, not '$MODE'" >&2
+    exit 2
+    ;;
+esac
 SIZE_MIB=${SIZE_MIB:-1024}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/zcav-ab-XXXXXX")
 RAM_FILE=""
@@ -42,7 +56,9 @@ if [[ -z $TARGET ]]; then
   }
   RAM_FILE=$(mktemp /dev/shm/zcav-ab-XXXXXX)
   dd if=/dev/urandom of="$RAM_FILE" bs=1M count="$SIZE_MIB" status=none
-  LOOP=$(losetup -f --show -r --direct-io=on "$RAM_FILE")
+  READ_ONLY=(-r)
+  [[ $MODE == write ]] && READ_ONLY=()
+  LOOP=$(losetup -f --show "${READ_ONLY[@]}" --direct-io=on "$RAM_FILE")
   TARGET=$LOOP
 fi
 # rate ZCAV: one sweep; prints "MB/s CPU-seconds-per-GB".
@@ -53,7 +69,7 @@ rate() {
 subprocess.run(sys.argv[2:], check=True)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 open(sys.argv[1], "w").write(f"{r.ru_utime} {r.ru_stime}")' \
-    "$WORK/time" "$1" sweep "$TARGET" -q --format json -o "$WORK/r.json"
+    "$WORK/time" "$1" sweep "$TARGET" "${WRITE_ARGS[@]}" -q --format json -o "$WORK/r.json" </dev/null
   python3 - "$WORK/r.json" "$WORK/time" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -63,7 +79,7 @@ print(d["summary"]["avg_mb_per_s"], (user + system) / gb)
 EOF
 }
 as=() bs=() ratios=() acpu=() bcpu=() cratios=()
-echo "target: $TARGET; A: $A; B: $B; $ROUNDS rounds (MB = 10^6 B)"
+echo "target: $TARGET ($MODE); A: $A; B: $B; $ROUNDS rounds (MB = 10^6 B)"
 for ((i = 1; i <= ROUNDS; i++)); do
   if ((i % 2)); then
     read -r a ac < <(rate "$A")
@@ -78,12 +94,12 @@ for ((i = 1; i <= ROUNDS; i++)); do
   printf 'round %d: A %.1f MB/s %.3f CPU s/GB, B %.1f MB/s %.3f CPU s/GB, B/A rate %.3f CPU %.3f\n' \
     "$i" "$a" "$ac" "$b" "$bc" "${ratios[-1]}" "${cratios[-1]}"
 done
-python3 - "${as[*]}" "${bs[*]}" "${ratios[*]}" "${acpu[*]}" "${bcpu[*]}" "${cratios[*]}" <<'EOF'
+python3 - "${as[*]}" "${bs[*]}" "${ratios[*]}" "${acpu[*]}" "${bcpu[*]}" "${cratios[*]}" "$MODE" <<'EOF'
 import statistics, sys
 a, b, r, ac, bc, cr = ([float(x) for x in arg.split()] for arg in sys.argv[1:7])
 med = statistics.median
 print(f"rate: median A {med(a):.1f} MB/s, median B {med(b):.1f} MB/s, ratio of medians "
       f"{med(b) / med(a):.3f}, median of round ratios {med(r):.3f}")
-print(f"CPU (user + system) per GB read: median A {med(ac):.3f} s, median B {med(bc):.3f} s, "
+print(f"CPU (user + system) per GB {'written' if sys.argv[7] == 'write' else 'read'}: median A {med(ac):.3f} s, median B {med(bc):.3f} s, "
       f"ratio of medians {med(bc) / med(ac):.3f}, median of round ratios {med(cr):.3f}")
 EOF

@@ -89,24 +89,4 @@ std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
   return OpenPosixDeviceForWrite(name, new_file, allow_in_use);
 }
 
-void FillWritePattern(std::span<std::byte> buffer) {
-  constexpr std::size_t kPiece = 512;
-  constexpr std::size_t kTagBytes = sizeof(kWritePatternTag) - 1;  // without the NUL
-  std::uint64_t state = 0x7a636176'77726974;                       // "zcavwrit": fixed seed
-  for (std::size_t at = 0; at < buffer.size(); at += kPiece) {
-    const std::size_t piece = std::min(kPiece, buffer.size() - at);
-    const std::size_t tag = std::min(kTagBytes, piece);
-    std::memcpy(buffer.data() + at, kWritePatternTag, tag);
-    for (std::size_t i = tag; i < piece; i += 8) {
-      // splitmix64: fast, and enough to defeat compression.
-      state += 0x9e3779b97f4a7c15ULL;
-      std::uint64_t z = state;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      z ^= z >> 31;
-      std::memcpy(buffer.data() + at + i, &z, std::min<std::size_t>(8, piece - i));
-    }
-  }
-}
-
 }  // namespace zcav

@@ -200,13 +200,6 @@ std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            std::optional<NewTestFile> new_file,
                                            VirtualClock& virtual_clock, bool allow_in_use = false);
 
-// What a write sweep writes: `buffer` in 512-byte pieces (the last may be
-// shorter), each kWritePatternTag followed by pseudo-random bytes from a fixed
-// seed (the same bytes every run; random so that a compressing or
-// deduplicating SSD controller cannot make the writes look fast).
-inline constexpr char kWritePatternTag[] = "zcav write test: data destroyed\n";
-void FillWritePattern(std::span<std::byte> buffer);
-
 // True when `name` names a simulated device ("sim:...").
 bool IsSimulatedName(const std::string& name);
 

@@ -4,6 +4,7 @@
 
 #include "zcav/base/aligned_buffer.h"
 #include "zcav/base/units.h"
+#include "zcav/device/write_stamp.h"
 
 namespace zcav {
 
@@ -14,11 +15,13 @@ CacheRecovery ProbeCacheRecovery(Device& device, Clock& clock, const CacheRecove
   const std::uint64_t end = std::min(size, options.start_bytes + options.limit_bytes);
   AlignedBuffer buffer(options.chunk_bytes,
                        std::max<std::uint64_t>(device.info().sector_bytes, 4096));
-  FillWritePattern(buffer.span(options.chunk_bytes));
+  const std::uint64_t run_id = NewStampRunId();
+  StampMemo stamp;
   std::chrono::nanoseconds fast_time{0};
   for (std::uint64_t at = options.start_bytes; at + options.chunk_bytes <= end;
        at += options.chunk_bytes) {
     if (stop != nullptr && stop->load()) return r;
+    StampWrite(buffer.span(options.chunk_bytes), at, run_id, stamp);
     const auto t0 = clock.Now();
     r.error = device.WriteAt(at, buffer.span(options.chunk_bytes));
     const auto took = clock.Now() - t0;

@@ -6,6 +6,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/stats.h"
 #include "zcav/base/units.h"
+#include "zcav/device/write_stamp.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/read_checks.h"
 
@@ -20,9 +21,8 @@ RandomAccessCell RunCell(Device& device, Clock& clock, const RandomAccessOptions
       options.write ? device.OpenWriteQueue(depth, length) : device.OpenReadQueue(depth, length);
   const std::uint32_t slots = queue->depth();
   result.engine = queue->engine();
-  if (options.write) {
-    for (std::uint32_t s = 0; s < slots; ++s) FillWritePattern(queue->Buffer(s).first(length));
-  }
+  const std::uint64_t run_id = options.write ? NewStampRunId() : 0;
+  std::vector<StampMemo> stamps(slots);
   // Offsets are multiples of the request size (as fio aligns to its block
   // size), every request inside the device.
   std::uniform_int_distribution<std::uint64_t> pick(0,
@@ -36,6 +36,9 @@ RandomAccessCell RunCell(Device& device, Clock& clock, const RandomAccessOptions
   std::uint32_t in_flight = 0;
   const auto submit = [&](std::uint32_t slot) {
     offsets[slot] = pick(rng) * length;
+    if (options.write) {
+      StampWrite(queue->Buffer(slot).first(length), offsets[slot], run_id, stamps[slot]);
+    }
     started[slot] = clock.Now();
     queue->Submit(slot, offsets[slot], length);
     ++in_flight;

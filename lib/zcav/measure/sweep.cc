@@ -16,6 +16,7 @@
 #include "zcav/base/stats.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/device/write_stamp.h"
 #include "zcav/measure/read_checks.h"
 #include "zcav/measure/resume_point.h"
 
@@ -707,6 +708,9 @@ class SweepRunner {
   const std::uint64_t window_;
   std::vector<ChunkInFlight> slots_;
   std::vector<std::uint32_t> free_slots_;
+  // Write mode: the run's stamp (write_stamp.h) and what each slot holds.
+  std::uint64_t run_id_ = 0;
+  std::vector<StampMemo> stamps_;
   std::vector<ChunkInFlight> failures_;
   std::vector<BlockInFlight> blocks_;
   std::vector<ReadQueue::Completion> batch_;
@@ -750,9 +754,9 @@ SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, Sampl
       blocks_(window_),
       batch_(depth_) {
   assert(start_pass_ < passes_ && start_block_ < plan_.block_count);
-  if (plan_.write) {  // write mode never reads into them
-    FillWritePattern(buffer_.span(plan_.chunk_bytes));
-    FillWritePattern(queue_->Buffer(0));
+  if (plan_.write) {
+    run_id_ = NewStampRunId();
+    stamps_.resize(depth_);
   }
   free_slots_.reserve(depth_);
   failures_.reserve(depth_);
@@ -781,7 +785,12 @@ void SweepRunner::WarmUp() {
   if (!plan_.warmup) return;
   const std::uint64_t at = plan_.BlockOffset(start_block_);
   const std::uint64_t n = std::min(plan_.chunk_bytes, plan_.BlockLength(start_block_));
-  (void)(plan_.write ? device_.WriteAt(at, buffer_.span(n)) : device_.ReadAt(at, buffer_.span(n)));
+  if (!plan_.write) {
+    (void)device_.ReadAt(at, buffer_.span(n));
+    return;
+  }
+  StampWrite(buffer_.span(n), at, run_id_);
+  (void)device_.WriteAt(at, buffer_.span(n));
 }
 
 // The partial run's findings and samples, replayed.
@@ -950,6 +959,10 @@ void SweepRunner::SubmitChunks() {
     if (StopBeforeNextChunk()) break;
     const std::uint64_t offset = plan_.BlockOffset(next_block_);
     const std::uint64_t end = offset + plan_.BlockLength(next_block_);
+    const std::uint64_t n = std::min(plan_.chunk_bytes, end - next_pos_);
+    const std::uint32_t slot = free_slots_.back();
+    // Stamped before the clock is read: the write's time is the device's.
+    if (plan_.write) StampWrite(queue_->Buffer(slot).first(n), next_pos_, run_id_, stamps_[slot]);
     const Nanos now = clock_.Now();
     if (next_pos_ == offset) {
       blocks_[next_block_ % window_] = {(end - offset + plan_.chunk_bytes - 1) / plan_.chunk_bytes,
@@ -959,8 +972,6 @@ void SweepRunner::SubmitChunks() {
                                         Nanos{0},
                                         true};
     }
-    const std::uint64_t n = std::min(plan_.chunk_bytes, end - next_pos_);
-    const std::uint32_t slot = free_slots_.back();
     free_slots_.pop_back();
     slots_[slot] = {next_block_, next_pos_, n, now, {}};
     queue_->Submit(slot, next_pos_, n);

@@ -92,7 +92,7 @@ struct SweepOptions {
   // Default: kAuto.
   ReadEngineChoice engine = ReadEngineChoice::kAuto;
   // Write mode (zcav sweep --write): every chunk is written (pwrite of the
-  // FillWritePattern bytes, device.h) instead of read, timed the same way:
+  // data stamped sector by sector, write_stamp.h) instead of read, timed the same way:
   // the sequential write rate by position. Destroys the data in the range.
   // REQUIRES: a device opened with OpenDeviceForWrite. Default: false.
   bool write = false;

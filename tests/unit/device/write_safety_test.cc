@@ -1,5 +1,5 @@
 // Write mode: the safety checks (write_safety.h) over fake mountinfo, swaps
-// and sysfs trees; the write pattern; a write sweep on a simulated device;
+// and sysfs trees; a write sweep on a simulated device;
 // the file a write test creates (posix_device.h). Real block devices are
 // tested in tests/real/write_test.sh.
 #include "zcav/device/posix/write_safety.h"
@@ -24,6 +24,7 @@
 #include "zcav/device/device.h"
 #include "zcav/device/posix/posix_device.h"
 #include "zcav/device/sim_device.h"
+#include "zcav/device/write_stamp.h"
 #include "zcav/measure/random_access.h"
 #include "zcav/measure/sweep.h"
 
@@ -190,27 +191,6 @@ TEST_CASE("Without sysfs the device itself is still checked", "[write_safety]") 
   CHECK(WriteRefusal(facts).has_value());
 }
 
-TEST_CASE("The write pattern tags every 512-byte piece and is the same every run",
-          "[write_safety]") {
-  AlignedBuffer a(8192, 4096), b(8192, 4096);
-  FillWritePattern(a.span(8192));
-  FillWritePattern(b.span(8192));
-  CHECK(std::memcmp(a.span(8192).data(), b.span(8192).data(), 8192) == 0);
-  const std::string text(reinterpret_cast<const char*>(a.span(8192).data()), 8192);
-  const std::string tag = kWritePatternTag;
-  CHECK(tag.size() == 32);
-  for (std::size_t at = 0; at < text.size(); at += 512) {
-    CAPTURE(at);
-    CHECK(text.compare(at, tag.size(), tag) == 0);
-  }
-  // The random part differs from piece to piece (incompressible).
-  CHECK(text.substr(32, 480) != text.substr(512 + 32, 480));
-  // A shorter buffer gets the start of the same pattern (a trailing partial chunk).
-  AlignedBuffer c(4096, 4096);
-  FillWritePattern(c.span(1000));
-  CHECK(std::memcmp(c.span(1000).data(), a.span(1000).data(), 1000) == 0);
-}
-
 // Records what a write sweep asks of the device.
 class RecordingDevice final : public Device {
  public:
@@ -293,7 +273,7 @@ TEST_CASE("A device opened for reading refuses to write", "[write_safety][posix_
   test::WriteFile(path, std::string(64 * 1024, 'x'));
   const auto device = OpenPosixDevice(path.string());
   AlignedBuffer buffer(4096, 4096);
-  FillWritePattern(buffer.span(4096));
+  StampWrite(buffer.span(4096), 0, 1);
   CHECK(device->WriteAt(0, buffer.span(4096)) == std::error_code(EROFS, std::system_category()));
   CHECK(test::ReadFile(path) == std::string(64 * 1024, 'x'));
 }
@@ -352,7 +332,7 @@ TEST_CASE("A write-test file (--create-size) is new, written with O_DIRECT, gone
   CHECK_FALSE(fs::exists(path));  // unlinked at once: never outlives zcav
   const std::uint32_t sector = info.sector_bytes;
   AlignedBuffer out(sector, sector), in(sector, sector);
-  FillWritePattern(out.span(sector));
+  StampWrite(out.span(sector), info.size_bytes - sector, 1);
   REQUIRE_FALSE(device->WriteAt(info.size_bytes - sector, out.span(sector)));
   REQUIRE_FALSE(device->ReadAt(info.size_bytes - sector, in.span(sector)));
   CHECK(std::memcmp(out.span(sector).data(), in.span(sector).data(), sector) == 0);
@@ -378,16 +358,20 @@ TEST_CASE("Random writes by size and depth on a write-test file: the pattern, si
   CHECK((r.engine == "io_uring" || r.engine == "pwrite"));
   CHECK(r.cells[1].engine_depth == (r.engine == "io_uring" ? 4u : 1u));
   // The file was preallocated (zeros): every 8 KiB block is now zeros or
-  // zcav's pattern, whole; at least one has the pattern.
+  // zcav's data stamped for its own place, whole (the test does not know the
+  // run's id: "stale" for id 0); at least one has it.
   const std::uint32_t n = 8192;
-  AlignedBuffer block(n, device->info().sector_bytes), pattern(n, 4096);
-  FillWritePattern(pattern.span(n));
+  AlignedBuffer block(n, device->info().sector_bytes);
   std::uint64_t written = 0;
   for (std::uint64_t at = 0; at + n <= device->info().size_bytes; at += n) {
     REQUIRE_FALSE(device->ReadAt(at, block.span(n)));
     const bool zeros = std::all_of(block.span(n).begin(), block.span(n).end(),
                                    [](std::byte b) { return b == std::byte{0}; });
-    const bool ours = std::memcmp(block.span(n).data(), pattern.span(n).data(), n) == 0;
+    bool ours = true;
+    for (std::uint64_t s = 0; s < n; s += kStampSectorBytes) {
+      const SectorCheck c = CheckSector(block.span(n).subspan(s, kStampSectorBytes), at + s, 0);
+      ours = ours && c.state == SectorState::kStale && c.source_bytes == at + s;
+    }
     CHECK((zeros || ours));
     written += ours ? 1 : 0;
   }

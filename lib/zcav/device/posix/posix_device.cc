@@ -32,6 +32,7 @@
 #include "zcav/device/posix/sysfs_info.h"
 #include "zcav/device/posix/uring_queue.h"
 #include "zcav/device/posix/write_safety.h"
+#include "zcav/device/write_stamp.h"
 
 namespace zcav {
 namespace {
@@ -576,7 +577,7 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& given, const NewTe
   }
   // Some file systems take the flag and fail the first I/O with EINVAL.
   AlignedBuffer probe(sector, sector);
-  FillWritePattern(probe.span(sector));
+  StampWrite(probe.span(sector), 0, NewStampRunId());
   if (const std::error_code ec = PwriteFully(fd.get(), 0, probe.span(sector))) {
     if (ec == std::error_code(EINVAL, std::system_category())) {
       throw Error(no_direct, ErrorKind::kBadInput);
