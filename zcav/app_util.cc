@@ -316,60 +316,6 @@ int SweepExitCode(const SweepResult& result, const RunInfo& run, const std::stri
 
 std::string Num(double v, int decimals) { return FormatFixed(v, decimals); }
 
-Json DeviceJson(const DeviceInfo& dev) {
-  return {{"path", dev.path},
-          {"size_bytes", dev.size_bytes},
-          {"sector_bytes", dev.sector_bytes},
-          {"model", dev.model},
-          {"direct_io", dev.direct_io}};
-}
-
-Json RandomAccessJson(const RandomAccessResult& r, const RandomAccessOptions& o) {
-  Json cells = Json::array();
-  for (const RandomAccessCell& c : r.cells) {
-    cells.push_back({{"size_bytes", c.size_bytes},
-                     {"queue_depth", c.queue_depth},
-                     {"engine_depth", c.engine_depth},
-                     {"ops", c.ops},
-                     {"seconds", c.seconds},
-                     {"iops", c.iops},
-                     {"mb_per_s", c.mb_per_s},
-                     {"mean_ms", c.mean_ms},
-                     {"p50_ms", c.p50_ms},
-                     {"p99_ms", c.p99_ms},
-                     {"max_ms", c.max_ms}});
-  }
-  return {{"mode", o.write ? "write" : "read"},
-          {"engine", r.engine},
-          {"seconds_per_cell", std::chrono::duration<double>(o.cell_time).count()},
-          {"seed", o.seed},
-          {"cells", cells}};
-}
-
-Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes) {
-  Json samples = Json::array();
-  for (const AccessReading& x : r.samples) {
-    samples.push_back({{"offset_bytes", x.offset_bytes},
-                       {"distance_bytes", x.distance_bytes},
-                       {"ms", Finite(x.ms)}});
-  }
-  return {{"read_bytes", read_bytes},
-          {"count", r.samples.size()},
-          {"mean_ms", Finite(r.mean_ms)},
-          {"median_ms", Finite(r.median_ms)},
-          {"p95_ms", Finite(r.p95_ms)},
-          {"min_ms", Finite(r.min_ms)},
-          {"max_ms", Finite(r.max_ms)},
-          {"cpu_percent", Finite(r.cpu_percent)},
-          {"samples", samples}};
-}
-
-Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes) {
-  return {{"region_bytes", region_bytes},           {"repetitions", r.repetitions},
-          {"min_mb_per_s", Finite(r.min_mb_per_s)}, {"avg_mb_per_s", Finite(r.avg_mb_per_s)},
-          {"max_mb_per_s", Finite(r.max_mb_per_s)}, {"cpu_percent", Finite(r.cpu_percent)}};
-}
-
 void WriteWholeResult(const std::string& output, const std::vector<std::string>& inputs,
                       const std::string& text, std::ostream& out) {
   if (output == "-") {

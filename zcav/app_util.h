@@ -42,17 +42,6 @@ std::string Dump(const Json& doc);
 std::string UtcNow();
 // FormatFixed (base/text.h): v with `decimals` decimals, "0" for NaN and infinities.
 std::string Num(double v, int decimals);
-// The device facts every probe's JSON carries.
-Json DeviceJson(const DeviceInfo& dev);
-// The figures of an access test (access.h) of `read_bytes` per read, every
-// sample included, as `zcav access` and profile.json write them.
-Json AccessFiguresJson(const AccessResult& r, std::uint64_t read_bytes);
-// Random access by size and depth (random_access.h): mode, engine,
-// seconds_per_cell, seed and cells [{size_bytes, queue_depth, engine_depth,
-// ops, seconds, iops, mb_per_s, mean_ms, p50_ms, p99_ms, max_ms}].
-Json RandomAccessJson(const RandomAccessResult& r, const RandomAccessOptions& o);
-// The figures of a burst test (burst.h) over `region_bytes`.
-Json BurstFiguresJson(const BurstResult& r, std::uint64_t region_bytes);
 // Says on `err` how a sweep of `device` ended (unreadable and slow regions,
 // interruption, read error, device gone; results written to `where`) and
 // returns the exit code: 0 complete and every byte read; 1 complete with

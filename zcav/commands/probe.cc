@@ -17,6 +17,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/format/profile_json.h"
 #include "zcav/format/writers.h"
 #include "zcav/measure/access.h"
 #include "zcav/measure/burst.h"
@@ -280,8 +281,8 @@ int RunRandomAccess(const AccessCommandOptions& options, OpenedDevice& d, const 
   std::string text;
   if (options.format == "json") {
     text = Dump({{"schema_version", kSchemaVersion},
-                 {"device", DeviceJson(d.device().info())},
-                 {"random_access", RandomAccessJson(r, o)},
+                 {"device", Json::parse(ProbeDeviceJson(d.device().info()))},
+                 {"random_access", Json::parse(RandomAccessJson(r, o))},
                  {"partial", r.error || r.interrupted}});
   } else {
     text = RandomAccessTable(r, o, d.device().info().path);
@@ -304,11 +305,12 @@ int RunAccess(const AccessCommandOptions& options, const Invocation& inv) {
   const AccessResult r = MeasureAccess(d.device(), d.clock(), options.access, &inv.stop);
   std::string text;
   if (options.format == "json") {
-    const Json doc = {{"schema_version", kSchemaVersion},
-                      {"device", DeviceJson(d.device().info())},
-                      {"access", AccessFiguresJson(r, RoundUp(options.access.read_bytes,
-                                                              d.device().info().sector_bytes))},
-                      {"partial", r.error || r.interrupted}};
+    const Json doc = {
+        {"schema_version", kSchemaVersion},
+        {"device", Json::parse(ProbeDeviceJson(d.device().info()))},
+        {"access", Json::parse(AccessFiguresJson(
+                       r, RoundUp(options.access.read_bytes, d.device().info().sector_bytes)))},
+        {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {
     text = "access time of " + d.device().info().path + ": " + std::to_string(r.samples.size()) +
@@ -334,8 +336,8 @@ int RunBurst(const BurstCommandOptions& options, const Invocation& inv) {
   std::string text;
   if (options.format == "json") {
     const Json doc = {{"schema_version", kSchemaVersion},
-                      {"device", DeviceJson(d.device().info())},
-                      {"burst", BurstFiguresJson(r, options.burst.region_bytes)},
+                      {"device", Json::parse(ProbeDeviceJson(d.device().info()))},
+                      {"burst", Json::parse(BurstFiguresJson(r, options.burst.region_bytes))},
                       {"partial", r.error || r.interrupted}};
     text = Dump(doc);
   } else {

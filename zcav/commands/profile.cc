@@ -57,6 +57,7 @@
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/device/device.h"
+#include "zcav/format/profile_json.h"
 #include "zcav/format/result_size.h"
 #include "zcav/format/writers.h"
 #include "zcav/format/zone_table.h"
@@ -298,35 +299,6 @@ void CreateOutputDir(const std::string& dir) {
 const std::vector<std::string> kReplacedSweepMembers = {"status", "partial", "error", "transport",
                                                         "verdict"};
 
-Json ErrorJson(const std::error_code& error, std::uint64_t offset_bytes) {
-  return {{"offset_bytes", offset_bytes}, {"message", error.message()}};
-}
-
-Json TransportJson(const Transport& t) {
-  return {{"kind", t.kind},
-          {"link", t.link},
-          {"ceiling_mb_per_s", t.ceiling_mb_per_s > 0 ? Json(t.ceiling_mb_per_s) : Json(nullptr)},
-          {"theoretical_mb_per_s",
-           t.theoretical_mb_per_s > 0 ? Json(t.theoretical_mb_per_s) : Json(nullptr)},
-          {"source", t.source}};
-}
-
-Json VerdictJson(const Verdict& v) {
-  Json j = {{"kind", VerdictKindName(v.kind)}, {"reason", v.reason}};
-  if (v.kind == VerdictKind::kBusCapped) {
-    j["capped_share"] = Finite(v.capped_share);
-    j["uncapped_estimate_mb_per_s"] = Finite(v.uncapped_estimate_mb_per_s);
-  }
-  return j;
-}
-
-// What one step ended as, for the JSON and the exit code.
-std::string StepStatus(const std::error_code& error, std::uint64_t offset, bool interrupted) {
-  if (error)
-    return "partial: read error at offset " + std::to_string(offset) + " bytes: " + error.message();
-  return interrupted ? "partial: interrupted" : "complete";
-}
-
 // "failing — 2 unreadable ranges ...; 1 slow region ...".
 std::string HealthText(const HealthReport& h) {
   std::string text = HealthVerdictName(h.health.verdict);
@@ -549,10 +521,6 @@ class ProfileRun {
   void NoteWriteFailure(const std::string& path, int error_number, const std::string& message) {
     NoteWriteFailure("writing " + path + " failed: " + FailureReason(error_number, message));
   }
-  Json SweepJson() const;
-  Json AccessJson() const;
-  Json BurstJson() const;
-  Json ProfileJson() const;
   void PlotAndReport(bool gnuplot);
   void SummarizeMeasurements(std::ostream& s) const;
   void SummarizeCaches(std::ostream& s) const;
@@ -801,65 +769,6 @@ void ProfileRun::Sweep() {
                                            context_.caches);
 }
 
-Json ProfileRun::SweepJson() const {
-  const SweepPlan& p = plan();
-  Json j = {
-      {"status", sweep_.StatusText()},
-      {"partial", sweep_.partial()},
-      {"quick", p.quick},
-      {"passes", p.passes},
-      {"block_bytes", p.block_bytes},
-      {"blocks_planned", p.block_count},
-      {"blocks", sweep_.blocks_measured},
-      {"min_mb_per_s", Finite(sweep_.min_mb_per_s)},
-      {"avg_mb_per_s", Finite(sweep_.avg_mb_per_s)},
-      {"max_mb_per_s", Finite(sweep_.max_mb_per_s)},
-      {"cpu_percent", Finite(sweep_.cpu_percent)},
-      {"system_busy_percent",
-       sweep_.system_busy_percent ? Json(Finite(*sweep_.system_busy_percent)) : Json(nullptr)},
-      {"bytes_read", sweep_.bytes_read},
-      {"wall_seconds", Finite(sweep_.wall_seconds)}};
-  if (sweep_.error) j["error"] = ErrorJson(sweep_.error, sweep_.error_offset_bytes);
-  return j;
-}
-
-Json ProfileRun::AccessJson() const {
-  Json j = {{"status", StepStatus(access_.error, access_.error_offset_bytes, access_.interrupted)}};
-  j.update(AccessFiguresJson(access_, RoundUp(access_options_.read_bytes, info_.sector_bytes)));
-  if (access_.error) j["error"] = ErrorJson(access_.error, access_.error_offset_bytes);
-  return j;
-}
-
-Json ProfileRun::BurstJson() const {
-  Json j = {{"status", StepStatus(burst_.error, burst_.error_offset_bytes, burst_.interrupted)}};
-  j.update(BurstFiguresJson(burst_, BurstRegionBytes()));
-  if (burst_.error) j["error"] = ErrorJson(burst_.error, burst_.error_offset_bytes);
-  return j;
-}
-
-Json ProfileRun::ProfileJson() const {
-  Json estimate_json = nullptr;
-  if (estimate_) {
-    estimate_json = {{"bytes", estimate_->bytes},
-                     {"seconds", static_cast<double>(estimate_->time.count()) / 1e9},
-                     {"mb_per_s", Finite(estimate_->mb_per_s)},
-                     {"full_sweep_seconds", Finite(full_seconds_)}};
-    if (estimate_->error)
-      estimate_json["error"] = ErrorJson(estimate_->error, estimate_->error_offset_bytes);
-  }
-  return {
-      {"sampling", sampling_ == Sampling::kQuick      ? "quick"
-                   : sampling_ == Sampling::kAdaptive ? "adaptive"
-                                                      : "full"},
-      {"quick", sampling_ == Sampling::kQuick},
-      {"why", sampling_reason_},
-      {"adaptive_above_seconds", kAdaptiveAboveSeconds},
-      {"passes", plan().passes},
-      {"passes_why", passes_reason_.empty() ? std::string(options_.passes_given ? "-c" : "default")
-                                            : passes_reason_},
-      {"estimate", estimate_json}};
-}
-
 void ProfileRun::WriteProfileJson() {
   if (!json_file_) return;  // writing it failed during the sweep
   try {
@@ -903,18 +812,31 @@ int ProfileRun::KeepProfileJson(std::ostream& out) {
 // profile.json's members after the sweep's (each replacing a sweep member of
 // its name), as JSON text.
 std::vector<std::pair<std::string, std::string>> ProfileRun::ProfileMembers() const {
-  const auto text = [](const Json& value) {
-    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  };
-  return {{"transport", text(TransportJson(transport_))},
-          {"verdict", text(VerdictJson(verdict_))},
-          {"sweep", text(SweepJson())},
-          {"access", text(AccessJson())},
-          {"random_access", text(RandomAccessJson(random_, random_options_))},
-          {"burst", text(BurstJson())},
-          {"profile", text(ProfileJson())},
-          {"status", text(status_)},
-          {"partial", text(partial_)}};
+  const ProfileSampling sampling = {
+      .sampling = sampling_ == Sampling::kQuick      ? "quick"
+                  : sampling_ == Sampling::kAdaptive ? "adaptive"
+                                                     : "full",
+      .why = sampling_reason_,
+      .adaptive_above_seconds = kAdaptiveAboveSeconds,
+      .passes = plan().passes,
+      .passes_why = passes_reason_.empty() ? std::string(options_.passes_given ? "-c" : "default")
+                                           : passes_reason_,
+      .estimate = estimate_,
+      .full_sweep_seconds = full_seconds_};
+  return ProfileJsonMembers(
+      {.transport = transport_,
+       .verdict = verdict_,
+       .sweep = sweep_,
+       .plan = plan(),
+       .access = access_,
+       .access_read_bytes = RoundUp(access_options_.read_bytes, info_.sector_bytes),
+       .random_access = random_,
+       .random_options = random_options_,
+       .burst = burst_,
+       .burst_region_bytes = BurstRegionBytes(),
+       .sampling = sampling,
+       .status = status_,
+       .partial = partial_});
 }
 
 void ProfileRun::WriteZonesPlotsAndReports() {

@@ -19,11 +19,14 @@
 #include <vector>
 
 #include "zcav/format/adaptive_format.h"
+#include "zcav/format/json_keys.h"
 #include "zcav/format/reader_internal.h"
 
 namespace zcav::reader {
 
 namespace {
+
+namespace keys = json_keys;
 
 // A JSON line longer than kMaxLineBytes, on line `line`: thrown from inside
 // the parser (by JsonPosition) to stop it before it holds more.
@@ -188,8 +191,8 @@ class JsonBlockStream {
     if (event == E::key) {
       const bool known = KnownJsonMember(parsed.get_ref<const std::string&>());
       if (depth == 1) {
-        in_blocks_ = parsed == "blocks";
-        in_samples_ = parsed == "samples";
+        in_blocks_ = parsed == keys::kBlocks;
+        in_samples_ = parsed == keys::kSamples;
       }
       dropped_key_ = !known;
       return known;
@@ -295,32 +298,32 @@ LinkState ReadJsonLink(const Json& l) {
     return n <= 64 ? static_cast<unsigned>(n) : 0U;
   };
   LinkState s;
-  s.transport = text("transport");
-  s.current = text("current");
-  s.max = text("max");
-  s.width = count("width");
-  s.max_width = count("max_width");
-  s.driver = text("driver");
-  s.card_type = text("card_type");
-  s.speed_class = text("speed_class");
-  s.card_grades = text("card_grades");
-  const auto d = l.find("downgraded");
+  s.transport = text(keys::kTransport);
+  s.current = text(keys::kCurrent);
+  s.max = text(keys::kMax);
+  s.width = count(keys::kWidth);
+  s.max_width = count(keys::kMaxWidth);
+  s.driver = text(keys::kDriver);
+  s.card_type = text(keys::kCardType);
+  s.speed_class = text(keys::kSpeedClass);
+  s.card_grades = text(keys::kCardGrades);
+  const auto d = l.find(keys::kDowngraded);
   s.downgraded = d != l.end() && d->is_boolean() && d->get<bool>();
-  s.reason = text("reason");
-  s.limit_mb_per_s = rate("limit_mb_per_s");
-  s.max_limit_mb_per_s = rate("max_limit_mb_per_s");
+  s.reason = text(keys::kReason);
+  s.limit_mb_per_s = rate(keys::kLimitMbPerS);
+  s.max_limit_mb_per_s = rate(keys::kMaxLimitMbPerS);
   return s;
 }
 
 // "random_access" {mode, cells: [{size_bytes, queue_depth, engine_depth,
 // iops, mb_per_s, mean_ms, p50_ms, p99_ms, max_ms, ...}]}, when present.
 void ReadJsonRandomAccess(const Input& in, const Json& root, SavedResult& profile) {
-  const auto ra = root.find("random_access");
+  const auto ra = root.find(keys::kRandomAccess);
   if (ra == root.end() || !ra->is_object()) return;
-  if (const auto mode = ra->find("mode"); mode != ra->end() && mode->is_string()) {
+  if (const auto mode = ra->find(keys::kMode); mode != ra->end() && mode->is_string()) {
     profile.random_access_mode = mode->get<std::string>();
   }
-  const auto cells = ra->find("cells");
+  const auto cells = ra->find(keys::kCells);
   if (cells == ra->end() || !cells->is_array()) in.FailFile("random_access has no cells array");
   for (std::size_t i = 0; i < cells->size(); ++i) {
     const Json& c = (*cells)[i];
@@ -329,25 +332,25 @@ void ReadJsonRandomAccess(const Input& in, const Json& root, SavedResult& profil
     };
     if (!c.is_object()) fail("is not an object");
     RandomAccessCell cell;
-    cell.size_bytes = JsonCount(c, "size_bytes");
-    const std::uint64_t depth = JsonCount(c, "queue_depth");
+    cell.size_bytes = JsonCount(c, keys::kSizeBytes);
+    const std::uint64_t depth = JsonCount(c, keys::kQueueDepth);
     if (cell.size_bytes == 0 || depth == 0 || depth > 1u << 20) {
       fail("needs a whole size_bytes and queue_depth above 0");
     }
     cell.queue_depth = static_cast<std::uint32_t>(depth);
     cell.engine_depth = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(JsonCount(c, "engine_depth"), 1, depth));
-    cell.ops = JsonCount(c, "ops");
-    const std::optional<double> iops = JsonNonNegative(c, "iops");
-    const std::optional<double> mean = JsonNonNegative(c, "mean_ms");
+        std::clamp<std::uint64_t>(JsonCount(c, keys::kEngineDepth), 1, depth));
+    cell.ops = JsonCount(c, keys::kOps);
+    const std::optional<double> iops = JsonNonNegative(c, keys::kIops);
+    const std::optional<double> mean = JsonNonNegative(c, keys::kMeanMs);
     if (!iops || !mean) fail("needs iops and mean_ms, numbers of at least 0");
     cell.iops = *iops;
     cell.mean_ms = *mean;
-    cell.seconds = JsonNonNegative(c, "seconds").value_or(0);
-    cell.mb_per_s = JsonNonNegative(c, "mb_per_s").value_or(0);
-    cell.p50_ms = JsonNonNegative(c, "p50_ms").value_or(0);
-    cell.p99_ms = JsonNonNegative(c, "p99_ms").value_or(0);
-    cell.max_ms = JsonNonNegative(c, "max_ms").value_or(0);
+    cell.seconds = JsonNonNegative(c, keys::kSeconds).value_or(0);
+    cell.mb_per_s = JsonNonNegative(c, keys::kMbPerS).value_or(0);
+    cell.p50_ms = JsonNonNegative(c, keys::kP50Ms).value_or(0);
+    cell.p99_ms = JsonNonNegative(c, keys::kP99Ms).value_or(0);
+    cell.max_ms = JsonNonNegative(c, keys::kMaxMs).value_or(0);
     profile.random_access.push_back(cell);
   }
 }
@@ -356,17 +359,18 @@ void ReadJsonRandomAccess(const Input& in, const Json& root, SavedResult& profil
 // "burst", "verdict" and "random_access".
 void ReadJsonProfileMeasurements(const Input& in, const Json& root, SavedResult& profile) {
   ReadJsonRandomAccess(in, root, profile);
-  if (const auto a = root.find("adaptive"); a != root.end()) {
+  if (const auto a = root.find(keys::kAdaptive); a != root.end()) {
     profile.adaptive = ParseAdaptiveJson(a->dump(), in.source());
   }
-  if (const auto acc = root.find("access"); acc != root.end() && acc->is_object()) {
-    profile.access_mean_ms = JsonNonNegative(*acc, "mean_ms");
-    if (const auto samples = acc->find("samples"); samples != acc->end() && samples->is_array()) {
+  if (const auto acc = root.find(keys::kAccess); acc != root.end() && acc->is_object()) {
+    profile.access_mean_ms = JsonNonNegative(*acc, keys::kMeanMs);
+    if (const auto samples = acc->find(keys::kSamples);
+        samples != acc->end() && samples->is_array()) {
       for (std::size_t i = 0; i < samples->size(); ++i) {
         const Json& sample = (*samples)[i];
-        const auto offset = sample.is_object() ? sample.find("offset_bytes") : sample.end();
+        const auto offset = sample.is_object() ? sample.find(keys::kOffsetBytes) : sample.end();
         const std::optional<double> ms =
-            sample.is_object() ? JsonNonNegative(sample, "ms") : std::nullopt;
+            sample.is_object() ? JsonNonNegative(sample, keys::kMs) : std::nullopt;
         if (offset == sample.end() || !offset->is_number_unsigned() || !ms) {
           in.FailFile("access.samples[" + std::to_string(i) +
                       "]: needs a whole offset_bytes and a number ms of at least 0");
@@ -375,12 +379,13 @@ void ReadJsonProfileMeasurements(const Input& in, const Json& root, SavedResult&
       }
     }
   }
-  if (const auto burst = root.find("burst"); burst != root.end() && burst->is_object()) {
-    profile.burst_mb_per_s = JsonNonNegative(*burst, "avg_mb_per_s");
+  if (const auto burst = root.find(keys::kBurst); burst != root.end() && burst->is_object()) {
+    profile.burst_mb_per_s = JsonNonNegative(*burst, keys::kAvgMbPerS);
   }
-  if (const auto verdict = root.find("verdict"); verdict != root.end() && verdict->is_object()) {
-    const auto kind = verdict->find("kind");
-    const auto reason = verdict->find("reason");
+  if (const auto verdict = root.find(keys::kVerdict);
+      verdict != root.end() && verdict->is_object()) {
+    const auto kind = verdict->find(keys::kKind);
+    const auto reason = verdict->find(keys::kReason);
     if (kind != verdict->end() && kind->is_string()) profile.verdict = kind->get<std::string>();
     if (reason != verdict->end() && reason->is_string()) {
       profile.verdict_reason = reason->get<std::string>();
@@ -398,8 +403,8 @@ void ForEachJsonRange(const Input& in, const Json& root, const char* name, Add a
   if (!list->is_array()) in.FailFile(std::string(name) + " is not an array");
   for (std::size_t i = 0; i < list->size(); ++i) {
     const Json& item = (*list)[i];
-    const auto offset = item.is_object() ? item.find("offset_bytes") : item.end();
-    const auto length = item.is_object() ? item.find("length_bytes") : item.end();
+    const auto offset = item.is_object() ? item.find(keys::kOffsetBytes) : item.end();
+    const auto length = item.is_object() ? item.find(keys::kLengthBytes) : item.end();
     if (offset == item.end() || length == item.end() || !offset->is_number_unsigned() ||
         !length->is_number_unsigned() || length->get<std::uint64_t>() == 0) {
       in.FailFile(std::string(name) + "[" + std::to_string(i) +
@@ -418,21 +423,21 @@ void ReadJsonCaches(const Json& root, SavedResult& profile) {
     const double v = it->get<double>();
     return v >= 0 && v <= 1 ? std::optional<double>(v) : std::nullopt;
   };
-  if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
+  if (const auto passes = root.find(keys::kPasses); passes != root.end() && passes->is_array()) {
     for (const Json& pass : *passes) {
       if (!pass.is_object()) continue;
-      const auto complete = pass.find("complete");
-      const auto rate = pass.find("mb_per_s");
+      const auto complete = pass.find(keys::kComplete);
+      const auto rate = pass.find(keys::kMbPerS);
       if (complete == pass.end() || *complete != true || rate == pass.end() || !rate->is_number() ||
           !std::isfinite(rate->get<double>()) || rate->get<double>() <= 0) {
         continue;
       }
       profile.caches.pass_mb_per_s.push_back(rate->get<double>());
-      profile.caches.pass_cached_share.push_back(share(pass, "page_cache_share"));
+      profile.caches.pass_cached_share.push_back(share(pass, keys::kPageCacheShare));
     }
   }
-  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
-    profile.caches.cached_share_at_end = share(*sum, "page_cache_share_at_end");
+  if (const auto sum = root.find(keys::kSummary); sum != root.end() && sum->is_object()) {
+    profile.caches.cached_share_at_end = share(*sum, keys::kPageCacheShareAtEnd);
   }
 }
 
@@ -440,19 +445,19 @@ void ReadJsonCaches(const Json& root, SavedResult& profile) {
 // when present; readings without a number for the time or the temperature
 // are skipped.
 void ReadJsonTemperatures(const Json& root, SavedResult& profile) {
-  const auto temps = root.find("temperatures");
+  const auto temps = root.find(keys::kTemperatures);
   if (temps == root.end() || !temps->is_array()) return;
   for (const Json& t : *temps) {
     if (!t.is_object()) continue;
-    const std::optional<double> seconds = JsonNonNegative(t, "seconds");
-    const auto c = t.find("celsius");
+    const std::optional<double> seconds = JsonNonNegative(t, keys::kSeconds);
+    const auto c = t.find(keys::kCelsius);
     if (!seconds || c == t.end() || !c->is_number() || !std::isfinite(c->get<double>())) continue;
     TemperatureReading r;
     r.seconds = *seconds;
     r.celsius = c->get<double>();
-    r.offset_bytes = JsonCount(t, "offset_bytes");
+    r.offset_bytes = JsonCount(t, keys::kOffsetBytes);
     r.pass = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(JsonCount(t, "pass"), 1, 1u << 20) - 1);
+        std::clamp<std::uint64_t>(JsonCount(t, keys::kPass), 1, 1u << 20) - 1);
     profile.temperatures.push_back(r);
   }
 }
@@ -478,34 +483,34 @@ std::optional<Row> JsonBlockRow(const Input& in, const Json& block, std::size_t 
     return it->get<std::uint64_t>();
   };
   Row row;
-  row.offset_bytes = whole("offset_bytes", true, 0);
-  row.length_bytes = whole("length_bytes", true, 0);
+  row.offset_bytes = whole(keys::kOffsetBytes, true, 0);
+  row.length_bytes = whole(keys::kLengthBytes, true, 0);
   if (row.length_bytes == 0) fail("length_bytes is 0");
-  row.passes = whole("passes", false, 1);
+  row.passes = whole(keys::kPasses, false, 1);
   if (row.passes == 0) {
     // No clean read (zcav writes null rates and the unreadable bytes).
-    const auto rate = block.find("mb_per_s");
-    if (rate != block.end() && rate->is_null() && whole("unreadable_bytes", false, 0) > 0) {
+    const auto rate = block.find(keys::kMbPerS);
+    if (rate != block.end() && rate->is_null() && whole(keys::kUnreadableBytes, false, 0) > 0) {
       return std::nullopt;
     }
     fail("passes is 0");
   }
-  const auto rate = block.find("mb_per_s");
+  const auto rate = block.find(keys::kMbPerS);
   if (rate == block.end()) fail("has no mb_per_s");
   if (!rate->is_number()) fail("mb_per_s is not a number");
   row.mb_per_s = rate->get<double>();
   if (row.mb_per_s < 0) fail("mb_per_s is negative");
   // The spread across passes is optional (older files, hand-made input).
-  const auto lo = block.find("min_mb_per_s");
-  const auto hi = block.find("max_mb_per_s");
+  const auto lo = block.find(keys::kMinMbPerS);
+  const auto hi = block.find(keys::kMaxMbPerS);
   if (lo != block.end() && hi != block.end() && lo->is_number() && hi->is_number() &&
       lo->get<double>() >= 0 && hi->get<double>() >= lo->get<double>()) {
     row.min_mb_per_s = lo->get<double>();
     row.max_mb_per_s = hi->get<double>();
   }
-  if (const auto worst = block.find("worst_chunk_ms"); worst != block.end() && worst->is_number() &&
-                                                       worst->get<double>() > 0 &&
-                                                       std::isfinite(worst->get<double>())) {
+  if (const auto worst = block.find(keys::kWorstChunkMs);
+      worst != block.end() && worst->is_number() && worst->get<double>() > 0 &&
+      std::isfinite(worst->get<double>())) {
     row.worst_chunk_ms = static_cast<float>(std::min(worst->get<double>(), 1e9));
   }
   return row;
@@ -523,23 +528,23 @@ std::optional<double> JsonNonNegative(const Json& object, const char* name) {
 
 // "device": the path, size and what the device said about itself.
 void ReadJsonDevice(const Json& dev, SavedResult& profile) {
-  if (const auto p = dev.find("path"); p != dev.end() && p->is_string()) {
+  if (const auto p = dev.find(keys::kPath); p != dev.end() && p->is_string()) {
     profile.device_path = p->get<std::string>();
   }
-  if (const auto s = dev.find("size_bytes"); s != dev.end() && s->is_number_unsigned()) {
+  if (const auto s = dev.find(keys::kSizeBytes); s != dev.end() && s->is_number_unsigned()) {
     profile.device_bytes = s->get<std::uint64_t>();
   }
   auto device_text = [&](const char* name) {
     const auto it = dev.find(name);
     return it != dev.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  profile.device_vendor = device_text("vendor");
-  profile.device_model = device_text("model");
-  profile.transport = device_text("transport");
-  profile.link = device_text("link");
-  profile.storage_transport = device_text("storage_transport");
-  profile.caches.page_cache_file = device_text("page_cache_file");
-  if (const auto l = dev.find("link_detail"); l != dev.end() && l->is_object()) {
+  profile.device_vendor = device_text(keys::kVendor);
+  profile.device_model = device_text(keys::kModel);
+  profile.transport = device_text(keys::kTransport);
+  profile.link = device_text(keys::kLink);
+  profile.storage_transport = device_text(keys::kStorageTransport);
+  profile.caches.page_cache_file = device_text(keys::kPageCacheFile);
+  if (const auto l = dev.find(keys::kLinkDetail); l != dev.end() && l->is_object()) {
     profile.link_state = ReadJsonLink(*l);
   }
   auto device_flag = [&](const char* name) -> std::optional<bool> {
@@ -547,24 +552,24 @@ void ReadJsonDevice(const Json& dev, SavedResult& profile) {
     return it != dev.end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
                                                : std::nullopt;
   };
-  profile.rotational = device_flag("rotational");
-  profile.storage_rotational = device_flag("storage_rotational");
-  if (const auto id = dev.find("identity"); id != dev.end() && id->is_object()) {
+  profile.rotational = device_flag(keys::kRotational);
+  profile.storage_rotational = device_flag(keys::kStorageRotational);
+  if (const auto id = dev.find(keys::kIdentity); id != dev.end() && id->is_object()) {
     const auto text = [&](const char* name) {
       const auto it = id->find(name);
       return it != id->end() && it->is_string() ? it->get<std::string>() : std::string();
     };
-    profile.device_serial = text("serial");
-    profile.device_wwn = text("wwn");
-    profile.device_firmware = text("firmware");
-    profile.host = text("host");
-    profile.started_utc = text("started");
+    profile.device_serial = text(keys::kSerial);
+    profile.device_wwn = text(keys::kWwn);
+    profile.device_firmware = text(keys::kFirmware);
+    profile.host = text(keys::kHost);
+    profile.started_utc = text(keys::kStarted);
   }
 }
 
 // "options": the sweep's plan and its timing.
 void ReadJsonOptions(const Json& opt, SavedResult& profile) {
-  if (const auto b = opt.find("block_bytes"); b != opt.end() && b->is_number_unsigned()) {
+  if (const auto b = opt.find(keys::kBlockBytes); b != opt.end() && b->is_number_unsigned()) {
     profile.block_bytes = b->get<std::uint64_t>();
   }
   const auto whole = [&](const char* name) -> std::uint64_t {
@@ -576,26 +581,26 @@ void ReadJsonOptions(const Json& opt, SavedResult& profile) {
     return it != opt.end() && it->is_boolean() && it->get<bool>();
   };
   SweepPlan plan;
-  plan.start_bytes = whole("start_bytes");
-  plan.end_bytes = whole("end_bytes");
-  plan.block_bytes = whole("block_bytes");
-  plan.chunk_bytes = whole("chunk_bytes");
-  plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("passes"), 1u << 20));
-  plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole("skip"), 1u << 30));
-  plan.quick = flag("quick");
-  plan.warmup = flag("warmup");
-  plan.block_count = whole("block_count");
-  if (const auto e = opt.find("engine"); e != opt.end() && e->is_string()) {
+  plan.start_bytes = whole(keys::kStartBytes);
+  plan.end_bytes = whole(keys::kEndBytes);
+  plan.block_bytes = whole(keys::kBlockBytes);
+  plan.chunk_bytes = whole(keys::kChunkBytes);
+  plan.passes = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole(keys::kPasses), 1u << 20));
+  plan.skip = static_cast<std::uint32_t>(std::min<std::uint64_t>(whole(keys::kSkip), 1u << 30));
+  plan.quick = flag(keys::kQuick);
+  plan.warmup = flag(keys::kWarmup);
+  plan.block_count = whole(keys::kBlockCount);
+  if (const auto e = opt.find(keys::kEngine); e != opt.end() && e->is_string()) {
     plan.engine = e->get<std::string>();
   }
-  if (const auto m = opt.find("mode"); m != opt.end() && *m == "write") plan.write = true;
-  if (const std::uint64_t depth = whole("queue_depth"); depth != 0) {
+  if (const auto m = opt.find(keys::kMode); m != opt.end() && *m == "write") plan.write = true;
+  if (const std::uint64_t depth = whole(keys::kQueueDepth); depth != 0) {
     plan.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(depth, 1u << 20));
   }
   profile.plan = plan;
   // Files before "timing" was recorded: unknown, taken as sharp (0).
-  if (const auto t = opt.find("timing"); t != opt.end() && t->is_object()) {
-    if (const auto b = t->find("blur_blocks"); b != t->end() && b->is_number()) {
+  if (const auto t = opt.find(keys::kTiming); t != opt.end() && t->is_object()) {
+    if (const auto b = t->find(keys::kBlurBlocks); b != t->end() && b->is_number()) {
       const double v = b->get<double>();
       if (std::isfinite(v) && v >= 0 && v <= kMaxBlurBlocks) profile.blur_blocks = v;
     }
@@ -605,20 +610,20 @@ void ReadJsonOptions(const Json& opt, SavedResult& profile) {
 // Unreadable ranges and slow regions (zcav's own sweeps).
 void ReadJsonRanges(const Input& in, const Json& root, SavedResult& profile) {
   ForEachJsonRange(
-      in, root, "errors", [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
+      in, root, keys::kErrors, [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
         UnreadableRange r{offset, length, 0, 0, false};
-        if (const auto e = item.find("errno"); e != item.end() && e->is_number_integer()) {
+        if (const auto e = item.find(keys::kErrno); e != item.end() && e->is_number_integer()) {
           r.errno_value = e->get<int>();
         }
-        if (const auto b = item.find("bounded_by_budget"); b != item.end() && b->is_boolean()) {
+        if (const auto b = item.find(keys::kBoundedByBudget); b != item.end() && b->is_boolean()) {
           r.bounded_by_budget = b->get<bool>();
         }
         profile.unreadable.push_back(r);
       });
-  ForEachJsonRange(in, root, "slow_regions",
+  ForEachJsonRange(in, root, keys::kSlowRegions,
                    [&](const Json& item, std::uint64_t offset, std::uint64_t length) {
-                     SlowRegion r{offset, length, 0, JsonNonNegative(item, "ms").value_or(0),
-                                  JsonNonNegative(item, "expected_ms").value_or(0)};
+                     SlowRegion r{offset, length, 0, JsonNonNegative(item, keys::kMs).value_or(0),
+                                  JsonNonNegative(item, keys::kExpectedMs).value_or(0)};
                      profile.slow_regions.push_back(r);
                    });
 }
@@ -628,13 +633,13 @@ void ReadJsonRanges(const Input& in, const Json& root, SavedResult& profile) {
 void ReadJsonLatency(const Json& passes, SavedResult& profile) {
   for (const Json& pass : passes) {
     if (!pass.is_object()) continue;
-    const auto classes = pass.find("latency_classes");
+    const auto classes = pass.find(keys::kLatencyClasses);
     if (classes == pass.end() || !classes->is_array()) continue;
     LatencyClasses c;
-    c.chunk_bytes = JsonCount(pass, "chunk_bytes");
-    c.unreadable_chunks = JsonCount(pass, "unreadable_chunks");
+    c.chunk_bytes = JsonCount(pass, keys::kChunkBytes);
+    c.unreadable_chunks = JsonCount(pass, keys::kUnreadableChunks);
     for (std::size_t i = 0; i < c.chunks.size() && i < classes->size(); ++i) {
-      if ((*classes)[i].is_object()) c.chunks[i] = JsonCount((*classes)[i], "chunks");
+      if ((*classes)[i].is_object()) c.chunks[i] = JsonCount((*classes)[i], keys::kChunks);
     }
     profile.latency_classes.push_back(c);
     if (profile.chunk_bytes == 0) profile.chunk_bytes = c.chunk_bytes;
@@ -644,29 +649,30 @@ void ReadJsonLatency(const Json& passes, SavedResult& profile) {
 // "health" {verdict, reasons} and "smart" {before {note}, increases}
 // (json_writer.cc), when present.
 void ReadJsonHealth(const Json& root, SavedResult& profile) {
-  if (const auto h = root.find("health"); h != root.end() && h->is_object()) {
-    if (const auto v = h->find("verdict"); v != h->end() && v->is_string()) {
+  if (const auto h = root.find(keys::kHealth); h != root.end() && h->is_object()) {
+    if (const auto v = h->find(keys::kVerdict); v != h->end() && v->is_string()) {
       profile.health_verdict = v->get<std::string>();
     }
-    if (const auto rs = h->find("reasons"); rs != h->end() && rs->is_array()) {
+    if (const auto rs = h->find(keys::kReasons); rs != h->end() && rs->is_array()) {
       for (const Json& r : *rs) {
         if (r.is_string()) profile.health_reasons.push_back(r.get<std::string>());
       }
     }
   }
-  const auto smart = root.find("smart");
+  const auto smart = root.find(keys::kSmart);
   if (smart == root.end() || !smart->is_object()) return;
-  if (const auto before = smart->find("before"); before != smart->end() && before->is_object()) {
-    if (const auto note = before->find("note"); note != before->end() && note->is_string()) {
+  if (const auto before = smart->find(keys::kBefore);
+      before != smart->end() && before->is_object()) {
+    if (const auto note = before->find(keys::kNote); note != before->end() && note->is_string()) {
       profile.smart_note = note->get<std::string>();
     }
   }
-  if (const auto inc = smart->find("increases"); inc != smart->end() && inc->is_array()) {
+  if (const auto inc = smart->find(keys::kIncreases); inc != smart->end() && inc->is_array()) {
     for (const Json& c : *inc) {
-      if (!c.is_object() || !c.contains("field") || !c["field"].is_string()) continue;
-      profile.smart_increases.push_back(c["field"].get<std::string>() + " " +
-                                        std::to_string(JsonCount(c, "before")) + " -> " +
-                                        std::to_string(JsonCount(c, "after")));
+      if (!c.is_object() || !c.contains(keys::kField) || !c[keys::kField].is_string()) continue;
+      profile.smart_increases.push_back(c[keys::kField].get<std::string>() + " " +
+                                        std::to_string(JsonCount(c, keys::kBefore)) + " -> " +
+                                        std::to_string(JsonCount(c, keys::kAfter)));
     }
   }
 }
@@ -677,27 +683,27 @@ void ParseZcavJson(Input& in, SavedResult& profile) {
   JsonBlockStream parser(in, rows);
   const Json root = parser.Parse(stream);
   if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
-  const auto blocks = root.find("blocks");
+  const auto blocks = root.find(keys::kBlocks);
   if (blocks == root.end() || !blocks->is_array()) {
     in.FailFile("not a zcav JSON file (no \"blocks\" array)");
   }
-  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+  if (const auto dev = root.find(keys::kDevice); dev != root.end() && dev->is_object()) {
     ReadJsonDevice(*dev, profile);
   }
-  if (const auto sum = root.find("summary"); sum != root.end() && sum->is_object()) {
-    profile.avg_mb_per_s = JsonNonNegative(*sum, "avg_mb_per_s");
-    profile.cpu_percent = JsonNonNegative(*sum, "cpu_percent");
+  if (const auto sum = root.find(keys::kSummary); sum != root.end() && sum->is_object()) {
+    profile.avg_mb_per_s = JsonNonNegative(*sum, keys::kAvgMbPerS);
+    profile.cpu_percent = JsonNonNegative(*sum, keys::kCpuPercent);
   }
-  if (const auto opt = root.find("options"); opt != root.end() && opt->is_object()) {
+  if (const auto opt = root.find(keys::kOptions); opt != root.end() && opt->is_object()) {
     ReadJsonOptions(*opt, profile);
   }
-  if (const auto st = root.find("status"); st != root.end() && st->is_string()) {
+  if (const auto st = root.find(keys::kStatus); st != root.end() && st->is_string()) {
     profile.status = st->get<std::string>();
   }
   if (parser.has_samples()) profile.samples = parser.TakeSamples();
   ReadJsonProfileMeasurements(in, root, profile);
   ReadJsonRanges(in, root, profile);
-  if (const auto passes = root.find("passes"); passes != root.end() && passes->is_array()) {
+  if (const auto passes = root.find(keys::kPasses); passes != root.end() && passes->is_array()) {
     ReadJsonLatency(*passes, profile);
   }
   ReadJsonCaches(root, profile);
@@ -711,8 +717,8 @@ void ParseZcavJson(Input& in, SavedResult& profile) {
       profile.block_bytes = std::max(profile.block_bytes, p.length_bytes);
     }
   }
-  if (const auto partial = root.find("partial"); partial != root.end() && *partial == true) {
-    const auto status = root.find("status");
+  if (const auto partial = root.find(keys::kPartial); partial != root.end() && *partial == true) {
+    const auto status = root.find(keys::kStatus);
     profile.notes.push_back("the run's status: " + (status != root.end() && status->is_string()
                                                         ? status->get<std::string>()
                                                         : "partial"));
@@ -723,7 +729,7 @@ void ParseZcavRandomAccess(Input& in, SavedResult& profile) {
   RowReducer rows(profile);  // a profile's blocks, not needed here
   const Json root = JsonBlockStream(in, rows).Parse(in.Restart());
   if (!root.is_object()) in.FailFile("not a zcav JSON file (the top level is not an object)");
-  if (const auto dev = root.find("device"); dev != root.end() && dev->is_object()) {
+  if (const auto dev = root.find(keys::kDevice); dev != root.end() && dev->is_object()) {
     ReadJsonDevice(*dev, profile);
   }
   ReadJsonRandomAccess(in, root, profile);

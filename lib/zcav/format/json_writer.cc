@@ -45,6 +45,7 @@
 #include "zcav/base/units.h"
 #include "zcav/format/adaptive_format.h"
 #include "zcav/format/events_writer.h"
+#include "zcav/format/json_keys.h"
 #include "zcav/format/writers.h"
 #include "zcav/format/zone_table.h"
 #include "zcav/measure/sweep.h"
@@ -53,6 +54,7 @@ namespace zcav {
 
 namespace {
 
+namespace keys = json_keys;
 using Json = nlohmann::ordered_json;  // keeps keys in the order written
 
 double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
@@ -70,52 +72,53 @@ std::string Dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string Member(const char* name, const Json& value) {
-  return Dump(Json(name)) + ":" + Dump(value);
-}
+// `"name":`, what opens a member.
+std::string Key(const char* name) { return Dump(Json(name)) + ":"; }
+
+std::string Member(const char* name, const Json& value) { return Key(name) + Dump(value); }
 
 // device.link_detail: how the link trained (LinkState); units in the names.
 Json LinkDetailJson(const LinkState& s) {
   const auto count_or_null = [](unsigned n) { return n > 0 ? Json(n) : Json(nullptr); };
   const auto rate_or_null = [](double r) { return r > 0 ? Json(r) : Json(nullptr); };
-  Json j = {{"transport", s.transport},
-            {"current", StringOrNull(s.current)},
-            {"max", StringOrNull(s.max)},
-            {"width", count_or_null(s.width)},
-            {"max_width", count_or_null(s.max_width)},
-            {"driver", StringOrNull(s.driver)},
-            {"downgraded", s.downgraded},
-            {"reason", s.reason},
-            {"limit_mb_per_s", rate_or_null(s.limit_mb_per_s)},
-            {"max_limit_mb_per_s", rate_or_null(s.max_limit_mb_per_s)}};
+  Json j = {{keys::kTransport, s.transport},
+            {keys::kCurrent, StringOrNull(s.current)},
+            {keys::kMax, StringOrNull(s.max)},
+            {keys::kWidth, count_or_null(s.width)},
+            {keys::kMaxWidth, count_or_null(s.max_width)},
+            {keys::kDriver, StringOrNull(s.driver)},
+            {keys::kDowngraded, s.downgraded},
+            {keys::kReason, s.reason},
+            {keys::kLimitMbPerS, rate_or_null(s.limit_mb_per_s)},
+            {keys::kMaxLimitMbPerS, rate_or_null(s.max_limit_mb_per_s)}};
   if (s.transport == "mmc") {
-    j["card_type"] = StringOrNull(s.card_type);
-    j["speed_class"] = StringOrNull(s.speed_class);
-    j["card_grades"] = StringOrNull(s.card_grades);
+    j[keys::kCardType] = StringOrNull(s.card_type);
+    j[keys::kSpeedClass] = StringOrNull(s.speed_class);
+    j[keys::kCardGrades] = StringOrNull(s.card_grades);
   }
   return j;
 }
 
 Json DeviceJson(const DeviceInfo& dev) {
   Json j;
-  j["path"] = dev.path;
-  j["kind"] = StringOrNull(dev.kind);
-  j["size_bytes"] = dev.size_bytes;
-  j["sector_bytes"] = dev.sector_bytes;
-  j["vendor"] = StringOrNull(dev.vendor);
-  j["model"] = StringOrNull(dev.model);
-  j["rotational"] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
-  j["transport"] = StringOrNull(dev.transport);
+  j[keys::kPath] = dev.path;
+  j[keys::kKind] = StringOrNull(dev.kind);
+  j[keys::kSizeBytes] = dev.size_bytes;
+  j[keys::kSectorBytes] = dev.sector_bytes;
+  j[keys::kVendor] = StringOrNull(dev.vendor);
+  j[keys::kModel] = StringOrNull(dev.model);
+  j[keys::kRotational] = dev.rotational ? Json(*dev.rotational) : Json(nullptr);
+  j[keys::kTransport] = StringOrNull(dev.transport);
   if (!dev.storage_transport.empty()) {
-    j["storage_transport"] = dev.storage_transport;
-    j["storage_rotational"] =
+    j[keys::kStorageTransport] = dev.storage_transport;
+    j[keys::kStorageRotational] =
         dev.storage_rotational ? Json(*dev.storage_rotational) : Json(nullptr);
   }
-  j["link"] = StringOrNull(dev.link);
-  if (!dev.link_state.transport.empty()) j["link_detail"] = LinkDetailJson(dev.link_state);
-  j["direct_io"] = dev.direct_io;
-  if (!dev.page_cache_file.empty()) j["page_cache_file"] = dev.page_cache_file;
-  j["notes"] = dev.notes;  // an array, [] when none
+  j[keys::kLink] = StringOrNull(dev.link);
+  if (!dev.link_state.transport.empty()) j[keys::kLinkDetail] = LinkDetailJson(dev.link_state);
+  j[keys::kDirectIo] = dev.direct_io;
+  if (!dev.page_cache_file.empty()) j[keys::kPageCacheFile] = dev.page_cache_file;
+  j[keys::kNotes] = dev.notes;  // an array, [] when none
   return j;
 }
 
@@ -124,68 +127,68 @@ Json DeviceJson(const DeviceInfo& dev) {
 Json IdentityJson(const RunInfo& run) {
   const DeviceInfo& dev = run.device;
   Json j;
-  j["model"] = StringOrNull(dev.model);
-  j["serial"] = StringOrNull(dev.serial);
-  j["wwn"] = StringOrNull(dev.wwn);
-  j["firmware"] = StringOrNull(dev.firmware);
-  j["capacity_bytes"] = dev.size_bytes;
-  j["logical_sector_bytes"] = dev.sector_bytes;
-  j["physical_sector_bytes"] =
+  j[keys::kModel] = StringOrNull(dev.model);
+  j[keys::kSerial] = StringOrNull(dev.serial);
+  j[keys::kWwn] = StringOrNull(dev.wwn);
+  j[keys::kFirmware] = StringOrNull(dev.firmware);
+  j[keys::kCapacityBytes] = dev.size_bytes;
+  j[keys::kLogicalSectorBytes] = dev.sector_bytes;
+  j[keys::kPhysicalSectorBytes] =
       dev.physical_sector_bytes ? Json(dev.physical_sector_bytes) : Json(nullptr);
-  j["rotation_rpm"] = dev.rotation_rpm ? Json(*dev.rotation_rpm) : Json(nullptr);
-  j["by_id"] = dev.by_id;  // an array, [] when none
-  j["host"] = StringOrNull(run.host);
-  j["kernel"] = StringOrNull(run.kernel);
-  j["zcav_version"] = StringOrNull(run.version);
-  j["started"] = StringOrNull(run.start_time_utc);
+  j[keys::kRotationRpm] = dev.rotation_rpm ? Json(*dev.rotation_rpm) : Json(nullptr);
+  j[keys::kById] = dev.by_id;  // an array, [] when none
+  j[keys::kHost] = StringOrNull(run.host);
+  j[keys::kKernel] = StringOrNull(run.kernel);
+  j[keys::kZcavVersion] = StringOrNull(run.version);
+  j[keys::kStarted] = StringOrNull(run.start_time_utc);
   return j;
 }
 
 Json OptionsJson(const SweepPlan& plan) {
   Json j;
-  j["start_bytes"] = plan.start_bytes;
-  j["end_bytes"] = plan.end_bytes;
-  j["block_bytes"] = plan.block_bytes;
-  j["chunk_bytes"] = plan.chunk_bytes;
-  j["passes"] = plan.passes;
-  j["skip"] = plan.skip;
-  j["quick"] = plan.quick;
-  j["warmup"] = plan.warmup;
-  j["engine"] = plan.engine;            // io_uring, pread, sim or pwrite
-  j["queue_depth"] = plan.queue_depth;  // chunks in flight at once
+  j[keys::kStartBytes] = plan.start_bytes;
+  j[keys::kEndBytes] = plan.end_bytes;
+  j[keys::kBlockBytes] = plan.block_bytes;
+  j[keys::kChunkBytes] = plan.chunk_bytes;
+  j[keys::kPasses] = plan.passes;
+  j[keys::kSkip] = plan.skip;
+  j[keys::kQuick] = plan.quick;
+  j[keys::kWarmup] = plan.warmup;
+  j[keys::kEngine] = plan.engine;           // io_uring, pread, sim or pwrite
+  j[keys::kQueueDepth] = plan.queue_depth;  // chunks in flight at once
   // How sharp the per-block figures are (sweep.h BlockTimingOf): readers
   // give blur_blocks to the zone detector (ZoneOptions::blur_blocks).
   const BlockTiming timing = BlockTimingOf(plan);
   Json t;
-  t["bytes_in_flight"] = timing.bytes_in_flight;
-  t["blocks_spanned"] = timing.blocks_spanned;
-  t["drained_per_block"] = timing.drained_per_block;
-  t["blur_blocks"] = timing.blur_blocks();
-  j["timing"] = t;
-  if (plan.write) j["mode"] = "write";  // absent: a read sweep
-  j["block_count"] = plan.block_count;
-  j["notes"] = plan.notes;  // an array, [] when none
+  t[keys::kBytesInFlight] = timing.bytes_in_flight;
+  t[keys::kBlocksSpanned] = timing.blocks_spanned;
+  t[keys::kDrainedPerBlock] = timing.drained_per_block;
+  t[keys::kBlurBlocks] = timing.blur_blocks();
+  j[keys::kTiming] = t;
+  if (plan.write) j[keys::kMode] = "write";  // absent: a read sweep
+  j[keys::kBlockCount] = plan.block_count;
+  j[keys::kNotes] = plan.notes;  // an array, [] when none
   return j;
 }
 
 Json BlockJson(const BlockResult& b) {
   Json j;
-  j["index"] = b.index;
-  j["offset_bytes"] = b.offset_bytes;
-  j["length_bytes"] = b.length_bytes;
-  j["mb_per_s"] = Finite(b.mb_per_s);
-  j["mean_mb_per_s"] = Finite(b.mean_mb_per_s);
-  j["min_mb_per_s"] = Finite(b.min_mb_per_s);
-  j["max_mb_per_s"] = Finite(b.max_mb_per_s);
-  j["stddev_mb_per_s"] = Finite(b.stddev_mb_per_s);
-  j["passes"] = b.passes;
-  j["seconds"] = Finite(b.seconds);
-  if (b.unreadable_bytes > 0) j["unreadable_bytes"] = b.unreadable_bytes;
-  if (b.worst_chunk_ms > 0) j["worst_chunk_ms"] = Finite(b.worst_chunk_ms);
+  j[keys::kIndex] = b.index;
+  j[keys::kOffsetBytes] = b.offset_bytes;
+  j[keys::kLengthBytes] = b.length_bytes;
+  j[keys::kMbPerS] = Finite(b.mb_per_s);
+  j[keys::kMeanMbPerS] = Finite(b.mean_mb_per_s);
+  j[keys::kMinMbPerS] = Finite(b.min_mb_per_s);
+  j[keys::kMaxMbPerS] = Finite(b.max_mb_per_s);
+  j[keys::kStddevMbPerS] = Finite(b.stddev_mb_per_s);
+  j[keys::kPasses] = b.passes;
+  j[keys::kSeconds] = Finite(b.seconds);
+  if (b.unreadable_bytes > 0) j[keys::kUnreadableBytes] = b.unreadable_bytes;
+  if (b.worst_chunk_ms > 0) j[keys::kWorstChunkMs] = Finite(b.worst_chunk_ms);
   if (b.passes == 0) {
     // No clean read: no rate at all (not 0 MB/s).
-    for (const char* key : {"mb_per_s", "mean_mb_per_s", "min_mb_per_s", "max_mb_per_s",
-                            "stddev_mb_per_s", "seconds"}) {
+    for (const char* key : {keys::kMbPerS, keys::kMeanMbPerS, keys::kMinMbPerS, keys::kMaxMbPerS,
+                            keys::kStddevMbPerS, keys::kSeconds}) {
       j[key] = nullptr;
     }
   }
@@ -195,54 +198,54 @@ Json BlockJson(const BlockResult& b) {
 // Adds `c` to `j`: chunk_bytes, latency_classes (the last class, 500 ms and
 // more, has a null bound), unreadable_chunks.
 void AddLatency(Json& j, const LatencyClasses& c) {
-  j["chunk_bytes"] = c.chunk_bytes;
+  j[keys::kChunkBytes] = c.chunk_bytes;
   Json classes = Json::array();
   for (std::size_t i = 0; i < c.chunks.size(); ++i) {
     classes.push_back(
-        {{"below_ms", i < kLatencyBoundsMs.size() ? Json(kLatencyBoundsMs[i]) : Json(nullptr)},
-         {"chunks", c.chunks[i]}});
+        {{keys::kBelowMs, i < kLatencyBoundsMs.size() ? Json(kLatencyBoundsMs[i]) : Json(nullptr)},
+         {keys::kChunks, c.chunks[i]}});
   }
-  j["latency_classes"] = classes;
-  j["unreadable_chunks"] = c.unreadable_chunks;
+  j[keys::kLatencyClasses] = classes;
+  j[keys::kUnreadableChunks] = c.unreadable_chunks;
 }
 
 Json PassJson(const PassSummary& p) {
   Json j;
-  j["pass"] = p.pass + 1;  // 1-based for people
-  j["bytes"] = p.bytes;
-  j["seconds"] = Seconds(p.read_time);
-  j["mb_per_s"] = Finite(p.mb_per_s);
-  j["complete"] = p.complete;
-  if (p.cached_share) j["page_cache_share"] = Finite(*p.cached_share);
+  j[keys::kPass] = p.pass + 1;  // 1-based for people
+  j[keys::kBytes] = p.bytes;
+  j[keys::kSeconds] = Seconds(p.read_time);
+  j[keys::kMbPerS] = Finite(p.mb_per_s);
+  j[keys::kComplete] = p.complete;
+  if (p.cached_share) j[keys::kPageCacheShare] = Finite(*p.cached_share);
   AddLatency(j, p.latency);
   return j;
 }
 
 Json SummaryJson(const SweepResult& r) {
   Json j;
-  j["min_mb_per_s"] = Finite(r.min_mb_per_s);
-  j["max_mb_per_s"] = Finite(r.max_mb_per_s);
-  j["avg_mb_per_s"] = Finite(r.avg_mb_per_s);
-  j["cpu_percent"] = Finite(r.cpu_percent);
-  j["system_busy_percent"] =
+  j[keys::kMinMbPerS] = Finite(r.min_mb_per_s);
+  j[keys::kMaxMbPerS] = Finite(r.max_mb_per_s);
+  j[keys::kAvgMbPerS] = Finite(r.avg_mb_per_s);
+  j[keys::kCpuPercent] = Finite(r.cpu_percent);
+  j[keys::kSystemBusyPercent] =
       r.system_busy_percent ? Json(Finite(*r.system_busy_percent)) : Json(nullptr);
-  j["seconds"] = Seconds(r.read_time);
-  j["wall_seconds"] = Finite(r.wall_seconds);
-  j["bytes_read"] = r.bytes_read;
-  j["blocks"] = r.blocks_measured;
-  j["storage_read_bytes"] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
-  if (r.cached_share_at_end) j["page_cache_share_at_end"] = Finite(*r.cached_share_at_end);
+  j[keys::kSeconds] = Seconds(r.read_time);
+  j[keys::kWallSeconds] = Finite(r.wall_seconds);
+  j[keys::kBytesRead] = r.bytes_read;
+  j[keys::kBlocks] = r.blocks_measured;
+  j[keys::kStorageReadBytes] = r.storage_read_bytes ? Json(*r.storage_read_bytes) : Json(nullptr);
+  if (r.cached_share_at_end) j[keys::kPageCacheShareAtEnd] = Finite(*r.cached_share_at_end);
   AddLatency(j, r.LatencyTotals());
   return j;
 }
 
 Json UnreadableJson(const UnreadableRange& u) {
-  return {{"offset_bytes", u.offset_bytes},
-          {"length_bytes", u.length_bytes},
-          {"errno", u.errno_value},
-          {"error", std::error_code(u.errno_value, std::system_category()).message()},
-          {"pass", u.pass + 1},
-          {"bounded_by_budget", u.bounded_by_budget}};
+  return {{keys::kOffsetBytes, u.offset_bytes},
+          {keys::kLengthBytes, u.length_bytes},
+          {keys::kErrno, u.errno_value},
+          {keys::kError, std::error_code(u.errno_value, std::system_category()).message()},
+          {keys::kPass, u.pass + 1},
+          {keys::kBoundedByBudget, u.bounded_by_budget}};
 }
 
 Json SlowJson(const SlowRegion& x) { return Json::parse(SlowRegionJson(x)); }
@@ -254,60 +257,61 @@ Json OrNull(const std::optional<T>& v) {
 
 Json SmartJson(const SmartSnapshot& s) {
   Json j;
-  j["available"] = s.available;
-  if (!s.note.empty()) j["note"] = s.note;
-  j["protocol"] = StringOrNull(s.protocol);
-  j["model"] = StringOrNull(s.model);
-  j["serial"] = StringOrNull(s.serial);
-  j["firmware"] = StringOrNull(s.firmware);
-  j["passed"] = OrNull(s.passed);
-  j["temperature_c"] = OrNull(s.temperature_c);
-  j["power_on_hours"] = OrNull(s.power_on_hours);
-  j["reallocated_sectors"] = OrNull(s.reallocated_sectors);
-  j["pending_sectors"] = OrNull(s.pending_sectors);
-  j["offline_uncorrectable"] = OrNull(s.offline_uncorrectable);
-  j["crc_errors"] = OrNull(s.crc_errors);
-  j["media_errors"] = OrNull(s.media_errors);
-  j["percentage_used"] = OrNull(s.percentage_used);
+  j[keys::kAvailable] = s.available;
+  if (!s.note.empty()) j[keys::kNote] = s.note;
+  j[keys::kProtocol] = StringOrNull(s.protocol);
+  j[keys::kModel] = StringOrNull(s.model);
+  j[keys::kSerial] = StringOrNull(s.serial);
+  j[keys::kFirmware] = StringOrNull(s.firmware);
+  j[keys::kPassed] = OrNull(s.passed);
+  j[keys::kTemperatureC] = OrNull(s.temperature_c);
+  j[keys::kPowerOnHours] = OrNull(s.power_on_hours);
+  j[keys::kReallocatedSectors] = OrNull(s.reallocated_sectors);
+  j[keys::kPendingSectors] = OrNull(s.pending_sectors);
+  j[keys::kOfflineUncorrectable] = OrNull(s.offline_uncorrectable);
+  j[keys::kCrcErrors] = OrNull(s.crc_errors);
+  j[keys::kMediaErrors] = OrNull(s.media_errors);
+  j[keys::kPercentageUsed] = OrNull(s.percentage_used);
   return j;
 }
 
 // "health", "smart" and "temperatures" members, each followed by ",\n".
 std::string HealthMembers(const HealthReport& h) {
-  std::string s = Member("health", {{"verdict", HealthVerdictName(h.health.verdict)},
-                                    {"reasons", h.health.reasons}}) +
+  std::string s = Member(keys::kHealth, {{keys::kVerdict, HealthVerdictName(h.health.verdict)},
+                                         {keys::kReasons, h.health.reasons}}) +
                   ",\n";
   if (h.smart_requested) {
     Json increases = Json::array();
     for (const SmartChange& c : h.smart_increases) {
-      increases.push_back({{"field", c.field}, {"before", c.before}, {"after", c.after}});
+      increases.push_back(
+          {{keys::kField, c.field}, {keys::kBefore, c.before}, {keys::kAfter, c.after}});
     }
-    s += Member("smart", {{"before", SmartJson(h.smart_before)},
-                          {"after", SmartJson(h.smart_after)},
-                          {"increases", increases}}) +
+    s += Member(keys::kSmart, {{keys::kBefore, SmartJson(h.smart_before)},
+                               {keys::kAfter, SmartJson(h.smart_after)},
+                               {keys::kIncreases, increases}}) +
          ",\n";
   }
   Json temps = Json::array();
   for (const TemperatureReading& t : h.temperatures) {
-    temps.push_back({{"seconds", Finite(t.seconds)},
-                     {"offset_bytes", t.offset_bytes},
-                     {"celsius", t.celsius},
-                     {"pass", t.pass + 1}});
+    temps.push_back({{keys::kSeconds, Finite(t.seconds)},
+                     {keys::kOffsetBytes, t.offset_bytes},
+                     {keys::kCelsius, t.celsius},
+                     {keys::kPass, t.pass + 1}});
   }
   Json drops = Json::array();
   for (const ThermalDrop& d : h.thermal_drops) {
-    drops.push_back({{"pass", d.pass + 1},
-                     {"offset_bytes", d.offset_bytes},
-                     {"seconds", Finite(d.seconds)},
-                     {"before_mb_per_s", Finite(d.before_mb_per_s)},
-                     {"after_mb_per_s", Finite(d.after_mb_per_s)},
-                     {"from_celsius", d.from_c},
-                     {"to_celsius", d.to_c},
-                     {"time_effect", d.time_effect ? Json(*d.time_effect) : Json(nullptr)}});
+    drops.push_back({{keys::kPass, d.pass + 1},
+                     {keys::kOffsetBytes, d.offset_bytes},
+                     {keys::kSeconds, Finite(d.seconds)},
+                     {keys::kBeforeMbPerS, Finite(d.before_mb_per_s)},
+                     {keys::kAfterMbPerS, Finite(d.after_mb_per_s)},
+                     {keys::kFromCelsius, d.from_c},
+                     {keys::kToCelsius, d.to_c},
+                     {keys::kTimeEffect, d.time_effect ? Json(*d.time_effect) : Json(nullptr)}});
   }
-  s += Member("temperatures", temps) + ",\n" +
-       Member("temperature_source", StringOrNull(h.temperature_source)) + ",\n" +
-       Member("thermal_drops", drops) + ",\n";
+  s += Member(keys::kTemperatures, temps) + ",\n" +
+       Member(keys::kTemperatureSource, StringOrNull(h.temperature_source)) + ",\n" +
+       Member(keys::kThermalDrops, drops) + ",\n";
   return s;
 }
 
@@ -318,19 +322,19 @@ class JsonWriter final : public JsonDocumentWriter {
       : out_(out), defer_closing_(defer_closing) {}
 
   void OnStart(const RunInfo& run) override {
-    std::string s = "{" + Member("format", "zcav") + "," +
-                    Member("schema_version", kSchemaVersion) + "," +
-                    Member("version", run.version) + "," +
-                    Member("units",
+    std::string s = "{" + Member(keys::kFormat, "zcav") + "," +
+                    Member(keys::kSchemaVersion, kSchemaVersion) + "," +
+                    Member(keys::kVersion, run.version) + "," +
+                    Member(keys::kUnits,
                            "rates (*_mb_per_s) in MB/s = 10^6 B/s; sizes in bytes; "
                            "times in seconds") +
-                    "," + Member("command", run.command_line) + "," +
-                    Member("started", StringOrNull(run.start_time_utc)) + ",\n";
+                    "," + Member(keys::kCommand, run.command_line) + "," +
+                    Member(keys::kStarted, StringOrNull(run.start_time_utc)) + ",\n";
     Json device = DeviceJson(run.device);
-    device["identity"] = IdentityJson(run);
-    s += Member("device", device) + ",\n";
-    s += Member("options", OptionsJson(run.plan)) + ",\n";
-    s += "\"blocks\":[";
+    device[keys::kIdentity] = IdentityJson(run);
+    s += Member(keys::kDevice, device) + ",\n";
+    s += Member(keys::kOptions, OptionsJson(run.plan)) + ",\n";
+    s += Key(keys::kBlocks) + "[";
     passes_planned_ = run.plan.passes;
     started_ = run.start_time_utc;
     Write(s);
@@ -355,7 +359,7 @@ class JsonWriter final : public JsonDocumentWriter {
 
   void OnHealth(const HealthReport& report) override { health_ = HealthMembers(report); }
   void OnAdaptive(const AdaptiveResult& result) override {
-    adaptive_ = "\"adaptive\":" + AdaptiveJsonText(result, blocks_) + ",\n";
+    adaptive_ = Key(keys::kAdaptive) + AdaptiveJsonText(result, blocks_) + ",\n";
   }
 
   void OnFinish(const SweepResult& r) override {
@@ -363,8 +367,8 @@ class JsonWriter final : public JsonDocumentWriter {
     Json pass_array = Json::array();
     for (const PassSummary& p : passes) pass_array.push_back(PassJson(p));
     std::string s = "\n],\n";
-    s += Member("passes", pass_array) + ",\n";
-    s += Member("summary", SummaryJson(r)) + ",\n";
+    s += Member(keys::kPasses, pass_array) + ",\n";
+    s += Member(keys::kSummary, SummaryJson(r)) + ",\n";
     s += health_;
     s += adaptive_;
     // The zone analysis, when the sweep ran the detector: "curve_type",
@@ -379,7 +383,7 @@ class JsonWriter final : public JsonDocumentWriter {
       // --resume needs to continue a multi-pass sweep exactly. Written as
       // text in pieces (the text nlohmann::json would write): tens of
       // millions of samples would take gigabytes as a JSON value.
-      s += "\"samples\":[";
+      s += Key(keys::kSamples) + "[";
       for (std::size_t i = 0; i < samples_.size(); ++i) {
         const TimedSample& x = samples_[i];
         s += (i > 0 ? ",[" : "[") + std::to_string(x.pass) + ',' + std::to_string(x.block) + ',' +
@@ -392,16 +396,16 @@ class JsonWriter final : public JsonDocumentWriter {
       s += "],\n";
       samples_ = {};
     }
-    s += Member("errors", errors) + ",\n";
-    s += Member("slow_regions", slow) + ",\n";
-    s += Member("status", r.StatusText()) + "," + Member("partial", r.partial()) + ",\n" +
-         Member("finished", StringOrNull(UtcPlusSeconds(started_, r.wall_seconds)));
+    s += Member(keys::kErrors, errors) + ",\n";
+    s += Member(keys::kSlowRegions, slow) + ",\n";
+    s += Member(keys::kStatus, r.StatusText()) + "," + Member(keys::kPartial, r.partial()) + ",\n" +
+         Member(keys::kFinished, StringOrNull(UtcPlusSeconds(started_, r.wall_seconds)));
     if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
         r.status == SweepStatus::kWriteError) {
       Json error;
-      error["offset_bytes"] = r.error_offset_bytes;
-      error["message"] = r.error.message();
-      s += ",\n" + Member("error", error);
+      error[keys::kOffsetBytes] = r.error_offset_bytes;
+      error[keys::kMessage] = r.error.message();
+      s += ",\n" + Member(keys::kError, error);
     }
     s += "}\n";
     Emit(s);
@@ -411,11 +415,12 @@ class JsonWriter final : public JsonDocumentWriter {
                       const std::vector<std::string>& drop) override {
     // The kept closing part: "blocks":[ before it gives it back as a JSON
     // object.
-    const Json sweep_doc = Json::parse("{\"blocks\":[" + closing_);
+    const Json sweep_doc = Json::parse("{" + Key(keys::kBlocks) + "[" + closing_);
     closing_.clear();
     Json doc = Json::object();
     for (auto it = sweep_doc.begin(); it != sweep_doc.end(); ++it) {
-      if (it.key() == "blocks" || std::find(drop.begin(), drop.end(), it.key()) != drop.end()) {
+      if (it.key() == keys::kBlocks ||
+          std::find(drop.begin(), drop.end(), it.key()) != drop.end()) {
         continue;
       }
       doc[it.key()] = it.value();
