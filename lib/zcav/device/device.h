@@ -174,28 +174,13 @@ inline constexpr double kFillReserveShare = 0.10;
 inline constexpr std::uint64_t kFillReserveBytes = 256ULL << 20;  // 256 MiB
 
 // Opens `name` for a write sweep, which destroys its data, after the checks
-// of write_safety.h. "sim:MODEL..." gives a SimulatedDevice (writes are timed
-// like reads; nothing real is written). A block device is refused when it or
-// one of its partitions is mounted or is swap, when something is stacked on
-// it (device mapper, md RAID: sysfs holders), when it cannot be opened
-// exclusively (O_EXCL: held by another program), and, unless `allow_in_use`
-// (--force-in-use), when any other process has it or one of its partitions
-// open (/proc/PID/fd, read-only or read-write; the refusal names the device
-// as typed and resolved, its model, serial, size and signatures, and the
-// processes); it is opened read-write with O_DIRECT and O_EXCL, so nothing
-// can mount it while zcav writes. Its info().write_target then says what it
-// holds (signatures, from libblkid) and who else has it open. A regular
-// file is refused unless `new_file` is given: then `name` must not exist (or
-// is a directory, in which zcav names the file), and zcav creates it (its
-// size rounded to the direct-I/O alignment: up for bytes, down for a share;
-// preallocated) and unlinks it at once: the file exists only while the
-// device is open, whatever ends zcav.
-// Anything else (a directory, a character device) is refused.
-// Throws Error(kBadInput) with one line naming the reason; nothing has been
-// written then. Throws Error(kRuntime) when the system fails during a correct
-// open (the node changed while being opened; a created file cannot be sized,
-// except for lack of room, which is kBadInput, or its probe write fails).
+// of write_safety.h: "sim:MODEL..." (nothing real is written), a block device
+// nothing else uses (others having it open: refused unless `allow_in_use`),
+// or, with `new_file`, a new file zcav creates and unlinks at once. Throws
+// Error(kBadInput) with one line naming the reason (nothing written then),
+// Error(kRuntime) when the system fails during a correct open.
 // REQUIRES: the caller has the user's consent to destroy the data.
+// Specification: docs/devices.md#opening-a-device-for-a-write-test
 std::unique_ptr<Device> OpenDeviceForWrite(const std::string& name,
                                            std::optional<NewTestFile> new_file,
                                            VirtualClock& virtual_clock, bool allow_in_use = false);

@@ -202,25 +202,12 @@ struct SimModel {
   double recover_mb_per_s = 0;   // cache regained per idle second (MB, 10^6 B)
 };
 
-// A bus shared by simulated devices read at the same time (an IDE channel
-// with a master and a slave, a USB hub, a controller): it carries one
-// transfer at a time at mb_per_s, so devices read together share its rate,
-// as Coker's two IDE disks on one channel did.
-//
-// Model: a read of n bytes issued at virtual time t whose media (and
-// positioning) needs m seconds moves its data over the bus in n / rate
-// seconds, in first-come order of t, starting no earlier than the bus is
-// free and ending no earlier than t + m (the drive streams from its media
-// into its buffer while the bus carries it). Alone on the bus a device
-// reads at min(media, bus).
-//
-// Each device has its own VirtualClock, all starting at 0 on one time line.
-// So that requests are served in time order while each device runs on its
-// own thread, Transfer() waits until every other device on the bus has
-// either left or has a request pending with a later time (ties go to the
-// device that joined first): a conservative discrete-event simulation. It is
-// deterministic whatever the thread scheduling. Every device that joined
-// must keep reading or Leave(): simulated devices leave when destroyed.
+// A bus shared by simulated devices read at the same time (an IDE channel, a
+// USB hub, a controller): it carries one transfer at a time at mb_per_s, so
+// devices read together share its rate. Each device runs on its own thread
+// and VirtualClock; Transfer() serves requests in virtual-time order,
+// deterministically. Every device that joined must keep reading or Leave().
+// Specification: docs/devices.md#a-shared-bus
 class SimBus {
  public:
   explicit SimBus(double mb_per_s) : mb_per_s_(mb_per_s) {}
@@ -232,7 +219,7 @@ class SimBus {
   int Join();
   // The member issues no more reads.
   void Leave(int member);
-  // Serves a read (see the class comment); returns its duration from
+  // Serves a read (the model: docs/devices.md#a-shared-bus); returns its duration from
   // `start` (what the member's clock must advance by). Blocks until the
   // request is the earliest pending one.
   std::chrono::nanoseconds Transfer(int member, std::chrono::nanoseconds start,

@@ -23,40 +23,13 @@ namespace zcav {
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 inline constexpr std::uint64_t kMaxMergeInputBytes = std::uint64_t{256} << 20;
 
-// Reads a saved result, detecting its format from its content.
-// Classic files: 1.03 (`#loops: N, version: 1.03`, `#block K/s time`: offset
-// in MiB, KiB/s, seconds) and 1.9x/2.00 (`#block offset (GiB), MiB/s, time`,
-// with `++++` rates recomputed from the time column); several passes (the
-// same offset more than once) are reduced to the per-block median.
-// Detection: a first line starting {"event": = zcav events (events_writer.h:
-// one JSON object per line; the blocks come from the "block" events, a cut
-// last line is skipped with a note, and a file without its "done" event is
-// read as a partial run); else first non-blank character '{' = zcav JSON
-// (needs "blocks"; the
-// optional "access", "burst" and "verdict" members fill the fields above);
-// first line `# zcav ` = zcav raw; first line `offset_bytes,length_bytes,
-// mb_per_s...` = zcav CSV; otherwise a `#block` header after leading '#'
-// lines picks the classic layout (`K/s` = 1.03, `GiB` = 1.9x).
-// 1.9x offsets are printed to 0.01 GiB only: the block size comes from
-// rate × time (whole MiB), offsets are row index × step when every printed
-// offset fits that grid; `notes` says what was inferred.
-// Throws Error(kBadInput) "FILE:LINE: what is wrong" for malformed input,
-// and "FILE: ..." for an unreadable, empty or unrecognised file;
-// Error(kRuntime) "FILE: read failed" when reading fails with an I/O error.
-// Bounds: `path` "-" is stdin; another must be a regular file (a FIFO,
-// device or socket is refused with Error(kBadInput)) of
-// at most `max_bytes` (0 = no cap), lines at most kMaxLineBytes. Every text
-// taken from the file (identity, host, notes, reasons, verdicts) is
-// CleanText'ed (base/text.h): no control characters, at most
-// kMaxIdentityBytes (notes and reasons kMaxNoteBytes). In a JSON document
-// only the members this reader knows are kept (others are skipped as they
-// are parsed), and at most 2^20 values besides the blocks and samples.
-// Memory: the file is read line by line (JSON: parsed as a stream, each
-// block object dropped once read), and a zcav file of one pass becomes
-// points as it is read, so a 20 M-block result takes about the SavedResult's 8
-// bytes per block (16 while a raw file's block lengths are filled in), not
-// its gigabytes of text. Files whose blocks repeat (several passes printed,
-// runs concatenated) keep every row until they are merged.
+// Reads a saved result (zcav events, JSON, raw, CSV, or a classic zcav 1.03 or
+// 1.9x/2.00 log), detecting its format from its content. `path` "-" is stdin;
+// another must be a regular file of at most `max_bytes` (0 = no cap). Throws
+// Error(kBadInput) "FILE:LINE: what is wrong" for malformed input and "FILE:
+// ..." for an unreadable, empty, unrecognised or refused file; Error(kRuntime)
+// "FILE: read failed" on an I/O error.
+// Specification: docs/formats-reading.md#reading-saved-results
 SavedResult ReadProfile(const std::string& path, std::uint64_t max_bytes = 0);
 
 // Reads the random access by size and depth of a zcav JSON result (`zcav

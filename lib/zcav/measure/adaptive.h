@@ -237,20 +237,11 @@ struct AdaptiveRequest {
 };
 
 // The options of an adaptive run for `request`, the probe and chunk as
-// SampleAdaptively reads them (AdaptiveChunk, AdaptiveProbeBytes):
-//  - probe: 100 ms of reading at the expected rate (64 MiB when not known),
-//    at most range / (grid x 32) so that the grid reads at most 3.1 % of the
-//    range, but at least 1 MiB (a probe must be long enough to time: a
-//    FUSE file of 300 MB/s times 256 KiB probes up to 40 % fast);
-//  - chunk: at most a quarter of the probe (one untimed, three or more
-//    timed), at most max_chunk_bytes;
-//  - grid: 200 probes, fewer (at least 20) where 200 would read over 3.1 %
-//    (the bisections, their checks and re-reads then take about as much
-//    again on a small device: a 1 GiB disk of 8 zones reads 8-9.5 %);
-//  - a byte budget: the grid takes at most half of it (smaller probes, down
-//    to 1 MiB, then fewer, down to 20), the edges the rest.
-// A given probe, chunk or grid is kept (rounded as SampleAdaptively
+// SampleAdaptively reads them (AdaptiveChunk, AdaptiveProbeBytes): defaults
+// sized so the grid reads at most 3.1 % of the range (and half of a byte
+// budget); a given probe, chunk or grid is kept (rounded as SampleAdaptively
 // rounds). Pure.
+// Specification: docs/adaptive.md#defaults
 inline constexpr std::uint32_t kDefaultGridProbes = 200;
 AdaptiveOptions PlanAdaptive(const AdaptiveRequest& request);
 

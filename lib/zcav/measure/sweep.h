@@ -141,43 +141,14 @@ BlockTiming BlockTimingOf(const SweepPlan& plan);
 // --engine io_uring where io_uring is unavailable, pread with a depth > 1.
 SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options);
 
-// Runs `plan` on `device`, reporting to `sink`. Stops after the current chunk
-// once *stop_requested becomes true (status kInterrupted).
-//
-// Read errors are data. A chunk that fails is retried once; if it fails
-// again the device is asked whether it is still there (Device::CheckPresent)
-// and, if it is, the chunk is bisected to bound its unreadable sectors
-// (its first and last unreadable sectors by binary search, then readable
-// runs inside by halving; at most 72 reads and 60 s of clock time per chunk:
-// past that budget, or when the chunk is unreadable at both edges, the
-// unresolved pieces are reported whole, flagged bounded_by_budget). Each
-// range goes to sink.OnUnreadable() and result.unreadable, and the sweep
-// goes on with the next chunk. A block with an error in a pass has no sample
-// in that pass (its time is not the media's). With plan.stop_on_error the
-// first failing chunk ends the sweep instead (status kReadError, with that
-// offset). With plan.max_errors, the sweep ends once result.unreadable holds
-// that many ranges (status kTooManyErrors, error_offset_bytes the chunk that
-// reached it); with plan.max_time, before the first block begun once that
-// much clock time has passed since it started (status kTimeLimit; the blocks
-// begun before are read to their end). ENODEV, ENXIO, ENOMEDIUM,
-// ENOTCONN (a FUSE server gone) and ESTALE (and CheckPresent() saying so) end it with status
-// kDeviceGone: everything measured before is kept.
-//
-// Write mode (plan.write): chunks are written instead of read. A failing
-// write is not retried or bisected: it ends the sweep (status kWriteError
-// with its offset, or kDeviceGone), everything measured before is kept.
-//
-// Slow chunks (see SweepOptions::slow_factor) are merged into slow regions,
-// reported through sink.OnSlowRegion() and result.slow_regions.
-//
-// Never throws for I/O; throws std::bad_alloc if the buffer cannot be
-// allocated, Error(kRuntime) when the io_uring queue cannot be set up. Memory:
-// queue_depth + 1 chunk buffers plus passes floats per block.
-//
-// With `resume` (resume.h, from PrepareResume for this plan), the partial
-// run's samples, unreadable ranges and slow regions are replayed to `sink`
-// first (so the output holds them), and reading goes on at resume->pass,
-// resume->block, after an untimed warm-up read there.
+// Runs `plan` on `device`, reporting to `sink`; stops after the current chunk
+// once *stop_requested becomes true (status kInterrupted). Read errors are
+// data: unreadable ranges go to sink.OnUnreadable() and result.unreadable and
+// the sweep goes on, unless a limit of the plan or a device gone ends it;
+// what was measured is kept. With `resume` (PrepareResume for this plan) the
+// partial run is replayed to `sink` first. Never throws for I/O; throws
+// std::bad_alloc, and Error(kRuntime) when the io_uring queue cannot be set up.
+// Specification: docs/sweep.md#the-sweep
 SweepResult RunSweep(Device& device, const RunInfo& run, Clock& clock, SampleSink& sink,
                      const std::atomic<bool>* stop_requested = nullptr,
                      const ResumePoint* resume = nullptr);

@@ -17,19 +17,11 @@
 namespace zcav {
 
 // The current temperature, in degrees Celsius, of the drive holding block
-// device `block_name` ("sda", "nvme0n1"; a partition, "sda1", is resolved to
-// its disk), read under `sys_root` (normally "/sys"; tests pass a fake
-// tree). Looked for, first found wins, where DEV is
-// SYS_ROOT/block/DISK/device:
-//   DEV/hwmon/hwmon*/temp1_input         drivetemp (SATA, SAS)
-//   DEV/hwmon*/temp1_input               NVMe, DEV is the controller
-//   DEV/device/hwmon/hwmon*/temp1_input  NVMe, older kernels (PCI device)
-//   DEV/nvme*/hwmon*/temp1_input         NVMe multipath: DEV is the
-//                                        subsystem, nvme* its controllers
-//   SYS_ROOT/class/nvme/nvmeX/hwmon*/temp1_input  for "nvmeXnY"
-// nullopt when there is no such sensor (no drivetemp module, a loop, virtio
-// or USB device, an old kernel) or it cannot be read (some drives refuse
-// while asleep). Never throws (but std::bad_alloc).
+// device `block_name` ("sda", "nvme0n1"; a partition is resolved to its disk),
+// from the hwmon sensors under `sys_root` (normally "/sys"; tests pass a fake
+// tree). nullopt when there is no such sensor or it cannot be read. Never
+// throws (but std::bad_alloc).
+// Specification: docs/devices.md#drive-temperature
 std::optional<double> ReadDriveTemperatureC(const std::string& block_name,
                                             const std::string& sys_root = "/sys");
 

@@ -17,43 +17,21 @@
 
 namespace zcav {
 
-// Opens `path` read-only. Size: BLKGETSIZE64 for block devices, st_size for
-// files. Sector size: BLKSSZGET for block devices; for files read with
-// O_DIRECT the file system's direct-I/O alignment (statx STATX_DIOALIGN, at
-// least 512; 4096 when not reported), 512 for files read buffered. A size that
-// is not a multiple of the sector size is rounded down with a note (the tail,
-// less than one sector, is not read). O_DIRECT is verified by reading the
-// first sector at open: a file system that accepts the flag but fails the read
-// with EINVAL gets the buffered fallback too. Metadata from sysfs_info.h
-// (block devices only; files get transport "file").
-// Throws Error(kBadInput): "open PATH: No such file or directory", "PATH is a
-// directory, not a device or file" (likewise a pipe, a socket, a character
-// device), "PATH is empty (0 bytes)", "PATH is too small to profile: ...",
-// "open PATH: Permission denied (run as root or join the 'disk' group)".
-// Throws Error(kRuntime) when the opened descriptor cannot be stat()ed or its
-// size read (BLKGETSIZE64).
+// Opens `path` (a block device or regular file) read-only with O_DIRECT,
+// verified by a first read (buffered fallback with a note); size and sector
+// size from the device or file system, metadata from sysfs_info.h. Throws
+// Error(kBadInput) with a message a user can act on (no such file, not a
+// device or file, empty, too small, permission denied), Error(kRuntime) when
+// the opened descriptor cannot be stat()ed or sized.
+// Specification: docs/devices.md#opening-a-device-for-reading
 std::unique_ptr<Device> OpenPosixDevice(const std::string& path);
 
-// Opens `path` for a write sweep (see OpenDeviceForWrite in device.h for the
-// rules). A block device: the checks of write_safety.h, then O_RDWR | O_DIRECT
-// | O_EXCL (EBUSY: "held open exclusively by another program (open in NAME
-// (pid N))"); size and sector as OpenPosixDevice; then what it holds and who
-// else has it open (DeviceInfo::write_target, write_target.h): refused
-// (kBadInput, naming the device as typed and resolved, its model, serial,
-// size, signatures and the processes) when another process has it or a
-// partition open, unless `allow_in_use` (--force-in-use: then a note names
-// them). With `new_file`: a new
-// file created O_EXCL (an existing path is refused; in a directory it is
-// named zcav-write-test.PID), unlinked at once, preallocated with
-// fallocate(2) to its bytes rounded up, or its share of the free space
-// rounded down, to its direct-I/O alignment (a fill that would leave less
-// than device.h's reserve free is refused), written with O_DIRECT (a file system refusing O_DIRECT
-// is refused: buffered writes would measure RAM). Without it a regular file is refused. Throws
-// Error(kBadInput) with one line naming the reason, before anything is written to a block device (a
-// created file gets one probe write); ENOSPC or EFBIG when sizing the created file is kBadInput
-// (choose a smaller size). Throws Error(kRuntime) when the system fails: the node changed while it
-// was being opened, O_DIRECT not in effect on the device, any other failure to size the created
-// file, a failed probe write.
+// Opens `path` for a write sweep, as OpenDeviceForWrite (device.h) says: a
+// block device O_RDWR | O_DIRECT | O_EXCL after the checks of write_safety.h,
+// or with `new_file` a new file, created O_EXCL, unlinked, preallocated.
+// Throws Error(kBadInput) with one line naming the reason, before anything is
+// written to a block device; Error(kRuntime) when the system fails.
+// Specification: docs/devices.md#opening-a-device-for-a-write-test
 std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                                                 std::optional<NewTestFile> new_file,
                                                 bool allow_in_use = false);

@@ -16,20 +16,13 @@ namespace zcav {
 // before 5.1). Never throws.
 std::string ProbeUring();
 
-// A queue of `depth` reads on `fd` (which stays owned by the caller and must
-// outlive the queue), each up to chunk_bytes into its own buffer aligned to
-// `alignment`. The buffers are registered with the ring (fixed buffers:
-// pinned once, not per read) when the locked-memory limit allows, else read
-// into as plain buffers. Short reads are continued inside, EINTR/EAGAIN are
-// resubmitted, and a read that returns 0 bytes before its end is ENXIO (as
-// Device::ReadAt). With `async`, every read is flagged IOSQE_ASYNC: issued
-// from io_uring's worker threads instead of first tried without blocking
-// (see read_throttle.h for when that matters).
-// Throws Error(kRuntime) when the ring cannot be set up (with the reason), and
-// std::bad_alloc.
-// With `write`, each request writes its slot's buffer instead (short writes
-// continued, a write of 0 bytes ENXIO); `fd` must be open for writing.
+// A queue of `depth` reads on `fd` (owned by the caller; it must outlive the
+// queue), each up to chunk_bytes into its own buffer aligned to `alignment`;
+// with `async` flagged IOSQE_ASYNC, with `write` writing instead (`fd` open
+// for writing). Throws Error(kRuntime) when the ring cannot be set up (with
+// the reason), and std::bad_alloc.
 // REQUIRES: depth >= 1; alignment a power of two.
+// Specification: docs/devices.md#the-io_uring-queue
 std::unique_ptr<ReadQueue> OpenUringQueue(int fd, std::uint32_t depth, std::uint64_t chunk_bytes,
                                           std::size_t alignment, bool async, bool write = false);
 
