@@ -1,5 +1,5 @@
 // The stages of the zone detector (analysis/zone_detector.h) and what they
-// share: the constants several stages read, the marks of the points, the
+// share: their tuning (kZoneTuning, tuning.h), the marks of the points, the
 // prefix sums of a segmentation, the excursions set aside as texture, the
 // smooth fits, and ZoneFinder, the state of steps 1 to 5 on one curve. One
 // file per stage in this folder; zone_detector.cc holds the driver and lists
@@ -34,19 +34,12 @@
 #include <vector>
 
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/analysis/zones/tuning.h"
 #include "zcav/result/curve.h"
 
 namespace zcav::zones {
 
-// Thresholds that several stages read (each stage's own sit in its file).
-inline constexpr double kSigmaFloorRel = 0.001;
-inline constexpr double kRateFloorRel = 0.001;
-inline constexpr std::size_t kMaxOutlierRun = 2;
-inline constexpr double kMergeRelHigh = 0.015;
-inline constexpr std::size_t kAlternatingMinZones = 6;
-inline constexpr double kMaxExcursionFraction = 0.05;
-inline constexpr double kMinExcursionRel = 0.05;
-inline constexpr double kExcursionLevelMatch = 0.3;
+// The thresholds and constants of every stage: kZoneTuning (tuning.h).
 
 inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
@@ -61,7 +54,7 @@ enum class Mark : std::uint8_t {
 
 // ---- 1. and 1b. Noise (noise.cc)
 
-// Robust noise scale of the log rates `x` (1.), floored at kSigmaFloorRel.
+// Robust noise scale of the log rates `x` (1.), floored at kZoneTuning.sigma_floor_rel.
 double NoiseSigma(const std::vector<double>& x);
 // The same over the differences inside the segments ending at `ends`.
 double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::size_t>& ends);
@@ -164,7 +157,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
                                      std::size_t max_len, double& scale);
 // Segments (ending at `ends`, over `sums` whose unit is `unit` log units) of
 // at most 5 % of the n points and at most half as long as either neighbour,
-// off both by >= kMergeRelHigh, whose neighbours sit at one level (4b.).
+// off both by >= kZoneTuning.merge_rel_high, whose neighbours sit at one level (4b.).
 std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n);
 
@@ -335,7 +328,7 @@ Curve GroupPoints(const Curve& curve, std::size_t k);
 // The group size that makes per-point figures trustworthy (see
 // ZoneAnalysis::resolution_blocks): at least the blur the reads in flight
 // cause, then doubled while the groups still scatter like timing noise,
-// keeping at least kMinResolvedPoints points.
+// keeping at least kZoneTuning.min_resolved_points points.
 std::size_t Resolution(const Curve& curve, const ZoneOptions& options);
 
 // ---- Alternating bands (envelope.cc)

@@ -33,23 +33,12 @@
 #include "zcav/base/stats.h"
 
 namespace zcav::zones {
-namespace {
-
-constexpr double kRunSigmas = 5.0;
-constexpr std::size_t kMaxShortRun = 64;
-constexpr std::size_t kMinShortRun = 8;
-constexpr double kMaxExcursionShare = 0.25;
-constexpr double kJitterLow = 0.05;
-constexpr double kJitterHigh = 0.95;
-
-}  // namespace
-
 std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::vector<Mark>& marks,
                                      std::size_t max_len, double& scale) {
   const std::size_t n = y.size();
   std::vector<Excursion> found, at_ends;
   scale = 0;
-  if (max_len < kMaxOutlierRun + 1 || n < 8 * max_len) return found;
+  if (max_len < kZoneTuning.max_outlier_run + 1 || n < 8 * max_len) return found;
   const std::size_t chunk = std::max<std::size_t>(1, max_len / 2);
   const std::size_t chunks = (n + chunk - 1) / chunk;
   std::vector<double> chunk_median(chunks), window;
@@ -58,7 +47,8 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
                   y.begin() + static_cast<std::ptrdiff_t>(std::min(n, (j + 1) * chunk)));
     chunk_median[j] = MedianInPlace(window);
   }
-  constexpr std::size_t kSide = 8;  // chunks either side: 4 max_len blocks
+  constexpr std::size_t kSide =
+      kZoneTuning.short_run_side_chunks;  // chunks either side: 4 max_len blocks
   std::vector<double> level(chunks);
   for (std::size_t j = 0; j < chunks; ++j) {
     std::size_t lo = j > kSide ? j - kSide : 0;
@@ -73,7 +63,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
   window.resize(n);
   for (std::size_t i = 0; i < n; ++i) window[i] = std::fabs(dev[i]);
   scale = kMadToSigma * MedianInPlace(window);
-  const double threshold = std::max(kMinExcursionRel, kRunSigmas * scale);
+  const double threshold = std::max(kZoneTuning.min_excursion_rel, kZoneTuning.run_sigmas * scale);
   auto median_of = [&](std::size_t lo, std::size_t hi) {
     window.assign(y.begin() + static_cast<std::ptrdiff_t>(lo),
                   y.begin() + static_cast<std::ptrdiff_t>(hi));
@@ -87,7 +77,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
     std::size_t j = i;
     while (j < n && dev[j] * dev[i] > 0 && std::fabs(dev[j]) > threshold / 2) ++j;
     const std::size_t len = j - i;
-    if (len > kMaxOutlierRun && len <= max_len) {
+    if (len > kZoneTuning.max_outlier_run && len <= max_len) {
       const bool has_left = i >= max_len, has_right = j + max_len <= n;
       const double left = has_left ? median_of(i - max_len, i) : 0;
       const double right = has_right ? median_of(j, j + max_len) : 0;
@@ -124,7 +114,7 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n) {
   std::vector<Excursion> found;
   const std::size_t max_len = std::max<std::size_t>(
-      1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+      1, static_cast<std::size_t>(kZoneTuning.max_excursion_fraction * static_cast<double>(n)));
   for (std::size_t k = 1; k + 1 < ends.size(); ++k) {
     const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], e = ends[k], e1 = ends[k + 1];
     const std::size_t len = e - b;
@@ -135,9 +125,11 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
     const double d_left = left - mid, d_right = right - mid;
     if (!(d_left * d_right > 0)) continue;  // a step, not an excursion
     const double depth = std::min(std::fabs(d_left), std::fabs(d_right));
-    if (depth < kMergeRelHigh) continue;
+    if (depth < kZoneTuning.merge_rel_high) continue;
     // The neighbours sit at one level: the curve comes back.
-    if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * depth)) continue;
+    if (std::fabs(left - right) >
+        std::max(kZoneTuning.merge_rel_high, kZoneTuning.excursion_level_match * depth))
+      continue;
     found.push_back(
         {b, e, d_left > 0, 1 - std::exp(-std::fabs(d_left + d_right) / 2), (left + right) / 2});
   }
@@ -154,7 +146,9 @@ void ZoneFinder::SetAsideShortRuns() {
   {
     const std::vector<Mark> none(n_, Mark::kNormal);
     std::vector<Excursion> runs = FindShortRuns(
-        y_, none, std::min(kMaxShortRun, std::max(kMinShortRun, min_len_ > 0 ? min_len_ - 1 : 0)),
+        y_, none,
+        std::min(kZoneTuning.max_short_run,
+                 std::max(kZoneTuning.min_short_run, min_len_ > 0 ? min_len_ - 1 : 0)),
         run_scale_);
     for (Excursion& x : runs) x.level -= center_;  // relative to the centre, as SetAside wants
     SetAside(runs);
@@ -178,7 +172,8 @@ void ZoneFinder::SetAside(const std::vector<Excursion>& found_now) {
 // curve (alternating bands are not dips).
 void ZoneFinder::SetAsideLongExcursions() {
   std::vector<Excursion> long_ones = FindExcursions(sums_, sigma_, ends_, n_);
-  const double floor = std::max(kMinExcursionRel, kRunSigmas * std::max(run_scale_, sigma_));
+  const double floor = std::max(kZoneTuning.min_excursion_rel,
+                                kZoneTuning.run_sigmas * std::max(run_scale_, sigma_));
   long_ones.erase(
       std::remove_if(long_ones.begin(), long_ones.end(),
                      [floor](const Excursion& x) { return -std::log(1 - x.depth) < floor; }),
@@ -186,7 +181,7 @@ void ZoneFinder::SetAsideLongExcursions() {
   std::size_t blocks = 0;
   for (const Excursion& x : long_ones) blocks += x.end - x.begin;
   if (!long_ones.empty() &&
-      static_cast<double>(blocks) <= kMaxExcursionShare * static_cast<double>(n_)) {
+      static_cast<double>(blocks) <= kZoneTuning.max_excursion_share * static_cast<double>(n_)) {
     SetAside(long_ones);
     ends_ = Segment(sigma_);
   }
@@ -239,8 +234,8 @@ void ZoneFinder::MeasureJitter() {
     const auto at = [&ratios](double q) {
       return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1))];
     };
-    out().texture.jitter_p5_rel = at(kJitterLow);
-    out().texture.jitter_p95_rel = at(kJitterHigh);
+    out().texture.jitter_p5_rel = at(kZoneTuning.jitter_low);
+    out().texture.jitter_p95_rel = at(kZoneTuning.jitter_high);
   }
 }
 
