@@ -79,7 +79,10 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     out.description = "no data";
     return out;
   }
-  const std::size_t k = curve.size() <= kMaxDetailPoints ? zones::Resolution(curve, options) : 1;
+  const std::size_t k =
+      curve.size() <= kMaxDetailPoints && zones::StageRuns(zones::Stage::kResolution)
+          ? zones::Resolution(curve, options)
+          : 1;
   if (k > 1) {
     // Zones on the groups; block indices back on the curve's blocks.
     ZoneAnalysis out = zones::DetectPoints(zones::GroupPoints(curve, k), options, optical);
@@ -104,7 +107,8 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     return out;
   }
   ZoneAnalysis out = zones::DetectPoints(curve, options, optical);
-  zones::ZonesOfEnvelope(curve, options, optical, out);
+  if (zones::StageRuns(zones::Stage::kEnvelope))
+    zones::ZonesOfEnvelope(curve, options, optical, out);
   out.non_rotational = options.non_rotational;
   return out;
 }

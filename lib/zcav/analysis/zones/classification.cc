@@ -221,7 +221,7 @@ StepType TypeOfSteps(const std::vector<Zone>& zones, std::size_t n, bool optical
     // a smooth curve (a short CAV disc).
     t.may_be_smooth = !dips;
     t.type = optical ? CurveType::kClv : dips ? CurveType::kFlatDips : CurveType::kFlat;
-  } else if (nz == 2 && non_rotational &&
+  } else if (nz == 2 && non_rotational && StageRuns(Stage::kTiered) &&
              zones[0].mb_per_s >= kZoneTuning.tier_ratio * zones[1].mb_per_s) {
     t.type = CurveType::kTiered;
   } else if (c.rising && !t.alternating) {
@@ -230,7 +230,9 @@ StepType TypeOfSteps(const std::vector<Zone>& zones, std::size_t n, bool optical
     t.may_be_smooth = true;
     t.type = optical ? CurveType::kZclv : CurveType::kOther;
   } else if (c.falling || (t.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
-    t.type = !t.alternating && IsClipped(zones, n) ? CurveType::kClipped : CurveType::kZoned;
+    t.type = !t.alternating && StageRuns(Stage::kClipped) && IsClipped(zones, n)
+                 ? CurveType::kClipped
+                 : CurveType::kZoned;
   }
   return t;
 }
@@ -241,7 +243,7 @@ void ZoneFinder::Classify() {
   const StepType t =
       TypeOfSteps(zones_, n_, optical_, options_.non_rotational, out.texture.dip_count > 0);
   out.alternating = t.alternating;
-  if (t.may_be_smooth && SmoothWins(CountSteps(zones_))) return;
+  if (t.may_be_smooth && StageRuns(Stage::kSmoothFits) && SmoothWins(CountSteps(zones_))) return;
   out.type = t.type;
 }
 

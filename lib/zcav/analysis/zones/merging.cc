@@ -71,7 +71,8 @@ double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
   const double se_factor = std::sqrt(1 / na + 1 / nb);
   const double z = std::fabs(ma - mb) / se_factor;                    // standard errors
   if (rel < kZoneTuning.merge_rel_low * ctx.sensitivity) return rel;  // a.
-  if (std::min(na, nb) < kZoneTuning.min_line_fit_blocks) {           // a., short
+  if (StageRuns(Stage::kMergeShortMedian) &&
+      std::min(na, nb) < kZoneTuning.min_line_fit_blocks) {  // a., short
     const double level_a =
         na < kZoneTuning.min_line_fit_blocks ? ctx.sums.Median(a.begin, a.end) : ma;
     const double level_b =
@@ -79,14 +80,18 @@ double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
     const double robust_rel = std::fabs(level_a - level_b) * ctx.sigma;
     if (robust_rel < kZoneTuning.merge_rel_low * ctx.sensitivity) return robust_rel;
   }
-  if (z < kZoneTuning.merge_std_errors * std::sqrt(ctx.sensitivity)) return rel;  // b.
-  if (rel < ctx.visible_rel * ctx.sensitivity &&
+  if (StageRuns(Stage::kMergeStdErrors) &&
+      z < kZoneTuning.merge_std_errors * std::sqrt(ctx.sensitivity))
+    return rel;  // b.
+  if (StageRuns(Stage::kMergeVisible) && rel < ctx.visible_rel * ctx.sensitivity &&
       z < 2 * (std::sqrt(ctx.beta) + kZoneTuning.small_step_margin)) {  // e.
     return rel;
   }
   if (rel >= kZoneTuning.merge_rel_high * ctx.sensitivity) return -1;
-  if (z < std::sqrt(ctx.beta) + kZoneTuning.small_step_margin) return rel;               // c.
-  if (na >= kZoneTuning.min_line_fit_blocks && nb >= kZoneTuning.min_line_fit_blocks) {  // d.
+  if (StageRuns(Stage::kMergeMargin) && z < std::sqrt(ctx.beta) + kZoneTuning.small_step_margin)
+    return rel;  // c.
+  if (StageRuns(Stage::kMergeLines) && na >= kZoneTuning.min_line_fit_blocks &&
+      nb >= kZoneTuning.min_line_fit_blocks) {  // d.
     const double end_a = ctx.sums.LineAt(a.begin, a.end, na - 0.5);
     const double start_b = ctx.sums.LineAt(b.begin, b.end, -0.5);
     const double jump = std::fabs(start_b - end_a);  // sigma units
@@ -184,13 +189,17 @@ std::vector<std::size_t> MergeSegments(const MergeContext& ctx,
 // segments either side and the excursion become one.
 void ZoneFinder::MergeExcursions() {
   std::vector<std::size_t>& ends = ends_;
-  for (const Excursion& x : FindExcursions(sums_, seg_sigma_, ends, n_)) {
+  const std::vector<Excursion> left_over = StageRuns(Stage::kExcursionMerge)
+                                               ? FindExcursions(sums_, seg_sigma_, ends, n_)
+                                               : std::vector<Excursion>{};
+  for (const Excursion& x : left_over) {
     ends.erase(std::remove_if(ends.begin(), ends.end(),
                               [&x](std::size_t e) { return e == x.begin || e == x.end; }),
                ends.end());
   }
   // The same for a hiccup and its payback: two short segments, one below and
   // one above the level their longer neighbours share.
+  if (!StageRuns(Stage::kHiccupCuts)) return;
   for (const std::size_t cut : HiccupCuts(sums_, seg_sigma_, ends, n_)) {
     ends.erase(std::remove(ends.begin(), ends.end(), cut), ends.end());
   }

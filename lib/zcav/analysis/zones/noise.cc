@@ -165,6 +165,7 @@ void ZoneFinder::AllowForCorrelatedNoise() {
   for (int round = 0; round < kZoneTuning.correlation_rounds; ++round) {
     const Correlation next = EstimateCorrelation(y_, ends_);
     if (round == 0) corr.measured = next.measured;
+    if (!StageRuns(Stage::kCorrelatedNoise)) break;
     if (!(next.inflation > kZoneTuning.correlated_inflation) ||
         !(next.inflation > kZoneTuning.correlation_growth * corr.inflation)) {
       break;

@@ -254,7 +254,7 @@ std::vector<Mark> CleanCurve(std::vector<double>& y, double sigma, std::size_t m
   OutlierFilter filter(y, sigma);
   filter.FlagDeviations(max_run);
   filter.KeepIsolatedRuns(max_run);
-  filter.MarkStraddles();
+  if (StageRuns(Stage::kStraddles)) filter.MarkStraddles();
   filter.Replace();
   return filter.TakeMarks();
 }
@@ -263,6 +263,7 @@ std::vector<Mark> CleanCurve(std::vector<double>& y, double sigma, std::size_t m
 // blocks straddling a zone edge; after the dips and bursts (2b.), so that the
 // outlier filter sees the level around them.
 void ZoneFinder::MarkOutliers() {
+  if (!StageRuns(Stage::kOutliers)) return;
   {
     std::vector<Mark> cleaned = CleanCurve(
         y_, sigma_, std::min(kZoneTuning.max_outlier_run, min_len_ > 0 ? min_len_ - 1 : 0));

@@ -154,6 +154,7 @@ std::vector<std::size_t> ZoneFinder::Segment(double noise) {
     sums_.sj[i + 1] = sums_.sj[i] + static_cast<double>(i) * z;
     sum_z2_ += z * z;
   }
+  if (!StageRuns(Stage::kMerging)) return Fpop(sums_.s, beta_, min_len_);
   return MergeSegments({sums_, noise, sensitivity_, beta_, visible_rel_},
                        Fpop(sums_.s, beta_, min_len_));
 }
@@ -182,7 +183,7 @@ void ZoneFinder::SegmentAndMerge() {
   const double inner_sigma = static_cast<double>(ends_.size()) >= 0.02 * static_cast<double>(n_)
                                  ? NoiseSigmaInside(y_, ends_)
                                  : sigma_;
-  if (inner_sigma < kZoneTuning.resegment_sigma_ratio * sigma_) {
+  if (StageRuns(Stage::kResegment) && inner_sigma < kZoneTuning.resegment_sigma_ratio * sigma_) {
     sigma_ = inner_sigma;
     out().noise_sigma_mb_per_s = sigma_ * std::max(median_rate_, 0.0);
     ends_ = Segment(sigma_);

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/analysis/zones/ablation.h"
 #include "zcav/analysis/zones/tuning.h"
 #include "zcav/result/curve.h"
 

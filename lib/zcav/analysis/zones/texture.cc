@@ -151,7 +151,7 @@ void ZoneFinder::SetAsideShortRuns() {
                  std::max(kZoneTuning.min_short_run, min_len_ > 0 ? min_len_ - 1 : 0)),
         run_scale_);
     for (Excursion& x : runs) x.level -= center_;  // relative to the centre, as SetAside wants
-    SetAside(runs);
+    if (StageRuns(Stage::kShortRuns)) SetAside(runs);
   }
 }
 
@@ -171,6 +171,7 @@ void ZoneFinder::SetAside(const std::vector<Excursion>& found_now) {
 // the jitter (a wander's bumps do not), when they are a minor share of the
 // curve (alternating bands are not dips).
 void ZoneFinder::SetAsideLongExcursions() {
+  if (!StageRuns(Stage::kLongExcursions)) return;
   std::vector<Excursion> long_ones = FindExcursions(sums_, sigma_, ends_, n_);
   const double floor = std::max(kZoneTuning.min_excursion_rel,
                                 kZoneTuning.run_sigmas * std::max(run_scale_, sigma_));
