@@ -12,7 +12,7 @@
 // thresholds:
 //  1.  Noise scale of the log rates, and 1b. correlated noise: noise.cc
 //  2.  Outliers (Hampel filter) and blocks read across a zone edge: outliers.cc
-//  2b. Dips and bursts set aside as texture (and 4b., the longer ones): texture.cc
+//  2b. Dips and bursts set aside as texture: texture.cc
 //  3.  Segmentation (penalised, exact, by FPOP): segmentation.cc
 //  4.  Merging of steps too small to be zones (and 4c., excursions): merging.cc
 //  5.  Classification (steps, smooth cav/pcav fits, clipped, tiered):
@@ -24,7 +24,7 @@
 // (ZoneAnalysis::resolution_blocks): resolution.cc.
 //
 // ZoneFinder::Run below runs steps 1 to 5 on one curve in their order (1b.
-// after 4b., on the white-noise segmentation); DetectZones picks the
+// after 3. and 4., on the white-noise segmentation); DetectZones picks the
 // resolution, runs them and step 6 (the long way over kMaxDetailPoints), and
 // redoes them on the envelope of alternating bands.
 #include "zcav/analysis/zone_detector.h"
@@ -47,7 +47,6 @@ Found ZoneFinder::Run() && {
   SetAsideShortRuns();
   MarkOutliers();
   SegmentAndMerge();
-  SetAsideLongExcursions();
   AllowForCorrelatedNoise();
   MergeExcursions();
   SummariseTexture();

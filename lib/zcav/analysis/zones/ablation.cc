@@ -9,11 +9,10 @@ namespace zcav::zones {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(Stage::kCount)> kStageNames{
-    "resolution",       "short-runs",      "outliers",           "straddles",
-    "resegment",        "merging",         "merge-short-median", "merge-std-errors",
-    "merge-margin",     "merge-lines",     "merge-visible",      "long-excursions",
-    "correlated-noise", "excursion-merge", "hiccup-cuts",        "smooth-fits",
-    "tiered",           "clipped",         "envelope",
+    "resolution",       "short-runs",         "outliers",     "straddles",   "resegment",
+    "merging",          "merge-short-median", "merge-margin", "merge-lines", "merge-visible",
+    "correlated-noise", "excursion-merge",    "hiccup-cuts",  "smooth-fits", "tiered",
+    "clipped",          "envelope",
 };
 
 StageSet g_skipped;

@@ -24,11 +24,9 @@ enum class Stage : std::uint8_t {
   kResegment,         // 1./3.: segment again with the sigma inside the segments
   kMerging,           // 4.: merging of adjacent segments (all of a. to e.)
   kMergeShortMedian,  // 4a.: a segment under 5 blocks measured by its median
-  kMergeStdErrors,    // 4b.: steps under 3 standard errors merge
   kMergeMargin,       // 4c.: small steps clear the penalty with a margin
   kMergeLines,        // 4d.: a droop cut in two (the lines meet) merges
   kMergeVisible,      // 4e.: steps inside the visible jitter (not rotating)
-  kLongExcursions,    // 4b.: longer dips and bursts set aside as texture
   kCorrelatedNoise,   // 1b.: the long-run sigma of AR(1) noise
   kExcursionMerge,    // 4c.: an excursion left is merged with its neighbours
   kHiccupCuts,        // 4c.: a hiccup and its payback are merged away

@@ -14,8 +14,8 @@
 //          measured by its median here: one slow block among three moves a
 //          mean, not a level (a FUSE file's 120, 118, 119.7 MB/s after a
 //          zone at 120.0 is that zone);
-//       b. or by less than 3 standard errors, sigma sqrt(1/La + 1/Lb): a step
-//          the segmentation kept in a context that merging has changed;
+//       b. (removed: under 3 standard errors; it changed no zone table of
+//          any corpus, docs/zone-detector.md)
 //       c. or by less than 1.5 % and less than sqrt(beta) + 2 standard
 //          errors: a small step must clear the penalty with a margin, because
 //          the segmentation picks the strongest-looking split of a drooping
@@ -33,11 +33,11 @@
 //          by less than twice c.'s evidence: no platter makes small steps
 //          there ("would it survive twice the noise?").
 //     The sensitivity multiplies the relative thresholds (0.5 %, 1.5 %) and,
-//     by its square root, the standard-error ones (b., d.); c. gets it
+//     by its square root, the standard-error one (d.); c. gets it
 //     through beta.
-// 4c. After 1b., an excursion left (a segment as in 4b. but too shallow to
-//     be texture: a host's hiccup) is merged with its neighbours: a zone is a
-//     level the curve stays at, not one it comes back from.
+// 4c. After 1b., an excursion left (a segment of at most 5 % of the curve, at most half
+//     as long as either neighbour, whose neighbours agree: a host's hiccup) is merged with its
+//     neighbours: a zone is a level the curve stays at, not one it comes back from.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -80,9 +80,6 @@ double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
     const double robust_rel = std::fabs(level_a - level_b) * ctx.sigma;
     if (robust_rel < kZoneTuning.merge_rel_low * ctx.sensitivity) return robust_rel;
   }
-  if (StageRuns(Stage::kMergeStdErrors) &&
-      z < kZoneTuning.merge_std_errors * std::sqrt(ctx.sensitivity))
-    return rel;  // b.
   if (StageRuns(Stage::kMergeVisible) && rel < ctx.visible_rel * ctx.sensitivity &&
       z < 2 * (std::sqrt(ctx.beta) + kZoneTuning.small_step_margin)) {  // e.
     return rel;

@@ -14,7 +14,6 @@
 //     2b. SetAsideShortRuns                texture.cc
 //     2.  MarkOutliers                     outliers.cc
 //     3., 4. SegmentAndMerge               segmentation.cc, merging.cc
-//     4b. SetAsideLongExcursions           texture.cc
 //     1b. AllowForCorrelatedNoise          noise.cc
 //     4c. MergeExcursions                  merging.cc
 //         SummariseTexture                 texture.cc
@@ -138,10 +137,10 @@ struct MergeContext {
 std::vector<std::size_t> MergeSegments(const MergeContext& ctx,
                                        const std::vector<std::size_t>& ends);
 
-// ---- 2b. and 4b. Texture (texture.cc)
+// ---- 2b. Texture (texture.cc) and 4c. excursions (merging.cc)
 
 // A short segment below (a dip) or above (a burst) two longer neighbours
-// that sit at one level (4b.). Log units.
+// that sit at one level (4c.). Log units.
 struct Excursion {
   std::size_t begin = 0, end = 0;
   bool dip = true;
@@ -158,7 +157,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
                                      std::size_t max_len, double& scale);
 // Segments (ending at `ends`, over `sums` whose unit is `unit` log units) of
 // at most 5 % of the n points and at most half as long as either neighbour,
-// off both by >= kZoneTuning.merge_rel_high, whose neighbours sit at one level (4b.).
+// off both by >= kZoneTuning.merge_rel_high, whose neighbours sit at one level (4c.).
 std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n);
 
@@ -255,10 +254,9 @@ class ZoneFinder {
   void TakeLogsAndNoise();                                 // 1. noise.cc
   void SetAsideShortRuns();                                // 2b. texture.cc
   void MarkOutliers();                                     // 2. outliers.cc
-  void SetAside(const std::vector<Excursion>& found_now);  // 2b. and 4b. texture.cc
+  void SetAside(const std::vector<Excursion>& found_now);  // 2b. texture.cc
   std::vector<std::size_t> Segment(double noise);          // 3. and 4. segmentation.cc
   void SegmentAndMerge();                                  // 3. and 4. segmentation.cc
-  void SetAsideLongExcursions();                           // 4b. texture.cc
   void AllowForCorrelatedNoise();                          // 1b. noise.cc
   void MergeExcursions();                                  // 4c. merging.cc
   void SummariseTexture();                                 // texture.cc
@@ -284,7 +282,7 @@ class ZoneFinder {
   double sigma_ = 0;
   std::size_t min_len_ = 0;
 
-  // 2b. and 4b.: the excursions set aside, and the curve's robust scale
+  // 2b.: the excursions set aside, and the curve's robust scale
   // around its local level.
   std::vector<Excursion> excursions_;
   double run_scale_ = 0;

@@ -1,10 +1,8 @@
-// Zone detector, steps 2b. and 4b.: the texture of a curve, dips and
+// Zone detector, step 2b.: the texture of a curve, dips and
 // bursts it comes back from, set aside before the segmentation sees them;
 // the texture's figures and the jitter of the zones found.
-// In: the log rates (2b.), the segmentation of 3. and 4. (4b.), the zones
-// (jitter). Out: the excursions, their points marked dip or burst and
-// given the level around them; ZoneAnalysis::texture and its dip and burst
-// blocks.
+// In: the log rates (2b.), the zones (jitter). Out: the excursions, their points marked dip or
+// burst and given the level around them; ZoneAnalysis::texture and its dip and burst blocks.
 //
 // 2b. Dips and bursts (texture). Before the outlier filter, runs of 3 to
 //     L = min(64, max(8, m - 1)) blocks that sit off the level around them
@@ -18,12 +16,8 @@
 //     segmentation never sees them. 5 % and 5 sigmas: a person reading the
 //     plot sees such a dip, and a wander's bumps (AR(1) noise of 3 %) do not
 //     reach it.
-// 4b. Longer dips and bursts: a segment of at most 5 % of the curve and at
-//     most half as long as either neighbour, off both by the 2b. margin,
-//     whose neighbours agree (within max(1.5 %, 30 % of its depth)), is
-//     set aside as in 2b., when all of them together are at most 25 % of the
-//     curve (alternating bands are not dips), and the curve is segmented
-//     again. This runs on the white-noise segmentation, before 1b.
+// 4b. (removed: longer dips and bursts, set aside after the segmentation;
+//     it changed no zone table of any corpus, docs/zone-detector.md)
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -139,7 +133,7 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
 // 2b. Texture: dips and bursts the curve comes back from are marked (left
 // out of the zone statistics, like outliers) and given the level around
 // them, so the segmentation never sees them. Runs too short to be zones
-// first; those the segmentation can see (4b.) once it has run. The marks
+// first (the longer ones of 4b. are gone, see above). The marks
 // start here, every point normal.
 void ZoneFinder::SetAsideShortRuns() {
   found_.marks.assign(n_, Mark::kNormal);
@@ -164,27 +158,6 @@ void ZoneFinder::SetAside(const std::vector<Excursion>& found_now) {
       y_[i] = center_ + x.level;
     }
     excursions_.push_back(x);
-  }
-}
-
-// 4b. Dips and bursts long enough for the segmentation, standing out of
-// the jitter (a wander's bumps do not), when they are a minor share of the
-// curve (alternating bands are not dips).
-void ZoneFinder::SetAsideLongExcursions() {
-  if (!StageRuns(Stage::kLongExcursions)) return;
-  std::vector<Excursion> long_ones = FindExcursions(sums_, sigma_, ends_, n_);
-  const double floor = std::max(kZoneTuning.min_excursion_rel,
-                                kZoneTuning.run_sigmas * std::max(run_scale_, sigma_));
-  long_ones.erase(
-      std::remove_if(long_ones.begin(), long_ones.end(),
-                     [floor](const Excursion& x) { return -std::log(1 - x.depth) < floor; }),
-      long_ones.end());
-  std::size_t blocks = 0;
-  for (const Excursion& x : long_ones) blocks += x.end - x.begin;
-  if (!long_ones.empty() &&
-      static_cast<double>(blocks) <= kZoneTuning.max_excursion_share * static_cast<double>(n_)) {
-    SetAside(long_ones);
-    ends_ = Segment(sigma_);
   }
 }
 

@@ -17,11 +17,11 @@ struct ZoneTuning {
   double sigma_floor_rel;       // 1.: least noise scale, 0.1 % (under the 0.5 % smallest step)
   double rate_floor_rel;        // 1.: rates below this share of the median count as it
   std::size_t max_outlier_run;  // 2.: longest run of flagged points that is outliers (a zone is 3)
-  double merge_rel_high;        // 4c./4b.: steps under 1.5 % may merge; least depth of an excursion
+  double merge_rel_high;        // 4./4c.: steps under 1.5 % may merge; least depth of an excursion
   std::size_t alternating_min_zones;  // 5.: least zones of alternating bands
-  double max_excursion_fraction;      // 4b./4c.: longest excursion, share of the curve (5 %)
-  double min_excursion_rel;      // 2b./4b./e.: least depth of a dip or burst, 5 %: a person sees it
-  double excursion_level_match;  // 4b./4c.: neighbours agree within max(1.5 %, this x depth)
+  double max_excursion_fraction;      // 4c.: longest excursion, share of the curve (5 %)
+  double min_excursion_rel;      // 2b./4e.: least depth of a dip or burst, 5 %: a person sees it
+  double excursion_level_match;  // 4c.: neighbours agree within max(1.5 %, this x depth)
 
   // ---- 1b. Correlated noise (noise.cc)
   std::size_t min_correlation_points;  // fewer residuals or pairs: no correlation estimated
@@ -40,12 +40,11 @@ struct ZoneTuning {
   double hampel_rel;               // ... else this relative distance (20 %: bonnie++ seed 000)
   double straddle_neighbour_sigmas;  // a straddling point's 3 neighbours each side within this
 
-  // ---- 2b. and 4b. Texture (texture.cc)
+  // ---- 2b. Texture (texture.cc)
   double run_sigmas;                  // a dip or burst clears this many robust sigmas (and 5 %)
   std::size_t max_short_run;          // 2b.: longest short run, L = min(64, max(8, m - 1))
   std::size_t min_short_run;          // 2b.: ... and the least L
   std::size_t short_run_side_chunks;  // 2b.: chunk medians either side of the level (4 L points)
-  double max_excursion_share;         // 4b.: all excursions together at most 25 % of the curve
   double jitter_low;                  // jitter figures: this quantile of the deviations (p5)
   double jitter_high;                 // ... and this one (p95)
 
@@ -58,7 +57,6 @@ struct ZoneTuning {
 
   // ---- 4. Merging (merging.cc)
   double merge_rel_low;      // a.: means closer than 0.5 % merge
-  double merge_std_errors;   // b.: ... or closer than this many standard errors
   double small_step_margin;  // c.: a small step clears sqrt(beta) + this many standard errors
   double jump_noises;        // d.: lines meeting within this many end-point errors merge
   std::size_t min_line_fit_blocks;  // a./d.: shorter segments are measured by their median
@@ -110,7 +108,6 @@ inline constexpr ZoneTuning kZoneTuning{
     .max_short_run = 64,
     .min_short_run = 8,
     .short_run_side_chunks = 8,
-    .max_excursion_share = 0.25,
     .jitter_low = 0.05,
     .jitter_high = 0.95,
 
@@ -121,7 +118,6 @@ inline constexpr ZoneTuning kZoneTuning{
     .visible_sigmas = 3.0,
 
     .merge_rel_low = 0.005,
-    .merge_std_errors = 3.0,
     .small_step_margin = 2.0,
     .jump_noises = 3.0,
     .min_line_fit_blocks = 5,
