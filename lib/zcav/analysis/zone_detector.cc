@@ -12,7 +12,7 @@
 // thresholds:
 //  1.  Noise scale of the log rates, and 1b. correlated noise: noise.cc
 //  2.  Outliers (Hampel filter) and blocks read across a zone edge: outliers.cc
-//  2b. Dips and bursts set aside as texture (and 4b., the longer ones): texture.cc
+//  2b. Dips and bursts set aside as texture: texture.cc
 //  3.  Segmentation (penalised, exact, by FPOP): segmentation.cc
 //  4.  Merging of steps too small to be zones (and 4c., excursions): merging.cc
 //  5.  Classification (steps, smooth cav/pcav fits, clipped, tiered):
@@ -24,7 +24,7 @@
 // (ZoneAnalysis::resolution_blocks): resolution.cc.
 //
 // ZoneFinder::Run below runs steps 1 to 5 on one curve in their order (1b.
-// after 4b., on the white-noise segmentation); DetectZones picks the
+// after 3. and 4., on the white-noise segmentation); DetectZones picks the
 // resolution, runs them and step 6 (the long way over kMaxDetailPoints), and
 // redoes them on the envelope of alternating bands.
 #include "zcav/analysis/zone_detector.h"
@@ -47,7 +47,6 @@ Found ZoneFinder::Run() && {
   SetAsideShortRuns();
   MarkOutliers();
   SegmentAndMerge();
-  SetAsideLongExcursions();
   AllowForCorrelatedNoise();
   MergeExcursions();
   SummariseTexture();
@@ -79,7 +78,10 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     out.description = "no data";
     return out;
   }
-  const std::size_t k = curve.size() <= kMaxDetailPoints ? zones::Resolution(curve, options) : 1;
+  const std::size_t k =
+      curve.size() <= kMaxDetailPoints && zones::StageRuns(zones::Stage::kResolution)
+          ? zones::Resolution(curve, options)
+          : 1;
   if (k > 1) {
     // Zones on the groups; block indices back on the curve's blocks.
     ZoneAnalysis out = zones::DetectPoints(zones::GroupPoints(curve, k), options, optical);
@@ -104,7 +106,8 @@ ZoneAnalysis DetectZones(const Curve& curve, const ZoneOptions& options, bool op
     return out;
   }
   ZoneAnalysis out = zones::DetectPoints(curve, options, optical);
-  zones::ZonesOfEnvelope(curve, options, optical, out);
+  if (zones::StageRuns(zones::Stage::kEnvelope))
+    zones::ZonesOfEnvelope(curve, options, optical, out);
   out.non_rotational = options.non_rotational;
   return out;
 }

@@ -42,16 +42,6 @@
 namespace zcav::zones {
 namespace {
 
-constexpr double kMostlyDirectional = 0.7;
-constexpr std::size_t kManySmallStepsZones = 8;
-constexpr double kSmallStepRel = 0.02;
-constexpr std::size_t kKneeBins = 1024;
-constexpr double kMinKneeSideFraction = 0.05;
-constexpr double kClipMinFirstFraction = 0.15;
-constexpr double kClipMinExcess = 0.12;
-constexpr double kAlternatingFraction = 0.6;
-constexpr double kTierRatio = 1.2;
-
 struct LineSums {
   double n = 0, sx = 0, sxx = 0, su = 0, suu = 0, sxu = 0;
   void Add(double x, double u) {
@@ -111,10 +101,10 @@ SmoothFit FitCav(const std::vector<double>& ly, double scale, double rate_floor)
 
 // rate^2 = a + b min(x, knee): a CAV rise up to the knee, then flat at the
 // rate reached there (the drive's top speed). The knee is searched on a grid
-// of kKneeBins positions; for each, the model is linear in a and b.
+// of kZoneTuning.knee_bins positions; for each, the model is linear in a and b.
 SmoothFit FitPcav(const std::vector<double>& ly, double scale, double rate_floor) {
   const std::size_t n = ly.size();
-  const std::size_t bins = std::min(n, kKneeBins);
+  const std::size_t bins = std::min(n, kZoneTuning.knee_bins);
   std::vector<LineSums> bin(bins);
   auto bin_start = [&](std::size_t k) { return k * n / bins; };
   for (std::size_t k = 0; k < bins; ++k) {
@@ -128,7 +118,8 @@ SmoothFit FitPcav(const std::vector<double>& ly, double scale, double rate_floor
   SmoothFit best;
   best.scale = scale;
   double best_ssr = std::numeric_limits<double>::infinity();
-  const double min_side = std::max(kMinKneeSideFraction * static_cast<double>(n), 3.0);
+  const double min_side =
+      std::max(kZoneTuning.min_knee_side_fraction * static_cast<double>(n), 3.0);
   LineSums left;
   for (std::size_t k = 1; k < bins; ++k) {
     left.Add(bin[k - 1]);
@@ -198,9 +189,9 @@ StepCounts CountSteps(const std::vector<Zone>& zones) {
     }
   }
   c.steps = static_cast<double>(nz > 0 ? nz - 1 : 0);
-  c.rising = nz > 1 && static_cast<double>(c.ups) >= kMostlyDirectional * c.steps &&
+  c.rising = nz > 1 && static_cast<double>(c.ups) >= kZoneTuning.mostly_directional * c.steps &&
              zones.back().mb_per_s > zones.front().mb_per_s;
-  c.falling = nz > 1 && static_cast<double>(c.downs) >= kMostlyDirectional * c.steps &&
+  c.falling = nz > 1 && static_cast<double>(c.downs) >= kZoneTuning.mostly_directional * c.steps &&
               zones.back().mb_per_s < zones.front().mb_per_s;
   return c;
 }
@@ -212,8 +203,8 @@ bool IsClipped(const std::vector<Zone>& zones, std::size_t n) {
   double fastest = 0;
   for (std::size_t k = 1; k < zones.size(); ++k) fastest = std::max(fastest, zones[k].mb_per_s);
   const double first_share = static_cast<double>(zones[0].end_block) / static_cast<double>(n);
-  return zones[0].mb_per_s >= fastest && first_share >= kClipMinFirstFraction &&
-         CeilingExcess(zones, n) >= kClipMinExcess;
+  return zones[0].mb_per_s >= fastest && first_share >= kZoneTuning.clip_min_first_fraction &&
+         CeilingExcess(zones, n) >= kZoneTuning.clip_min_excess;
 }
 
 }  // namespace
@@ -223,14 +214,15 @@ StepType TypeOfSteps(const std::vector<Zone>& zones, std::size_t n, bool optical
   StepType t;
   const std::size_t nz = zones.size();
   const StepCounts c = CountSteps(zones);
-  t.alternating = nz >= kAlternatingMinZones && c.ups >= 2 && c.downs >= 2 &&
-                  static_cast<double>(c.turns) >= kAlternatingFraction * (c.steps - 1);
+  t.alternating = nz >= kZoneTuning.alternating_min_zones && c.ups >= 2 && c.downs >= 2 &&
+                  static_cast<double>(c.turns) >= kZoneTuning.alternating_fraction * (c.steps - 1);
   if (nz == 1) {
     // A rise that the long-run noise unit left in one segment may still be
     // a smooth curve (a short CAV disc).
     t.may_be_smooth = !dips;
     t.type = optical ? CurveType::kClv : dips ? CurveType::kFlatDips : CurveType::kFlat;
-  } else if (nz == 2 && non_rotational && zones[0].mb_per_s >= kTierRatio * zones[1].mb_per_s) {
+  } else if (nz == 2 && non_rotational && StageRuns(Stage::kTiered) &&
+             zones[0].mb_per_s >= kZoneTuning.tier_ratio * zones[1].mb_per_s) {
     t.type = CurveType::kTiered;
   } else if (c.rising && !t.alternating) {
     // Rising steps are an optical drive's zoned CLV; elsewhere (a disk warming
@@ -238,7 +230,9 @@ StepType TypeOfSteps(const std::vector<Zone>& zones, std::size_t n, bool optical
     t.may_be_smooth = true;
     t.type = optical ? CurveType::kZclv : CurveType::kOther;
   } else if (c.falling || (t.alternating && zones.back().mb_per_s < zones.front().mb_per_s)) {
-    t.type = !t.alternating && IsClipped(zones, n) ? CurveType::kClipped : CurveType::kZoned;
+    t.type = !t.alternating && StageRuns(Stage::kClipped) && IsClipped(zones, n)
+                 ? CurveType::kClipped
+                 : CurveType::kZoned;
   }
   return t;
 }
@@ -249,7 +243,7 @@ void ZoneFinder::Classify() {
   const StepType t =
       TypeOfSteps(zones_, n_, optical_, options_.non_rotational, out.texture.dip_count > 0);
   out.alternating = t.alternating;
-  if (t.may_be_smooth && SmoothWins(CountSteps(zones_))) return;
+  if (t.may_be_smooth && StageRuns(Stage::kSmoothFits) && SmoothWins(CountSteps(zones_))) return;
   out.type = t.type;
 }
 
@@ -272,8 +266,8 @@ bool ZoneFinder::SmoothWins(const StepCounts& c) {
   const double cost_cav = cav.ok ? cav.ssr / s2 + beta_ : inf;
   const double cost_pcav = pcav.ok ? pcav.ssr / s2 + 2 * beta_ : inf;
   std::vector<double> sorted_steps = c.rel_steps;
-  const bool many_small_steps =
-      nz >= kManySmallStepsZones && MedianInPlace(sorted_steps) < kSmallStepRel;
+  const bool many_small_steps = nz >= kZoneTuning.many_small_steps_zones &&
+                                MedianInPlace(sorted_steps) < kZoneTuning.small_step_rel;
   const double cost_smooth = std::min(cost_cav, cost_pcav);
   if (!std::isfinite(cost_smooth) || !(cost_smooth < cost_steps || many_small_steps)) {
     return false;

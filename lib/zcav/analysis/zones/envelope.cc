@@ -13,12 +13,6 @@
 #include "zcav/base/stats.h"
 
 namespace zcav::zones {
-namespace {
-
-constexpr std::size_t kMinEnvelopePoints = 16;
-
-}  // namespace
-
 // Alternating bands (see 5.): the zones a person sees are the envelope's.
 // The bands' amplitude (median relative step between neighbours) and period
 // (median length of a neighbouring pair, in points) become texture, and the
@@ -27,7 +21,7 @@ constexpr std::size_t kMinEnvelopePoints = 16;
 void ZonesOfEnvelope(const Curve& curve, const ZoneOptions& options, bool optical,
                      ZoneAnalysis& out) {
   const std::vector<Zone>& zs = out.zones;
-  if (!out.alternating || zs.size() < kAlternatingMinZones) return;
+  if (!out.alternating || zs.size() < kZoneTuning.alternating_min_zones) return;
   std::vector<double> steps, pairs;
   for (std::size_t k = 0; k + 1 < zs.size(); ++k) {
     const double hi = std::max(zs[k].mb_per_s, zs[k + 1].mb_per_s);
@@ -35,7 +29,7 @@ void ZonesOfEnvelope(const Curve& curve, const ZoneOptions& options, bool optica
     pairs.push_back(static_cast<double>(zs[k + 1].end_block - zs[k].first_block));
   }
   const std::size_t period = static_cast<std::size_t>(std::lround(MedianInPlace(pairs)));
-  if (period < 2 || curve.size() / period < kMinEnvelopePoints) return;
+  if (period < 2 || curve.size() / period < kZoneTuning.min_envelope_points) return;
   ZoneAnalysis envelope = DetectPoints(GroupPoints(curve, period), options, optical);
   if (envelope.alternating) return;
   const std::size_t n = curve.size();

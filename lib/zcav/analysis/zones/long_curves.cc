@@ -31,27 +31,25 @@ namespace zcav::zones {
 namespace {
 
 // The marks of the outlier filter (2.) on every point of `curve`, computed
-// window by window so that memory stays small: a window of kCleanWindow
-// points (a multiple of `bucket`) with kCleanMargin points on either side.
+// window by window so that memory stays small: a window of kZoneTuning.clean_window
+// points (a multiple of `bucket`) with kZoneTuning.clean_margin points on either side.
 // The filter looks at most 2 h = 10 points either side of a point, and a
 // run of flagged points either fits in the margin or is too long to be
 // outliers whichever part of it a window sees, so the interior's marks are
 // those of one pass over the whole curve. Calls on_bucket(first, end, median log rate of the
 // cleaned points) for each bucket of `bucket` consecutive points, in order.
-constexpr std::size_t kCleanWindow = std::size_t{1} << 16;
-constexpr std::size_t kCleanMargin = 64;
 
 template <typename OnBucket>
 std::vector<Mark> CleanInWindows(const Curve& curve, double rate_floor, double sigma,
                                  std::size_t max_run, std::size_t bucket, OnBucket on_bucket) {
   const std::size_t n = curve.size();
-  const std::size_t window = (kCleanWindow + bucket - 1) / bucket * bucket;
+  const std::size_t window = (kZoneTuning.clean_window + bucket - 1) / bucket * bucket;
   std::vector<Mark> marks(n, Mark::kNormal);
   std::vector<double> y, values;
   for (std::size_t start = 0; start < n; start += window) {
     const std::size_t stop = std::min(n, start + window);
-    const std::size_t lo = start > kCleanMargin ? start - kCleanMargin : 0;
-    const std::size_t hi = std::min(n, stop + kCleanMargin);
+    const std::size_t lo = start > kZoneTuning.clean_margin ? start - kZoneTuning.clean_margin : 0;
+    const std::size_t hi = std::min(n, stop + kZoneTuning.clean_margin);
     y.resize(hi - lo);
     for (std::size_t i = lo; i < hi; ++i) {
       y[i - lo] = std::log(std::max(curve.mb_per_s(i), rate_floor));
@@ -84,8 +82,8 @@ void CurveMedianAndSigma(const Curve& curve, double& median_rate, double& sigma)
                              : (static_cast<double>(*std::max_element(v.begin(), mid)) + upper) / 2;
   };
   median_rate = median();
-  const double rate_floor = median_rate > 0 ? kRateFloorRel * median_rate : 1e-9;
-  sigma = kSigmaFloorRel;
+  const double rate_floor = median_rate > 0 ? kZoneTuning.rate_floor_rel * median_rate : 1e-9;
+  sigma = kZoneTuning.sigma_floor_rel;
   if (n < 3) return;
   v.resize(n - 1);
   double previous = std::log(std::max(curve.mb_per_s(0), rate_floor));
@@ -96,7 +94,7 @@ void CurveMedianAndSigma(const Curve& curve, double& median_rate, double& sigma)
   }
   const double med = median();
   for (float& d : v) d = static_cast<float>(std::fabs(static_cast<double>(d) - med));
-  sigma = std::max(kMadToSigma * median() / std::sqrt(2.0), kSigmaFloorRel);
+  sigma = std::max(kMadToSigma * median() / std::sqrt(2.0), kZoneTuning.sigma_floor_rel);
 }
 
 // Moves each edge between two stepped zones found on buckets of `bucket`
@@ -145,7 +143,7 @@ ZoneAnalysis DetectZonesReduced(const Curve& curve, const ZoneOptions& options, 
   const std::size_t buckets = (n + bucket - 1) / bucket;
   double median_rate = 0, sigma = 0;
   CurveMedianAndSigma(curve, median_rate, sigma);
-  const double rate_floor = median_rate > 0 ? kRateFloorRel * median_rate : 1e-9;
+  const double rate_floor = median_rate > 0 ? kZoneTuning.rate_floor_rel * median_rate : 1e-9;
 
   // The reduced series' minimum zone: the same share of the curve, or the
   // given length in whole buckets.
@@ -157,7 +155,8 @@ ZoneAnalysis DetectZonesReduced(const Curve& curve, const ZoneOptions& options, 
   Curve reduced;
   reduced.reserve(buckets);
   const std::vector<Mark> marks = CleanInWindows(
-      curve, rate_floor, sigma, std::min(kMaxOutlierRun, min_len > 0 ? min_len - 1 : 0), bucket,
+      curve, rate_floor, sigma,
+      std::min(kZoneTuning.max_outlier_run, min_len > 0 ? min_len - 1 : 0), bucket,
       [&](std::size_t first, std::size_t end, double median_log_rate) {
         const std::uint64_t offset = curve.offset_bytes(first);
         const std::uint64_t stop = curve.offset_bytes(end - 1) + curve.length_bytes(end - 1);

@@ -14,8 +14,8 @@
 //          measured by its median here: one slow block among three moves a
 //          mean, not a level (a FUSE file's 120, 118, 119.7 MB/s after a
 //          zone at 120.0 is that zone);
-//       b. or by less than 3 standard errors, sigma sqrt(1/La + 1/Lb): a step
-//          the segmentation kept in a context that merging has changed;
+//       b. (removed: under 3 standard errors; it changed no zone table of
+//          any corpus, docs/zone-detector.md)
 //       c. or by less than 1.5 % and less than sqrt(beta) + 2 standard
 //          errors: a small step must clear the penalty with a margin, because
 //          the segmentation picks the strongest-looking split of a drooping
@@ -33,11 +33,11 @@
 //          by less than twice c.'s evidence: no platter makes small steps
 //          there ("would it survive twice the noise?").
 //     The sensitivity multiplies the relative thresholds (0.5 %, 1.5 %) and,
-//     by its square root, the standard-error ones (b., d.); c. gets it
+//     by its square root, the standard-error one (d.); c. gets it
 //     through beta.
-// 4c. After 1b., an excursion left (a segment as in 4b. but too shallow to
-//     be texture: a host's hiccup) is merged with its neighbours: a zone is a
-//     level the curve stays at, not one it comes back from.
+// 4c. After 1b., an excursion left (a segment of at most 5 % of the curve, at most half
+//     as long as either neighbour, whose neighbours agree: a host's hiccup) is merged with its
+//     neighbours: a zone is a level the curve stays at, not one it comes back from.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -49,12 +49,6 @@
 
 namespace zcav::zones {
 namespace {
-
-constexpr double kMergeRelLow = 0.005;
-constexpr double kMergeStdErrors = 3.0;
-constexpr double kSmallStepMargin = 2.0;
-constexpr double kJumpNoises = 3.0;
-constexpr std::size_t kMinLineFitBlocks = 5;
 
 struct Segment {
   std::size_t begin = 0;
@@ -75,28 +69,32 @@ double MergeScore(const MergeContext& ctx, const Segment& a, const Segment& b) {
   // Log units: a difference is a relative difference.
   const double rel = std::fabs(ma - mb) * ctx.sigma;
   const double se_factor = std::sqrt(1 / na + 1 / nb);
-  const double z = std::fabs(ma - mb) / se_factor;       // standard errors
-  if (rel < kMergeRelLow * ctx.sensitivity) return rel;  // a.
-  if (std::min(na, nb) < kMinLineFitBlocks) {            // a., short
-    const double level_a = na < kMinLineFitBlocks ? ctx.sums.Median(a.begin, a.end) : ma;
-    const double level_b = nb < kMinLineFitBlocks ? ctx.sums.Median(b.begin, b.end) : mb;
+  const double z = std::fabs(ma - mb) / se_factor;                    // standard errors
+  if (rel < kZoneTuning.merge_rel_low * ctx.sensitivity) return rel;  // a.
+  if (StageRuns(Stage::kMergeShortMedian) &&
+      std::min(na, nb) < kZoneTuning.min_line_fit_blocks) {  // a., short
+    const double level_a =
+        na < kZoneTuning.min_line_fit_blocks ? ctx.sums.Median(a.begin, a.end) : ma;
+    const double level_b =
+        nb < kZoneTuning.min_line_fit_blocks ? ctx.sums.Median(b.begin, b.end) : mb;
     const double robust_rel = std::fabs(level_a - level_b) * ctx.sigma;
-    if (robust_rel < kMergeRelLow * ctx.sensitivity) return robust_rel;
+    if (robust_rel < kZoneTuning.merge_rel_low * ctx.sensitivity) return robust_rel;
   }
-  if (z < kMergeStdErrors * std::sqrt(ctx.sensitivity)) return rel;  // b.
-  if (rel < ctx.visible_rel * ctx.sensitivity &&
-      z < 2 * (std::sqrt(ctx.beta) + kSmallStepMargin)) {  // e.
+  if (StageRuns(Stage::kMergeVisible) && rel < ctx.visible_rel * ctx.sensitivity &&
+      z < 2 * (std::sqrt(ctx.beta) + kZoneTuning.small_step_margin)) {  // e.
     return rel;
   }
-  if (rel >= kMergeRelHigh * ctx.sensitivity) return -1;
-  if (z < std::sqrt(ctx.beta) + kSmallStepMargin) return rel;  // c.
-  if (na >= kMinLineFitBlocks && nb >= kMinLineFitBlocks) {    // d.
+  if (rel >= kZoneTuning.merge_rel_high * ctx.sensitivity) return -1;
+  if (StageRuns(Stage::kMergeMargin) && z < std::sqrt(ctx.beta) + kZoneTuning.small_step_margin)
+    return rel;  // c.
+  if (StageRuns(Stage::kMergeLines) && na >= kZoneTuning.min_line_fit_blocks &&
+      nb >= kZoneTuning.min_line_fit_blocks) {  // d.
     const double end_a = ctx.sums.LineAt(a.begin, a.end, na - 0.5);
     const double start_b = ctx.sums.LineAt(b.begin, b.end, -0.5);
     const double jump = std::fabs(start_b - end_a);  // sigma units
     const double jump_noise = 2 * se_factor;         // end-point error of two lines
-    if (jump < std::max(kMergeRelLow * ctx.sensitivity / ctx.sigma,
-                        kJumpNoises * std::sqrt(ctx.sensitivity) * jump_noise)) {
+    if (jump < std::max(kZoneTuning.merge_rel_low * ctx.sensitivity / ctx.sigma,
+                        kZoneTuning.jump_noises * std::sqrt(ctx.sensitivity) * jump_noise)) {
       return rel;
     }
   }
@@ -112,7 +110,7 @@ std::vector<std::size_t> HiccupCuts(const PrefixSums& sums, double unit,
                                     const std::vector<std::size_t>& ends, std::size_t n) {
   std::vector<std::size_t> cuts;
   const std::size_t max_len = std::max<std::size_t>(
-      1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+      1, static_cast<std::size_t>(kZoneTuning.max_excursion_fraction * static_cast<double>(n)));
   for (std::size_t k = 1; k + 2 < ends.size(); ++k) {
     const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], m = ends[k], e = ends[k + 1],
                       e1 = ends[k + 2];
@@ -123,7 +121,9 @@ std::vector<std::size_t> HiccupCuts(const PrefixSums& sums, double unit,
     const double level = (left + right) / 2;
     if (!((first - level) * (second - level) < 0)) continue;  // one below, one above
     const double size = std::max(std::fabs(first - level), std::fabs(second - level));
-    if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * size)) continue;
+    if (std::fabs(left - right) >
+        std::max(kZoneTuning.merge_rel_high, kZoneTuning.excursion_level_match * size))
+      continue;
     cuts.insert(cuts.end(), {b, m, e});
     ++k;  // the next pair starts after this one
   }
@@ -186,13 +186,17 @@ std::vector<std::size_t> MergeSegments(const MergeContext& ctx,
 // segments either side and the excursion become one.
 void ZoneFinder::MergeExcursions() {
   std::vector<std::size_t>& ends = ends_;
-  for (const Excursion& x : FindExcursions(sums_, seg_sigma_, ends, n_)) {
+  const std::vector<Excursion> left_over = StageRuns(Stage::kExcursionMerge)
+                                               ? FindExcursions(sums_, seg_sigma_, ends, n_)
+                                               : std::vector<Excursion>{};
+  for (const Excursion& x : left_over) {
     ends.erase(std::remove_if(ends.begin(), ends.end(),
                               [&x](std::size_t e) { return e == x.begin || e == x.end; }),
                ends.end());
   }
   // The same for a hiccup and its payback: two short segments, one below and
   // one above the level their longer neighbours share.
+  if (!StageRuns(Stage::kHiccupCuts)) return;
   for (const std::size_t cut : HiccupCuts(sums_, seg_sigma_, ends, n_)) {
     ends.erase(std::remove(ends.begin(), ends.end(), cut), ends.end());
   }

@@ -46,15 +46,6 @@
 namespace zcav::zones {
 namespace {
 
-constexpr std::size_t kMinCorrelationPoints = 20;
-constexpr double kMaxPhi = 0.98;
-constexpr double kWinsorSigmas = 3.0;
-constexpr double kCorrelationStdErrors = 2.0;
-constexpr double kSignificantStdErrors = 3.0;
-constexpr double kCorrelatedInflation = 1.5;
-constexpr int kCorrelationRounds = 4;
-constexpr double kCorrelationGrowth = 1.1;
-
 // The lag-1 autocorrelation of the residuals of `x` from the lines of the
 // segments ending at `ends` (pairs inside one segment only; residuals
 // winsorised at 3 robust sigmas so that a heavy tail does not decide it),
@@ -84,12 +75,12 @@ Correlation EstimateCorrelation(const std::vector<double>& x,
   }
   std::vector<double> abs_r(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) abs_r[i] = std::fabs(r[i]);
-  if (abs_r.size() < kMinCorrelationPoints) return c;
-  const double limit = kWinsorSigmas * kMadToSigma * MedianInPlace(abs_r);
+  if (abs_r.size() < kZoneTuning.min_correlation_points) return c;
+  const double limit = kZoneTuning.winsor_sigmas * kMadToSigma * MedianInPlace(abs_r);
   // Residuals of a hundredth of the sigma floor are rounding (a noise-free
   // staircase), not noise: all of one sign, they would read as a strong
   // correlation and inflate sigma until real steps merged.
-  if (!(limit > 0.01 * kSigmaFloorRel)) return c;
+  if (!(limit > 0.01 * kZoneTuning.sigma_floor_rel)) return c;
   for (double& v : r) v = std::clamp(v, -limit, limit);
   double num = 0, den = 0;
   std::size_t pairs = 0;
@@ -104,14 +95,15 @@ Correlation EstimateCorrelation(const std::vector<double>& x,
     }
     begin = end;
   }
-  if (pairs < kMinCorrelationPoints || !(den > 0)) return c;
+  if (pairs < kZoneTuning.min_correlation_points || !(den > 0)) return c;
   // What the noise may be, not just what it looks like: the estimate plus
   // two standard errors (a short curve cannot rule out a wander that would
   // fake its steps).
   const double standard_error = 1 / std::sqrt(static_cast<double>(pairs));
   c.measured = num / den;
-  c.significant = c.measured > kSignificantStdErrors * standard_error;
-  c.phi = std::clamp(c.measured + kCorrelationStdErrors * standard_error, 0.0, kMaxPhi);
+  c.significant = c.measured > kZoneTuning.significant_std_errors * standard_error;
+  c.phi = std::clamp(c.measured + kZoneTuning.correlation_std_errors * standard_error, 0.0,
+                     kZoneTuning.max_phi);
   c.inflation = (1 + c.phi) / ((1 - c.phi) * (1 - c.phi));
   return c;
 }
@@ -119,7 +111,7 @@ Correlation EstimateCorrelation(const std::vector<double>& x,
 }  // namespace
 
 double NoiseSigma(const std::vector<double>& x) {
-  const double floor = kSigmaFloorRel;
+  const double floor = kZoneTuning.sigma_floor_rel;
   if (x.size() < 3) return floor;
   std::vector<double> d(x.size() - 1);
   for (std::size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];
@@ -137,10 +129,10 @@ double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::siz
     for (std::size_t i = begin; i + 1 < end; ++i) d.push_back(x[i + 1] - x[i]);
     begin = end;
   }
-  if (d.size() < 2) return kSigmaFloorRel;
+  if (d.size() < 2) return kZoneTuning.sigma_floor_rel;
   const double med = MedianInPlace(d);
   for (double& v : d) v = std::fabs(v - med);
-  return std::max(kMadToSigma * MedianInPlace(d) / std::sqrt(2.0), kSigmaFloorRel);
+  return std::max(kMadToSigma * MedianInPlace(d) / std::sqrt(2.0), kZoneTuning.sigma_floor_rel);
 }
 
 // 1. Log rates (a block that read nothing sits far below, as an outlier)
@@ -152,7 +144,7 @@ void ZoneFinder::TakeLogsAndNoise() {
     std::vector<double> tmp = y_;
     median_rate_ = MedianInPlace(tmp);
   }
-  rate_floor_ = median_rate_ > 0 ? kRateFloorRel * median_rate_ : 1e-9;
+  rate_floor_ = median_rate_ > 0 ? kZoneTuning.rate_floor_rel * median_rate_ : 1e-9;
   for (double& v : y_) v = std::log(std::max(v, rate_floor_));
   center_ = std::log(std::max(median_rate_, rate_floor_));
   sigma_ = NoiseSigma(y_);
@@ -170,11 +162,12 @@ void ZoneFinder::TakeLogsAndNoise() {
 void ZoneFinder::AllowForCorrelatedNoise() {
   Correlation& corr = corr_;
   seg_sigma_ = sigma_;
-  for (int round = 0; round < kCorrelationRounds; ++round) {
+  for (int round = 0; round < kZoneTuning.correlation_rounds; ++round) {
     const Correlation next = EstimateCorrelation(y_, ends_);
     if (round == 0) corr.measured = next.measured;
-    if (!(next.inflation > kCorrelatedInflation) ||
-        !(next.inflation > kCorrelationGrowth * corr.inflation)) {
+    if (!StageRuns(Stage::kCorrelatedNoise)) break;
+    if (!(next.inflation > kZoneTuning.correlated_inflation) ||
+        !(next.inflation > kZoneTuning.correlation_growth * corr.inflation)) {
       break;
     }
     corr = next;
@@ -183,7 +176,7 @@ void ZoneFinder::AllowForCorrelatedNoise() {
   }
   out().texture.lag1_autocorrelation = corr.measured;
   out().texture.variance_inflation = corr.inflation;
-  out().texture.correlated = corr.significant && corr.inflation > kCorrelatedInflation;
+  out().texture.correlated = corr.significant && corr.inflation > kZoneTuning.correlated_inflation;
 }
 
 }  // namespace zcav::zones

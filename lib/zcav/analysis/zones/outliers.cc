@@ -44,12 +44,6 @@
 namespace zcav::zones {
 namespace {
 
-constexpr std::size_t kHampelHalfWindow = 5;
-constexpr double kHampelSigmas = 5.0;
-constexpr double kHampelMinSigmas = 3.0;
-constexpr double kHampelRel = 0.20;
-constexpr double kStraddleNeighbourSigmas = 2.0;
-
 // The passes of the Hampel filter (see 2. above) over the log rates `y`,
 // with the state they share: the threshold, the per-block deviations and
 // flags, the marks, and one scratch window for the medians.
@@ -61,7 +55,8 @@ class OutlierFilter {
       : y_(y),
         n_(y.size()),
         sigma_(sigma),
-        threshold_(std::clamp(kHampelRel, kHampelMinSigmas * sigma, kHampelSigmas * sigma)),
+        threshold_(std::clamp(kZoneTuning.hampel_rel, kZoneTuning.hampel_min_sigmas * sigma,
+                              kZoneTuning.hampel_sigmas * sigma)),
         marks_(n_, Mark::kNormal),
         flagged_(n_, false) {
     window_.reserve(2 * kH + 1);
@@ -157,9 +152,10 @@ class OutlierFilter {
       // of its own level on one side, a step away from that side's level).
       const double near_left = MedianOf(i - 3, i);
       const double near_right = MedianOf(i + 1, i + 4);
-      if (between && std::fabs(near_left - left) <= kStraddleNeighbourSigmas * sigma &&
-          std::fabs(near_right - right) <= kStraddleNeighbourSigmas * sigma &&
-          std::min(std::fabs(y[i] - left), std::fabs(y[i] - right)) > kHampelMinSigmas * sigma) {
+      if (between && std::fabs(near_left - left) <= kZoneTuning.straddle_neighbour_sigmas * sigma &&
+          std::fabs(near_right - right) <= kZoneTuning.straddle_neighbour_sigmas * sigma &&
+          std::min(std::fabs(y[i] - left), std::fabs(y[i] - right)) >
+              kZoneTuning.hampel_min_sigmas * sigma) {
         marks_[i] = Mark::kStraddle;
       }
     }
@@ -189,7 +185,7 @@ class OutlierFilter {
   std::vector<Mark> TakeMarks() { return std::move(marks_); }
 
  private:
-  static constexpr std::size_t kH = kHampelHalfWindow;
+  static constexpr std::size_t kH = kZoneTuning.hampel_half_window;
 
   // Median of y[lo, hi).
   double MedianOf(std::size_t lo, std::size_t hi) {
@@ -258,18 +254,19 @@ std::vector<Mark> CleanCurve(std::vector<double>& y, double sigma, std::size_t m
   OutlierFilter filter(y, sigma);
   filter.FlagDeviations(max_run);
   filter.KeepIsolatedRuns(max_run);
-  filter.MarkStraddles();
+  if (StageRuns(Stage::kStraddles)) filter.MarkStraddles();
   filter.Replace();
   return filter.TakeMarks();
 }
 
-// 2. Outliers (runs shorter than a zone, at most kMaxOutlierRun) and
+// 2. Outliers (runs shorter than a zone, at most kZoneTuning.max_outlier_run) and
 // blocks straddling a zone edge; after the dips and bursts (2b.), so that the
 // outlier filter sees the level around them.
 void ZoneFinder::MarkOutliers() {
+  if (!StageRuns(Stage::kOutliers)) return;
   {
-    std::vector<Mark> cleaned =
-        CleanCurve(y_, sigma_, std::min(kMaxOutlierRun, min_len_ > 0 ? min_len_ - 1 : 0));
+    std::vector<Mark> cleaned = CleanCurve(
+        y_, sigma_, std::min(kZoneTuning.max_outlier_run, min_len_ > 0 ? min_len_ - 1 : 0));
     for (std::size_t i = 0; i < n_; ++i) {
       if (found_.marks[i] == Mark::kNormal) found_.marks[i] = cleaned[i];
     }

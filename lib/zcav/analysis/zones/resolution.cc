@@ -15,8 +15,6 @@
 namespace zcav::zones {
 namespace {
 
-constexpr std::size_t kMinResolvedPoints = 16;
-
 // Robust per-point scatter of the log rates (see kResolutionSigma).
 double PointScatter(const Curve& curve) {
   std::vector<double> y(curve.size());
@@ -59,9 +57,9 @@ std::size_t Resolution(const Curve& curve, const ZoneOptions& options) {
   const std::size_t n = curve.size();
   // Too few groups to find zones on: the blocks as they are, unless they
   // scatter like timing noise (below).
-  if (n / k < kMinResolvedPoints) k = 1;
+  if (n / k < kZoneTuning.min_resolved_points) k = 1;
   if (PointScatter(k > 1 ? GroupPoints(curve, k) : curve) <= kResolutionSigma) return k;
-  while (n / (2 * k) >= kMinResolvedPoints) {
+  while (n / (2 * k) >= kZoneTuning.min_resolved_points) {
     k *= 2;
     if (PointScatter(GroupPoints(curve, k)) <= kResolvedSigma) break;
   }

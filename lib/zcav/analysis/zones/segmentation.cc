@@ -35,12 +35,6 @@
 namespace zcav::zones {
 namespace {
 
-constexpr double kResegmentSigmaRatio = 0.9;
-constexpr double kPenaltyPerLogN = 3.0;
-constexpr std::size_t kMinZoneBlocksFloor = 3;
-constexpr double kMinZoneFraction = 0.002;
-constexpr double kVisibleSigmas = 3.0;
-
 // Exact penalised segmentation of z (prefix sums `s`, s[0] = 0) with
 // penalty `beta` and minimum segment length `m`, by FPOP. Returns the segment
 // ends (the last one is N).
@@ -145,9 +139,9 @@ std::vector<std::size_t> Fpop(const std::vector<double>& s, double beta, std::si
 std::size_t MinZoneLength(const ZoneOptions& options, std::size_t n) {
   return options.min_zone_blocks > 0
              ? static_cast<std::size_t>(options.min_zone_blocks)
-             : std::max<std::size_t>(
-                   kMinZoneBlocksFloor,
-                   static_cast<std::size_t>(std::ceil(kMinZoneFraction * static_cast<double>(n))));
+             : std::max<std::size_t>(kZoneTuning.min_zone_blocks_floor,
+                                     static_cast<std::size_t>(std::ceil(
+                                         kZoneTuning.min_zone_fraction * static_cast<double>(n))));
 }
 
 // 3. and 4. on the curve normalised by `noise`: fills sums_ and sum_z2_,
@@ -160,6 +154,7 @@ std::vector<std::size_t> ZoneFinder::Segment(double noise) {
     sums_.sj[i + 1] = sums_.sj[i] + static_cast<double>(i) * z;
     sum_z2_ += z * z;
   }
+  if (!StageRuns(Stage::kMerging)) return Fpop(sums_.s, beta_, min_len_);
   return MergeSegments({sums_, noise, sensitivity_, beta_, visible_rel_},
                        Fpop(sums_.s, beta_, min_len_));
 }
@@ -170,11 +165,13 @@ void ZoneFinder::SegmentAndMerge() {
   // texture unless the evidence is twice the usual: no platter makes small
   // steps there, and its jitter (a host, a controller) is rarely white.
   visible_rel_ = options_.non_rotational
-                     ? std::max(kMinExcursionRel, kVisibleSigmas * std::max(run_scale_, sigma_))
+                     ? std::max(kZoneTuning.min_excursion_rel,
+                                kZoneTuning.visible_sigmas * std::max(run_scale_, sigma_))
                      : 0.0;
 
   // 3. and 4. Segment the normalised curve, merge.
-  beta_ = kPenaltyPerLogN * std::log(std::max<double>(static_cast<double>(n_), 2.0)) * sensitivity_;
+  beta_ = kZoneTuning.penalty_per_log_n * std::log(std::max<double>(static_cast<double>(n_), 2.0)) *
+          sensitivity_;
   out().penalty = beta_;
   sums_.s.assign(n_ + 1, 0);
   sums_.sj.assign(n_ + 1, 0);
@@ -186,7 +183,7 @@ void ZoneFinder::SegmentAndMerge() {
   const double inner_sigma = static_cast<double>(ends_.size()) >= 0.02 * static_cast<double>(n_)
                                  ? NoiseSigmaInside(y_, ends_)
                                  : sigma_;
-  if (inner_sigma < kResegmentSigmaRatio * sigma_) {
+  if (StageRuns(Stage::kResegment) && inner_sigma < kZoneTuning.resegment_sigma_ratio * sigma_) {
     sigma_ = inner_sigma;
     out().noise_sigma_mb_per_s = sigma_ * std::max(median_rate_, 0.0);
     ends_ = Segment(sigma_);

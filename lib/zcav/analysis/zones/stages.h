@@ -1,5 +1,5 @@
 // The stages of the zone detector (analysis/zone_detector.h) and what they
-// share: the constants several stages read, the marks of the points, the
+// share: their tuning (kZoneTuning, tuning.h), the marks of the points, the
 // prefix sums of a segmentation, the excursions set aside as texture, the
 // smooth fits, and ZoneFinder, the state of steps 1 to 5 on one curve. One
 // file per stage in this folder; zone_detector.cc holds the driver and lists
@@ -14,7 +14,6 @@
 //     2b. SetAsideShortRuns                texture.cc
 //     2.  MarkOutliers                     outliers.cc
 //     3., 4. SegmentAndMerge               segmentation.cc, merging.cc
-//     4b. SetAsideLongExcursions           texture.cc
 //     1b. AllowForCorrelatedNoise          noise.cc
 //     4c. MergeExcursions                  merging.cc
 //         SummariseTexture                 texture.cc
@@ -34,19 +33,13 @@
 #include <vector>
 
 #include "zcav/analysis/zone_detector.h"
+#include "zcav/analysis/zones/ablation.h"
+#include "zcav/analysis/zones/tuning.h"
 #include "zcav/result/curve.h"
 
 namespace zcav::zones {
 
-// Thresholds that several stages read (each stage's own sit in its file).
-inline constexpr double kSigmaFloorRel = 0.001;
-inline constexpr double kRateFloorRel = 0.001;
-inline constexpr std::size_t kMaxOutlierRun = 2;
-inline constexpr double kMergeRelHigh = 0.015;
-inline constexpr std::size_t kAlternatingMinZones = 6;
-inline constexpr double kMaxExcursionFraction = 0.05;
-inline constexpr double kMinExcursionRel = 0.05;
-inline constexpr double kExcursionLevelMatch = 0.3;
+// The thresholds and constants of every stage: kZoneTuning (tuning.h).
 
 inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
@@ -61,7 +54,7 @@ enum class Mark : std::uint8_t {
 
 // ---- 1. and 1b. Noise (noise.cc)
 
-// Robust noise scale of the log rates `x` (1.), floored at kSigmaFloorRel.
+// Robust noise scale of the log rates `x` (1.), floored at kZoneTuning.sigma_floor_rel.
 double NoiseSigma(const std::vector<double>& x);
 // The same over the differences inside the segments ending at `ends`.
 double NoiseSigmaInside(const std::vector<double>& x, const std::vector<std::size_t>& ends);
@@ -144,10 +137,10 @@ struct MergeContext {
 std::vector<std::size_t> MergeSegments(const MergeContext& ctx,
                                        const std::vector<std::size_t>& ends);
 
-// ---- 2b. and 4b. Texture (texture.cc)
+// ---- 2b. Texture (texture.cc) and 4c. excursions (merging.cc)
 
 // A short segment below (a dip) or above (a burst) two longer neighbours
-// that sit at one level (4b.). Log units.
+// that sit at one level (4c.). Log units.
 struct Excursion {
   std::size_t begin = 0, end = 0;
   bool dip = true;
@@ -164,7 +157,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
                                      std::size_t max_len, double& scale);
 // Segments (ending at `ends`, over `sums` whose unit is `unit` log units) of
 // at most 5 % of the n points and at most half as long as either neighbour,
-// off both by >= kMergeRelHigh, whose neighbours sit at one level (4b.).
+// off both by >= kZoneTuning.merge_rel_high, whose neighbours sit at one level (4c.).
 std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n);
 
@@ -261,10 +254,9 @@ class ZoneFinder {
   void TakeLogsAndNoise();                                 // 1. noise.cc
   void SetAsideShortRuns();                                // 2b. texture.cc
   void MarkOutliers();                                     // 2. outliers.cc
-  void SetAside(const std::vector<Excursion>& found_now);  // 2b. and 4b. texture.cc
+  void SetAside(const std::vector<Excursion>& found_now);  // 2b. texture.cc
   std::vector<std::size_t> Segment(double noise);          // 3. and 4. segmentation.cc
   void SegmentAndMerge();                                  // 3. and 4. segmentation.cc
-  void SetAsideLongExcursions();                           // 4b. texture.cc
   void AllowForCorrelatedNoise();                          // 1b. noise.cc
   void MergeExcursions();                                  // 4c. merging.cc
   void SummariseTexture();                                 // texture.cc
@@ -290,7 +282,7 @@ class ZoneFinder {
   double sigma_ = 0;
   std::size_t min_len_ = 0;
 
-  // 2b. and 4b.: the excursions set aside, and the curve's robust scale
+  // 2b.: the excursions set aside, and the curve's robust scale
   // around its local level.
   std::vector<Excursion> excursions_;
   double run_scale_ = 0;
@@ -335,7 +327,7 @@ Curve GroupPoints(const Curve& curve, std::size_t k);
 // The group size that makes per-point figures trustworthy (see
 // ZoneAnalysis::resolution_blocks): at least the blur the reads in flight
 // cause, then doubled while the groups still scatter like timing noise,
-// keeping at least kMinResolvedPoints points.
+// keeping at least kZoneTuning.min_resolved_points points.
 std::size_t Resolution(const Curve& curve, const ZoneOptions& options);
 
 // ---- Alternating bands (envelope.cc)

@@ -1,10 +1,8 @@
-// Zone detector, steps 2b. and 4b.: the texture of a curve, dips and
+// Zone detector, step 2b.: the texture of a curve, dips and
 // bursts it comes back from, set aside before the segmentation sees them;
 // the texture's figures and the jitter of the zones found.
-// In: the log rates (2b.), the segmentation of 3. and 4. (4b.), the zones
-// (jitter). Out: the excursions, their points marked dip or burst and
-// given the level around them; ZoneAnalysis::texture and its dip and burst
-// blocks.
+// In: the log rates (2b.), the zones (jitter). Out: the excursions, their points marked dip or
+// burst and given the level around them; ZoneAnalysis::texture and its dip and burst blocks.
 //
 // 2b. Dips and bursts (texture). Before the outlier filter, runs of 3 to
 //     L = min(64, max(8, m - 1)) blocks that sit off the level around them
@@ -18,12 +16,8 @@
 //     segmentation never sees them. 5 % and 5 sigmas: a person reading the
 //     plot sees such a dip, and a wander's bumps (AR(1) noise of 3 %) do not
 //     reach it.
-// 4b. Longer dips and bursts: a segment of at most 5 % of the curve and at
-//     most half as long as either neighbour, off both by the 2b. margin,
-//     whose neighbours agree (within max(1.5 %, 30 % of its depth)), is
-//     set aside as in 2b., when all of them together are at most 25 % of the
-//     curve (alternating bands are not dips), and the curve is segmented
-//     again. This runs on the white-noise segmentation, before 1b.
+// 4b. (removed: longer dips and bursts, set aside after the segmentation;
+//     it changed no zone table of any corpus, docs/zone-detector.md)
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -33,23 +27,12 @@
 #include "zcav/base/stats.h"
 
 namespace zcav::zones {
-namespace {
-
-constexpr double kRunSigmas = 5.0;
-constexpr std::size_t kMaxShortRun = 64;
-constexpr std::size_t kMinShortRun = 8;
-constexpr double kMaxExcursionShare = 0.25;
-constexpr double kJitterLow = 0.05;
-constexpr double kJitterHigh = 0.95;
-
-}  // namespace
-
 std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::vector<Mark>& marks,
                                      std::size_t max_len, double& scale) {
   const std::size_t n = y.size();
   std::vector<Excursion> found, at_ends;
   scale = 0;
-  if (max_len < kMaxOutlierRun + 1 || n < 8 * max_len) return found;
+  if (max_len < kZoneTuning.max_outlier_run + 1 || n < 8 * max_len) return found;
   const std::size_t chunk = std::max<std::size_t>(1, max_len / 2);
   const std::size_t chunks = (n + chunk - 1) / chunk;
   std::vector<double> chunk_median(chunks), window;
@@ -58,7 +41,8 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
                   y.begin() + static_cast<std::ptrdiff_t>(std::min(n, (j + 1) * chunk)));
     chunk_median[j] = MedianInPlace(window);
   }
-  constexpr std::size_t kSide = 8;  // chunks either side: 4 max_len blocks
+  constexpr std::size_t kSide =
+      kZoneTuning.short_run_side_chunks;  // chunks either side: 4 max_len blocks
   std::vector<double> level(chunks);
   for (std::size_t j = 0; j < chunks; ++j) {
     std::size_t lo = j > kSide ? j - kSide : 0;
@@ -73,7 +57,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
   window.resize(n);
   for (std::size_t i = 0; i < n; ++i) window[i] = std::fabs(dev[i]);
   scale = kMadToSigma * MedianInPlace(window);
-  const double threshold = std::max(kMinExcursionRel, kRunSigmas * scale);
+  const double threshold = std::max(kZoneTuning.min_excursion_rel, kZoneTuning.run_sigmas * scale);
   auto median_of = [&](std::size_t lo, std::size_t hi) {
     window.assign(y.begin() + static_cast<std::ptrdiff_t>(lo),
                   y.begin() + static_cast<std::ptrdiff_t>(hi));
@@ -87,7 +71,7 @@ std::vector<Excursion> FindShortRuns(const std::vector<double>& y, const std::ve
     std::size_t j = i;
     while (j < n && dev[j] * dev[i] > 0 && std::fabs(dev[j]) > threshold / 2) ++j;
     const std::size_t len = j - i;
-    if (len > kMaxOutlierRun && len <= max_len) {
+    if (len > kZoneTuning.max_outlier_run && len <= max_len) {
       const bool has_left = i >= max_len, has_right = j + max_len <= n;
       const double left = has_left ? median_of(i - max_len, i) : 0;
       const double right = has_right ? median_of(j, j + max_len) : 0;
@@ -124,7 +108,7 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
                                       const std::vector<std::size_t>& ends, std::size_t n) {
   std::vector<Excursion> found;
   const std::size_t max_len = std::max<std::size_t>(
-      1, static_cast<std::size_t>(kMaxExcursionFraction * static_cast<double>(n)));
+      1, static_cast<std::size_t>(kZoneTuning.max_excursion_fraction * static_cast<double>(n)));
   for (std::size_t k = 1; k + 1 < ends.size(); ++k) {
     const std::size_t b0 = k >= 2 ? ends[k - 2] : 0, b = ends[k - 1], e = ends[k], e1 = ends[k + 1];
     const std::size_t len = e - b;
@@ -135,9 +119,11 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
     const double d_left = left - mid, d_right = right - mid;
     if (!(d_left * d_right > 0)) continue;  // a step, not an excursion
     const double depth = std::min(std::fabs(d_left), std::fabs(d_right));
-    if (depth < kMergeRelHigh) continue;
+    if (depth < kZoneTuning.merge_rel_high) continue;
     // The neighbours sit at one level: the curve comes back.
-    if (std::fabs(left - right) > std::max(kMergeRelHigh, kExcursionLevelMatch * depth)) continue;
+    if (std::fabs(left - right) >
+        std::max(kZoneTuning.merge_rel_high, kZoneTuning.excursion_level_match * depth))
+      continue;
     found.push_back(
         {b, e, d_left > 0, 1 - std::exp(-std::fabs(d_left + d_right) / 2), (left + right) / 2});
   }
@@ -147,17 +133,19 @@ std::vector<Excursion> FindExcursions(const PrefixSums& sums, double unit,
 // 2b. Texture: dips and bursts the curve comes back from are marked (left
 // out of the zone statistics, like outliers) and given the level around
 // them, so the segmentation never sees them. Runs too short to be zones
-// first; those the segmentation can see (4b.) once it has run. The marks
+// first (the longer ones of 4b. are gone, see above). The marks
 // start here, every point normal.
 void ZoneFinder::SetAsideShortRuns() {
   found_.marks.assign(n_, Mark::kNormal);
   {
     const std::vector<Mark> none(n_, Mark::kNormal);
     std::vector<Excursion> runs = FindShortRuns(
-        y_, none, std::min(kMaxShortRun, std::max(kMinShortRun, min_len_ > 0 ? min_len_ - 1 : 0)),
+        y_, none,
+        std::min(kZoneTuning.max_short_run,
+                 std::max(kZoneTuning.min_short_run, min_len_ > 0 ? min_len_ - 1 : 0)),
         run_scale_);
     for (Excursion& x : runs) x.level -= center_;  // relative to the centre, as SetAside wants
-    SetAside(runs);
+    if (StageRuns(Stage::kShortRuns)) SetAside(runs);
   }
 }
 
@@ -170,25 +158,6 @@ void ZoneFinder::SetAside(const std::vector<Excursion>& found_now) {
       y_[i] = center_ + x.level;
     }
     excursions_.push_back(x);
-  }
-}
-
-// 4b. Dips and bursts long enough for the segmentation, standing out of
-// the jitter (a wander's bumps do not), when they are a minor share of the
-// curve (alternating bands are not dips).
-void ZoneFinder::SetAsideLongExcursions() {
-  std::vector<Excursion> long_ones = FindExcursions(sums_, sigma_, ends_, n_);
-  const double floor = std::max(kMinExcursionRel, kRunSigmas * std::max(run_scale_, sigma_));
-  long_ones.erase(
-      std::remove_if(long_ones.begin(), long_ones.end(),
-                     [floor](const Excursion& x) { return -std::log(1 - x.depth) < floor; }),
-      long_ones.end());
-  std::size_t blocks = 0;
-  for (const Excursion& x : long_ones) blocks += x.end - x.begin;
-  if (!long_ones.empty() &&
-      static_cast<double>(blocks) <= kMaxExcursionShare * static_cast<double>(n_)) {
-    SetAside(long_ones);
-    ends_ = Segment(sigma_);
   }
 }
 
@@ -239,8 +208,8 @@ void ZoneFinder::MeasureJitter() {
     const auto at = [&ratios](double q) {
       return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1))];
     };
-    out().texture.jitter_p5_rel = at(kJitterLow);
-    out().texture.jitter_p95_rel = at(kJitterHigh);
+    out().texture.jitter_p5_rel = at(kZoneTuning.jitter_low);
+    out().texture.jitter_p95_rel = at(kZoneTuning.jitter_high);
   }
 }
 
