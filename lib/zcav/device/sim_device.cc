@@ -329,7 +329,7 @@ class SimSpecParser {
     if (!ApplyCommon(key, value) && !ApplyRate(key, value) &&
         !(throttle_model_ && ApplyThrottle(key, value)) &&
         !(dips_model_ && ApplyDips(key, value)) && !(banded_model_ && ApplyBand(key, value)) &&
-        !(ssd_model_ && ApplyWriteCache(key, value))) {
+        !(ssd_model_ && ApplyWriteCache(key, value)) && !ApplySimFakeKey(m_.fakes, key, value)) {
       FailUnknown(key);
     }
   }
@@ -373,6 +373,7 @@ class SimSpecParser {
     if (!m_.cav && m_.zones.size() > 1 && !dips_model_) NameZonedDisk();
     ApplyWeak();  // after the name: a weak drive is still its model
     FinishWriteCache();
+    CheckSimFakes(m_.fakes, m_.info.size_bytes);
     SetSimIdentity();
     return std::move(m_);
   }
@@ -594,7 +595,7 @@ class SimSpecParser {
         "size, seed, noise, corr, hiccups, hiccup, drift, pace, outer, ceiling, bad, slow, weak, "
         "gone, "
         "seek, cache, "
-        "interface, bus, busrate";
+        "interface, bus, busrate, real, fake, lose, dedup";
     if (zoned_keys_) known += ", inner, zones";
     if (throttle_model_) known += ", throttle_after, throttled, cool_after";
     if (dips_model_) known += ", cached, cached_rate, dip_every, dip_for, dip";
@@ -679,30 +680,43 @@ class SimulatedDevice final : public Device {
     return kCoolC + (kThrottleC - kCoolC) * heat;
   }
 
+  // Gives back what was written (SimStorage); leaves the buffer as it is
+  // when nothing ever was.
   std::error_code ReadAt(std::uint64_t offset_bytes,
                          std::span<std::byte> buffer) noexcept override {
-    return Access(offset_bytes, buffer.size(), false);
+    const std::error_code ec = Access(offset_bytes, buffer.size(), false, buffer.size());
+    if (!ec) storage_.Read(offset_bytes, buffer);
+    return ec;
   }
 
   // A write takes what a read of the same range would (the media rate,
   // positioning, the bus), never hits the cache and empties it; a bad range
-  // fails it with EIO as it fails a read. Nothing is stored.
+  // fails it with EIO as it fails a read. The data is kept (SimStorage);
+  // with dedup, only the pages not seen before take time.
   std::error_code WriteAt(std::uint64_t offset_bytes,
                           std::span<const std::byte> buffer) noexcept override {
-    return Access(offset_bytes, buffer.size(), true);
+    if (offset_bytes + buffer.size() > model_.info.size_bytes) {
+      return std::error_code(ENXIO, std::system_category());
+    }
+    const std::error_code ec = Access(offset_bytes, buffer.size(), true, storage_.NewBytes(buffer));
+    if (!ec) storage_.Write(offset_bytes, buffer);
+    return ec;
   }
 
-  // A simulated SSD's TRIM empties its write cache (and any folding); other
-  // models have nothing to discard. Nothing is stored either way.
+  // A simulated SSD's TRIM empties its write cache (and any folding) and
+  // forgets the data (reads give zeros); other models have nothing to discard.
   std::error_code DiscardAll() noexcept override {
     if (model_.wcache_bytes == 0) return {EOPNOTSUPP, std::system_category()};
     wcache_used_ = 0;
     after_cache_ = 0;
+    storage_.Clear();
     return {};
   }
 
  private:
-  std::error_code Access(std::uint64_t offset_bytes, std::uint64_t length, bool write) noexcept {
+  // `timed` of the `length` bytes take time (dedup: the rest is free).
+  std::error_code Access(std::uint64_t offset_bytes, std::uint64_t length, bool write,
+                         std::uint64_t timed) noexcept {
     if (offset_bytes + length > model_.info.size_bytes) {
       return std::error_code(ENXIO, std::system_category());
     }
@@ -747,8 +761,7 @@ class SimulatedDevice final : public Device {
       if (offset_bytes <= once_end_) once_end_ = std::max(once_end_, std::min(end, cache));
     }
     const bool cached_write = write && model_.wcache_bytes > 0;
-    double seconds =
-        cached_write ? WriteSeconds(length) : static_cast<double>(length) / (rate * kMB);
+    double seconds = cached_write ? WriteSeconds(timed) : static_cast<double>(timed) / (rate * kMB);
     for (const auto& slow : model_.slow) {
       const std::uint64_t lo = std::max(offset_bytes, slow.offset_bytes);
       const std::uint64_t hi = std::min(end, slow.offset_bytes + slow.length_bytes);
@@ -903,6 +916,7 @@ class SimulatedDevice final : public Device {
   std::chrono::duration<double, std::nano> paced_virtual_{0};
   std::shared_ptr<SimBus> bus_;  // shared with devices read at the same time
   int bus_member_ = 0;
+  SimStorage storage_{model_.fakes};  // what was written
 };
 
 // The bus passes at most ceiling_mb_per_s, whatever the media could do.

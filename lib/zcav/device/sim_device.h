@@ -32,8 +32,24 @@
 // busrate=MB/s (that bus's rate; default 80 MB/s).
 //
 // Writes (a write sweep, OpenDeviceForWrite) take the time a read of the same
-// range would, bypass the cache and empty it; bad ranges fail them with EIO;
-// nothing is stored.
+// range would, bypass the cache and empty it; bad ranges fail them with EIO.
+// What is written is kept (SimStorage, sim_storage.h: a compact map of zcav's
+// stamps, foreign data kept as garbage) and a read gives it back: zeros where
+// nothing was written (a TRIM, DiscardAll, forgets it all); a device never
+// written leaves the read buffer as it is, at no cost. Fakes, on every model
+// (what a counterfeit USB stick or SD card does):
+//   real=SIZE: the real capacity (rounded down to 512 B), below size=, the
+//     capacity it claims; fake=wrap (the default) maps logical offset x to
+//     x mod real, so a read at x gives what was last written at any
+//     y = x mod real; fake=drop accepts writes at or beyond real and
+//     discards them, and reads there give zeros.
+//   lose=START-END[:zero|:garbage][,...]: data written to that physical
+//     range (sizes, e.g. lose=1G-1028M) is lost: it reads back as zeros
+//     (the default) or garbage.
+//   dedup=on|off: a deduplicating controller: a 4 KiB page equal to one
+//     written before (since the device was opened or trimmed; the first 2^20
+//     distinct pages are remembered) is stored for free, its write takes no
+//     time. zcav's stamped data has no two pages alike: nothing is free.
 //
 // Positioning (for average access time): a read that does not start where
 // the previous one ended first waits
@@ -115,6 +131,7 @@
 #include <vector>
 
 #include "zcav/device/device.h"
+#include "zcav/device/sim_storage.h"
 
 namespace zcav {
 
@@ -200,6 +217,9 @@ struct SimModel {
   std::uint64_t fold_bytes = 0;  // the first fold_bytes after the cache ...
   double fold_mb_per_s = 0;      // ... are written at this rate (folding)
   double recover_mb_per_s = 0;   // cache regained per idle second (MB, 10^6 B)
+  // A fake capacity, lost ranges, dedup (real=, fake=, lose=, dedup=; the
+  // file comment). Default: a genuine device.
+  SimFakes fakes;
 };
 
 // A bus shared by simulated devices read at the same time (an IDE channel, a

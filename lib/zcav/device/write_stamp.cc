@@ -50,6 +50,11 @@ void PutU64(std::byte* to, std::uint64_t v) {
 }
 
 std::uint64_t GetU64(const std::byte* from) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::uint64_t v;
+    std::memcpy(&v, from, 8);
+    return v;
+  }
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<std::uint64_t>(from[i]);
   return v;
@@ -116,6 +121,14 @@ SectorCheck CheckSector(std::span<const std::byte> sector, std::uint64_t offset_
   if (GetU64(sector.data() + kRunAt) != run_id) return {SectorState::kStale, source};
   if (source != offset_bytes) return {SectorState::kMoved, source};
   return {SectorState::kGood, offset_bytes};
+}
+
+std::optional<StampHeader> ReadStampHeader(std::span<const std::byte> sector) {
+  if (sector.size() < kHeaderBytes ||
+      std::memcmp(sector.data(), kWritePatternTag, kTagBytes) != 0) {
+    return std::nullopt;
+  }
+  return StampHeader{GetU64(sector.data() + kRunAt), GetU64(sector.data() + kOffsetAt)};
 }
 
 }  // namespace zcav

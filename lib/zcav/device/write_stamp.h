@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace zcav {
@@ -51,5 +52,16 @@ struct SectorCheck {
 // REQUIRES: sector.size() == kStampSectorBytes, offset_bytes a multiple of 512.
 SectorCheck CheckSector(std::span<const std::byte> sector, std::uint64_t offset_bytes,
                         std::uint64_t run_id);
+
+// What a sector's header names: the run and the offset it was written for.
+struct StampHeader {
+  std::uint64_t run_id = 0;
+  std::uint64_t offset_bytes = 0;
+};
+// The header of a sector that starts with zcav's tag (its first 48 bytes;
+// the body is not looked at: CheckSector judges a read-back), nullopt for
+// anything else or a sector shorter than the header. For models of a device
+// that keep where their data came from (sim_storage.h).
+std::optional<StampHeader> ReadStampHeader(std::span<const std::byte> sector);
 
 }  // namespace zcav
