@@ -1,0 +1,221 @@
+// RunVerify, JudgeVerify: see verify.h.
+#include "zcav/measure/verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <span>
+
+#include "zcav/base/aligned_buffer.h"
+#include "zcav/base/text.h"
+#include "zcav/base/units.h"
+#include "zcav/measure/read_checks.h"
+
+namespace zcav {
+namespace {
+
+constexpr std::uint64_t kDefaultBlocks = 1000;
+// A bad end of the device is a fake's when it is at least this share of it
+// (a failing card loses places, not the last tenth of its size).
+constexpr double kFakeTailShare = 0.10;
+
+// Collects what came back, sector by sector, into ranges.
+class RangeBuilder {
+ public:
+  explicit RangeBuilder(std::vector<VerifyRange>& ranges) : ranges_(ranges) {}
+
+  void Add(std::uint64_t at, std::uint64_t bytes, VerifyState state, std::uint64_t source,
+           SectorState lost_as) {
+    if (!ranges_.empty()) {
+      VerifyRange& last = ranges_.back();
+      const bool continues = last.end_bytes == at && last.state == state &&
+                             (state != VerifyState::kWrapped ||
+                              last.source_bytes + (last.end_bytes - last.start_bytes) == source);
+      if (continues) {
+        last.end_bytes += bytes;
+        return;
+      }
+    }
+    ranges_.push_back({at, at + bytes, state, source, lost_as});
+  }
+
+ private:
+  std::vector<VerifyRange>& ranges_;
+};
+
+// The state of a sector read back at `at`.
+void AddSector(RangeBuilder& out, std::span<const std::byte> sector, std::uint64_t at,
+               std::uint64_t run_id) {
+  const SectorCheck c = CheckSector(sector, at, run_id);
+  switch (c.state) {
+    case SectorState::kGood:
+      out.Add(at, sector.size(), VerifyState::kGood, at, c.state);
+      return;
+    case SectorState::kMoved:
+      out.Add(at, sector.size(), VerifyState::kWrapped, c.source_bytes, c.state);
+      return;
+    default:
+      out.Add(at, sector.size(), VerifyState::kLost, 0, c.state);
+      return;
+  }
+}
+
+std::uint64_t BlockBytes(const VerifyOptions& o, std::uint64_t size) {
+  if (o.block_bytes != 0) return std::max(o.block_bytes, o.chunk_bytes);
+  const std::uint64_t chunks = (size / kDefaultBlocks + o.chunk_bytes - 1) / o.chunk_bytes;
+  return std::max<std::uint64_t>(chunks, 1) * o.chunk_bytes;
+}
+
+class Verifier {
+ public:
+  Verifier(Device& device, Clock& clock, const VerifyOptions& o, const std::atomic<bool>* stop)
+      : device_(device),
+        clock_(clock),
+        options_(o),
+        stop_(stop),
+        size_(device.info().size_bytes),
+        block_bytes_(BlockBytes(o, size_)),
+        buffer_(o.chunk_bytes, std::max<std::uint64_t>(device.info().sector_bytes, 4096)) {
+    result_.run_id = o.run_id != 0 ? o.run_id : NewStampRunId();
+    result_.claimed_bytes = size_;
+    for (std::uint64_t at = 0; at < size_; at += block_bytes_) {
+      result_.blocks.push_back({at, std::min(block_bytes_, size_ - at), 0, 0});
+    }
+  }
+
+  VerifyResult Run() {
+    if (Pass(true)) Pass(false);
+    JudgeVerify(result_);
+    return std::move(result_);
+  }
+
+ private:
+  // One pass; false when it ended early (a stop, a device gone).
+  bool Pass(bool write) {
+    RangeBuilder ranges(result_.ranges);
+    std::uint64_t block_bytes = 0;
+    std::chrono::nanoseconds block_time{0};
+    for (std::uint64_t at = 0; at < size_; at += options_.chunk_bytes) {
+      if (StopRequested(stop_)) {
+        result_.interrupted = true;
+        return false;
+      }
+      const std::uint64_t n = std::min(options_.chunk_bytes, size_ - at);
+      const std::span<std::byte> chunk = buffer_.span(n);
+      if (write) StampWrite(chunk, at, result_.run_id, memo_);
+      const auto t0 = clock_.Now();
+      const std::error_code ec = write ? device_.WriteAt(at, chunk) : device_.ReadAt(at, chunk);
+      const auto took = clock_.Now() - t0;
+      if (ec && IsDeviceGone(ec)) {
+        result_.notes.push_back(std::string(write ? "writing" : "reading") + " at " +
+                                FormatBytes(at) + ": " + ec.message() +
+                                ": the device is gone, the run ends there");
+        return false;
+      }
+      if (!ec) {
+        block_bytes += n;
+        block_time += took;
+        (write ? result_.written_bytes : result_.read_bytes) += n;
+      } else if (write) {
+        result_.notes.push_back("writing at " + FormatBytes(at) + " failed: " + ec.message());
+      }
+      if (!write) Check(chunk, at, ec, ranges);
+      const std::uint64_t end = at + n;
+      if (end % block_bytes_ == 0 || end == size_) {
+        VerifyBlock& b = result_.blocks[(end - 1) / block_bytes_];
+        (write ? b.write_mb_per_s : b.read_mb_per_s) =
+            block_bytes > 0 && block_time.count() > 0 ? MbPerS(block_bytes, block_time) : 0;
+        block_bytes = 0;
+        block_time = {};
+      }
+    }
+    return true;
+  }
+
+  void Check(std::span<const std::byte> chunk, std::uint64_t at, const std::error_code& ec,
+             RangeBuilder& ranges) {
+    if (ec) {
+      ranges.Add(at, chunk.size(), VerifyState::kUnreadable, 0, SectorState::kGarbage);
+      return;
+    }
+    for (std::size_t s = 0; s < chunk.size(); s += kStampSectorBytes) {
+      const std::size_t len = std::min<std::size_t>(kStampSectorBytes, chunk.size() - s);
+      if (len < kStampSectorBytes) {
+        // A device whose size is not whole sectors: its last bytes are taken
+        // as they are (the stamp's start cannot be told from a cut sector).
+        ranges.Add(at + s, len, VerifyState::kGood, at + s, SectorState::kGood);
+        continue;
+      }
+      AddSector(ranges, chunk.subspan(s, len), at + s, result_.run_id);
+    }
+  }
+
+  Device& device_;
+  Clock& clock_;
+  const VerifyOptions options_;
+  const std::atomic<bool>* stop_;
+  const std::uint64_t size_;
+  const std::uint64_t block_bytes_;
+  AlignedBuffer buffer_;
+  StampMemo memo_;
+  VerifyResult result_;
+};
+
+}  // namespace
+
+const char* VerifyStateName(VerifyState state) {
+  static constexpr const char* kNames[] = {"good", "wrapped", "lost", "unreadable"};
+  return kNames[static_cast<int>(state)];
+}
+
+const char* VerifyVerdictName(VerifyVerdict verdict) {
+  static constexpr const char* kNames[] = {"genuine", "fake capacity", "data loss", "unreadable"};
+  return kNames[static_cast<int>(verdict)];
+}
+
+void JudgeVerify(VerifyResult& r) {
+  const auto bad = [](const VerifyRange& x) { return x.state != VerifyState::kGood; };
+  const auto first_bad = std::find_if(r.ranges.begin(), r.ranges.end(), bad);
+  if (first_bad == r.ranges.end()) {
+    r.verdict = VerifyVerdict::kGenuine;
+    r.usable_bytes =
+        r.interrupted ? (r.ranges.empty() ? 0 : r.ranges.back().end_bytes) : r.claimed_bytes;
+    return;
+  }
+  // A wrap: the data read at x was written for x + k * real; the smallest
+  // distance is the real capacity, and a file system of that size from 0
+  // never overwrites itself.
+  std::uint64_t period = 0;
+  for (const VerifyRange& x : r.ranges) {
+    if (x.state != VerifyState::kWrapped || x.source_bytes <= x.start_bytes) continue;
+    const std::uint64_t d = x.source_bytes - x.start_bytes;
+    period = period == 0 ? d : std::min(period, d);
+  }
+  if (period != 0) {
+    r.verdict = VerifyVerdict::kFakeCapacity;
+    r.usable_bytes = period;
+    return;
+  }
+  r.usable_bytes = first_bad->start_bytes;
+  // A bad end: lost (or unreadable) from first_bad to the end of the device.
+  const bool bad_to_end =
+      std::all_of(first_bad, r.ranges.end(), bad) && r.ranges.back().end_bytes == r.claimed_bytes;
+  const std::uint64_t tail = r.claimed_bytes - first_bad->start_bytes;
+  const bool any_lost = std::any_of(r.ranges.begin(), r.ranges.end(), [](const VerifyRange& x) {
+    return x.state == VerifyState::kLost;
+  });
+  if (bad_to_end && any_lost &&
+      static_cast<double>(tail) >= kFakeTailShare * static_cast<double>(r.claimed_bytes)) {
+    r.verdict = VerifyVerdict::kFakeCapacity;
+  } else if (any_lost) {
+    r.verdict = VerifyVerdict::kDataLoss;
+  } else {
+    r.verdict = VerifyVerdict::kUnreadable;
+  }
+}
+
+VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& options,
+                       const std::atomic<bool>* stop) {
+  return Verifier(device, clock, options, stop).Run();
+}
+
+}  // namespace zcav

@@ -1,0 +1,90 @@
+// Write, read back and compare every position of a device (issue 39): is a
+// stick, card or SSD what it claims? Every chunk is written with data
+// stamped for its place and this run (write_stamp.h), timed; then every
+// chunk is read back, timed, and each sector checked. What came back is
+// summed up as ranges (good, wrapped: data written for another place, lost:
+// zeros, stale or garbage, unreadable: a read error) and a verdict, with
+// the write and read rate of each block for the curve.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "zcav/base/clock.h"
+#include "zcav/device/device.h"
+#include "zcav/device/write_stamp.h"
+
+namespace zcav {
+
+enum class VerifyState { kGood, kWrapped, kLost, kUnreadable };
+// "good", "wrapped", "lost", "unreadable".
+const char* VerifyStateName(VerifyState state);
+
+// A run of sectors that came back alike, [start_bytes, end_bytes).
+struct VerifyRange {
+  std::uint64_t start_bytes = 0;
+  std::uint64_t end_bytes = 0;
+  VerifyState state = VerifyState::kGood;
+  // kWrapped: the place the data at start_bytes was written for (the data
+  // continues from there); kLost: what came back first (blank, stale, garbage).
+  std::uint64_t source_bytes = 0;
+  SectorState lost_as = SectorState::kBlank;
+};
+
+enum class VerifyVerdict {
+  kGenuine,       // every sector came back good
+  kFakeCapacity,  // data wraps around, or the end of the device holds nothing
+  kDataLoss,      // data lost in places
+  kUnreadable,    // read errors, nothing else wrong
+};
+// "genuine", "fake capacity", "data loss", "unreadable".
+const char* VerifyVerdictName(VerifyVerdict verdict);
+
+// One block of the curve: rates in MB/s (10^6 B/s); 0 where no chunk of the
+// block was timed (a failed write or read).
+struct VerifyBlock {
+  std::uint64_t offset_bytes = 0;
+  std::uint64_t length_bytes = 0;
+  double write_mb_per_s = 0;
+  double read_mb_per_s = 0;
+};
+
+struct VerifyOptions {
+  std::uint64_t chunk_bytes = 1 << 20;  // bytes per write and read call
+  std::uint64_t block_bytes = 0;        // per curve point; 0: about 1000 blocks, whole chunks
+  std::uint64_t run_id = 0;             // 0: NewStampRunId()
+};
+
+struct VerifyResult {
+  std::uint64_t run_id = 0;
+  std::uint64_t claimed_bytes = 0;  // the device's size
+  // The bytes a file system can use from offset 0: claimed_bytes when
+  // genuine, the wrap's period or the start of the empty end for a fake,
+  // the start of the first bad range otherwise.
+  std::uint64_t usable_bytes = 0;
+  std::uint64_t written_bytes = 0;
+  std::uint64_t read_bytes = 0;
+  std::vector<VerifyBlock> blocks;
+  std::vector<VerifyRange> ranges;  // in order; cover what was read back
+  VerifyVerdict verdict = VerifyVerdict::kGenuine;
+  bool interrupted = false;        // *stop became true: the ranges cover part
+  std::vector<std::string> notes;  // write errors, in plain words
+};
+
+// Runs the write pass then the read pass over the whole of `device`, which
+// must be open for writing (OpenDeviceForWrite: it destroys the data).
+// Stops after the current chunk once *stop becomes true. A failed write is
+// noted and the pass goes on (what comes back there says the rest); a failed
+// read makes its chunk unreadable; a device gone ends the run. Never throws
+// for I/O; throws std::bad_alloc if the buffer cannot be allocated.
+VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& options,
+                       const std::atomic<bool>* stop = nullptr);
+
+// The verdict and usable size of `result` from its ranges (RunVerify calls it).
+void JudgeVerify(VerifyResult& result);
+
+}  // namespace zcav

@@ -1,0 +1,127 @@
+// zcav verify's core (verify.h) on simulated fakes (sim_storage.h): a
+// genuine device, a stick that wraps, one that drops what lies beyond its
+// real size, one that loses a range; the verdict, the usable size and the
+// ranges exact to the sector; the curve; a stop.
+#include "zcav/measure/verify.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "zcav/base/clock.h"
+#include "zcav/base/units.h"
+#include "zcav/device/sim_device.h"
+
+namespace zcav {
+namespace {
+
+VerifyResult Verify(const std::string& spec, const std::atomic<bool>* stop = nullptr) {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device = MakeSimulatedDevice(ParseSimSpec(spec), clock);
+  return RunVerify(*device, clock, VerifyOptions{}, stop);
+}
+
+}  // namespace
+
+TEST_CASE("A genuine device verifies genuine, every byte good, with both curves", "[verify]") {
+  const VerifyResult r = Verify("sim:ssd?size=64M&noise=0");
+  CHECK(r.verdict == VerifyVerdict::kGenuine);
+  CHECK(r.claimed_bytes == 64 * kMiB);
+  CHECK(r.usable_bytes == 64 * kMiB);
+  CHECK(r.written_bytes == 64 * kMiB);
+  CHECK(r.read_bytes == 64 * kMiB);
+  REQUIRE(r.ranges.size() == 1);
+  CHECK(r.ranges[0].state == VerifyState::kGood);
+  CHECK(r.ranges[0].end_bytes == 64 * kMiB);
+  REQUIRE(r.blocks.size() == 64);  // about 1000 blocks of whole chunks: 1 MiB here
+  for (const VerifyBlock& b : r.blocks) {
+    CHECK(b.write_mb_per_s > 0);
+    CHECK(b.read_mb_per_s > 0);
+  }
+  CHECK(r.notes.empty());
+  CHECK(r.run_id != 0);
+  CHECK(std::string(VerifyVerdictName(r.verdict)) == "genuine");
+  CHECK(std::string(VerifyStateName(r.ranges[0].state)) == "good");
+}
+
+TEST_CASE("A stick that wraps at its real size is a fake; the usable size is the real one",
+          "[verify]") {
+  // 1 GiB claimed, 128 MiB real: data read at x was written for the last
+  // y = x + k * 128 MiB, so the first 7/8 come back wrapped, the last 1/8 good.
+  const VerifyResult r = Verify("sim:ssd?size=1G&real=128M&noise=0");
+  CHECK(r.verdict == VerifyVerdict::kFakeCapacity);
+  CHECK(std::string(VerifyVerdictName(r.verdict)) == "fake capacity");
+  CHECK(r.usable_bytes == 128 * kMiB);
+  REQUIRE(r.ranges.size() == 8);
+  for (std::size_t i = 0; i < 7; ++i) {
+    CAPTURE(i);
+    CHECK(r.ranges[i].state == VerifyState::kWrapped);
+    CHECK(r.ranges[i].start_bytes == i * 128 * kMiB);
+    CHECK(r.ranges[i].source_bytes == 7 * 128 * kMiB);
+  }
+  CHECK(r.ranges[7].state == VerifyState::kGood);
+  CHECK(r.ranges[7].start_bytes == 7 * 128 * kMiB);
+}
+
+TEST_CASE("A stick that drops writes beyond its real size is a fake, usable to the byte",
+          "[verify]") {
+  const VerifyResult r = Verify("sim:ssd?size=512M&real=200M&fake=drop&noise=0");
+  CHECK(r.verdict == VerifyVerdict::kFakeCapacity);
+  CHECK(r.usable_bytes == 200 * kMiB);
+  REQUIRE(r.ranges.size() == 2);
+  CHECK(r.ranges[1].state == VerifyState::kLost);
+  CHECK(r.ranges[1].lost_as == SectorState::kBlank);
+  CHECK(r.ranges[1].start_bytes == 200 * kMiB);
+  CHECK(r.ranges[1].end_bytes == 512 * kMiB);
+}
+
+TEST_CASE("A device that loses one 4 MiB range is data loss, the range found exactly", "[verify]") {
+  const VerifyResult r = Verify("sim:ssd?size=256M&lose=100M-104M&noise=0");
+  CHECK(r.verdict == VerifyVerdict::kDataLoss);
+  CHECK(r.usable_bytes == 100 * kMiB);
+  REQUIRE(r.ranges.size() == 3);
+  CHECK(r.ranges[1].state == VerifyState::kLost);
+  CHECK(r.ranges[1].start_bytes == 100 * kMiB);
+  CHECK(r.ranges[1].end_bytes == 104 * kMiB);
+  CHECK(r.ranges[2].state == VerifyState::kGood);
+  // Garbage instead of zeros: the same range, said so.
+  const VerifyResult g = Verify("sim:ssd?size=256M&lose=100M-104M:garbage&noise=0");
+  REQUIRE(g.ranges.size() == 3);
+  CHECK(g.ranges[1].lost_as == SectorState::kGarbage);
+  CHECK(g.ranges[1].start_bytes == 100 * kMiB);
+  CHECK(g.ranges[1].end_bytes == 104 * kMiB);
+}
+
+TEST_CASE("A stop before the run ends leaves it interrupted", "[verify]") {
+  std::atomic<bool> stop{true};
+  const VerifyResult r = Verify("sim:ssd?size=64M&noise=0", &stop);
+  CHECK(r.interrupted);
+  CHECK(r.written_bytes == 0);
+  CHECK(r.ranges.empty());
+}
+
+TEST_CASE("The verdict of ranges: a short bad end is loss, read errors alone unreadable",
+          "[verify]") {
+  VerifyResult r;
+  r.claimed_bytes = 1000 * kMiB;
+  // The last 5 % lost: a failing end, not a fake (under 10 % of the device).
+  r.ranges = {{0, 950 * kMiB, VerifyState::kGood}, {950 * kMiB, 1000 * kMiB, VerifyState::kLost}};
+  JudgeVerify(r);
+  CHECK(r.verdict == VerifyVerdict::kDataLoss);
+  CHECK(r.usable_bytes == 950 * kMiB);
+  // The last 20 % lost: a fake.
+  r.ranges = {{0, 800 * kMiB, VerifyState::kGood}, {800 * kMiB, 1000 * kMiB, VerifyState::kLost}};
+  JudgeVerify(r);
+  CHECK(r.verdict == VerifyVerdict::kFakeCapacity);
+  CHECK(r.usable_bytes == 800 * kMiB);
+  // Unreadable chunks and nothing lost.
+  r.ranges = {{0, 10 * kMiB, VerifyState::kGood},
+              {10 * kMiB, 11 * kMiB, VerifyState::kUnreadable},
+              {11 * kMiB, 1000 * kMiB, VerifyState::kGood}};
+  JudgeVerify(r);
+  CHECK(r.verdict == VerifyVerdict::kUnreadable);
+  CHECK(r.usable_bytes == 10 * kMiB);
+}
+
+}  // namespace zcav
