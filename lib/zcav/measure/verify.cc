@@ -60,8 +60,9 @@ void AddSector(RangeBuilder& out, std::span<const std::byte> sector, std::uint64
 }
 
 std::uint64_t BlockBytes(const VerifyOptions& o, std::uint64_t size) {
-  if (o.block_bytes != 0) return std::max(o.block_bytes, o.chunk_bytes);
-  const std::uint64_t chunks = (size / kDefaultBlocks + o.chunk_bytes - 1) / o.chunk_bytes;
+  // Whole chunks: a chunk's time goes to one block.
+  const std::uint64_t want = o.block_bytes != 0 ? o.block_bytes : size / kDefaultBlocks;
+  const std::uint64_t chunks = (want + o.chunk_bytes - 1) / o.chunk_bytes;
   return std::max<std::uint64_t>(chunks, 1) * o.chunk_bytes;
 }
 

@@ -55,8 +55,9 @@ struct VerifyBlock {
 
 struct VerifyOptions {
   std::uint64_t chunk_bytes = 1 << 20;  // bytes per write and read call
-  std::uint64_t block_bytes = 0;        // per curve point; 0: about 1000 blocks, whole chunks
-  std::uint64_t run_id = 0;             // 0: NewStampRunId()
+  std::uint64_t block_bytes =
+      0;                     // per curve point, rounded up to whole chunks; 0: about 1000 blocks
+  std::uint64_t run_id = 0;  // 0: NewStampRunId()
 };
 
 struct VerifyResult {

@@ -93,6 +93,22 @@ TEST_CASE("A device that loses one 4 MiB range is data loss, the range found exa
   CHECK(g.ranges[1].end_bytes == 104 * kMiB);
 }
 
+TEST_CASE("Blocks of the curve are whole chunks", "[verify]") {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device =
+      MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=10M&noise=0"), clock);
+  VerifyOptions o;
+  o.block_bytes = 3 * kMiB / 2;  // 1.5 MiB: 2 chunks of 1 MiB
+  const VerifyResult r = RunVerify(*device, clock, o);
+  REQUIRE(r.blocks.size() == 5);
+  for (const VerifyBlock& b : r.blocks) {
+    CHECK(b.length_bytes == 2 * kMiB);
+    CHECK(b.write_mb_per_s > 0);
+    CHECK(b.read_mb_per_s > 0);
+  }
+  CHECK(r.verdict == VerifyVerdict::kGenuine);
+}
+
 TEST_CASE("A stop before the run ends leaves it interrupted", "[verify]") {
   std::atomic<bool> stop{true};
   const VerifyResult r = Verify("sim:ssd?size=64M&noise=0", &stop);
