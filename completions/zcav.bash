@@ -5,7 +5,7 @@
 # bash-completion package too (source this file). Keep the option lists in
 # step with 'zcav COMMAND --help': tests/completion_test.sh compares them.
 
-_zcav_commands="profile sweep access burst zones plot report merge"
+_zcav_commands="profile sweep access burst verify zones plot report merge"
 _zcav_sim_models="hdd usb2-hdd cd dvd ssd nvme-throttle ssd-dips banded-hdd"
 _zcav_buses="usb1 usb2 usb3 usb3.1 usb3.2 fw400 fw800 udma33 udma66 udma100 udma133
   sata1 sata2 sata3 sas3 sas6 sas12"
@@ -21,6 +21,8 @@ _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
 _zcav_opts_access="--help --output --format --quiet --samples --read-size --seed --sizes --queue-depth --cell-time --write --destroy-data --force-in-use --create-size"
 _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repetitions"
+_zcav_opts_verify="--help --destroy-data --output --format --plot --badblocks --resume --chunk-size
+  --block-size --create-size --force-in-use --quiet"
 _zcav_opts_zones="--help --format --output $_zcav_zone_opts"
 _zcav_opts_plot="--help --output --label --kind --quiet $_zcav_zone_opts"
 _zcav_opts_report="--help --output --label --quiet $_zcav_zone_opts"
@@ -50,7 +52,7 @@ _zcav_values() {
   case $opt in
     --format)
       case $cmd in
-        access | burst) compgen -W "text json" -- "$cur" ;;
+        access | burst | verify) compgen -W "text json" -- "$cur" ;;
         zones) compgen -W "text csv json" -- "$cur" ;;
         *) compgen -W "raw csv json" -- "$cur" ;;
       esac ;;
@@ -59,14 +61,14 @@ _zcav_values() {
       for g in 1 2 3 4 5; do for w in 1 2 4 8 16; do pcie+=" pcie${g}x$w"; done; done
       compgen -W "$_zcav_buses $pcie" -- "$cur" ;;
     --media) compgen -W "cd dvd bd none" -- "$cur" ;;
-    --kind) compgen -W "falloff comparison access histogram concurrent map random" -- "$cur" ;;
+    --kind) compgen -W "falloff comparison access histogram concurrent map random verify" -- "$cur" ;;
     --engine) compgen -W "auto io_uring pread" -- "$cur" ;;
     --expect) compgen -W "min= avg= max-slow= max-unreadable= health=good health=suspect" \
       -- "${cur##*,}" | sed "s/^/${cur%"${cur##*,}"}/" ;;
     -o | --output)
       if [[ $cmd == profile ]]; then compgen -d -- "$cur"; else compgen -f -- "$cur"; fi ;;
-    --plot) compgen -d -- "$cur" ;;
-    --resume | --events | -l) compgen -f -- "$cur" ;;
+    --plot) if [[ $cmd == verify ]]; then compgen -f -- "$cur"; else compgen -d -- "$cur"; fi ;;
+    --resume | --events | --badblocks | -l) compgen -f -- "$cur" ;;
     -f) _zcav_devices "$cur" ;;
     *) return 1 ;;
   esac
@@ -79,7 +81,7 @@ _zcav_takes_value() {
     -o | --output | --format | --block-size | --chunk-size | --passes | --queue-depth | \
       --engine | --start | --end | --skip | --resume | --slow-factor | --plot | --label | --events | \
       --create-size | --fill | --idle-probe | --sensitivity | --min-zone | --media | --bus | --expect | --max-errors | \
-      --max-time | --samples | --read-size | --seed | --sizes | --cell-time | --region | --repetitions | --kind | \
+      --max-time | --badblocks | --samples | --read-size | --seed | --sizes | --cell-time | --region | --repetitions | --kind | \
       -b | -c | -r | -s | -l | -f | -u | -g) return 0 ;;
   esac
   return 1

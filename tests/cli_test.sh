@@ -483,6 +483,73 @@ check "a read sweep says nothing about a mode" 0 "$ZCAV" sweep 'sim:ssd?size=1G'
 expect_no_grep "# mode:" "$OUT" stdout
 
 # ---------------------------------------------------------------------------
+# zcav verify: write, read back and compare (sim fakes here; real devices and
+# FUSE fakes in tests/real/verify_test.sh).
+
+bad_input "verify without --destroy-data" verify 'sim:ssd?size=64M'
+expect_grep "destroys its data: add --destroy-data" "$ERR" stderr
+bad_input "verify of two devices" verify sim:ssd sim:hdd --destroy-data
+bad_input "verify --format xml" verify sim:ssd --destroy-data --format xml
+bad_input "verify --plot of a .jpg" verify sim:ssd --destroy-data --plot v.jpg
+bad_input "verify --chunk-size not whole sectors" verify sim:ssd --destroy-data --chunk-size 1000
+bad_input "verify --resume with --create-size" verify new.img --destroy-data \
+  --create-size 4M --resume "$FIX/one_mib"
+bad_input "verify --resume of a file that is not a verify result" verify sim:ssd --destroy-data \
+  --resume "$FIX/one_mib"
+expect_grep "no verify result" "$ERR" stderr
+
+begin "verify refuses an existing regular file, which stays unchanged"
+cp "$FIX/one_mib" precious.bin
+sum_before=$(md5sum <precious.bin)
+run "$ZCAV" verify precious.bin --destroy-data -o OUT
+expect_exit 2
+expect_one_error_line "refusing to write precious.bin"
+expect_no_new_files
+expect_eq "$(md5sum <precious.bin)" "$sum_before" "the file's checksum"
+
+check "verify of a genuine simulated device: exit 0, genuine" 0 \
+  "$ZCAV" verify 'sim:ssd?size=256M' --destroy-data --quiet
+expect_grep "claimed: genuine" "$OUT" stdout
+expect_grep "usable from the start: 256.00 MiB" "$OUT" stdout
+expect_stderr_empty
+
+check "verify of a fake that wraps: exit 6, the real size, the plot, the partition command" 6 \
+  "$ZCAV" verify 'sim:ssd?size=1G&real=96M' --destroy-data --format json -o v.json --plot v.svg
+expect_stdout_empty
+VERIFY_JSON=$DIR/v.json
+expect_grep "is not genuine: fake capacity" "$ERR" stderr
+[[ -s v.svg && -s v.gp && -s v.verify.dat && -s v.ranges.dat ]] ||
+  problem "the plot's files are missing: $(ls)"
+if [[ -f v.json ]]; then
+  python3 - v.json <<'PY' || problem "v.json: wrong content (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["verify"]
+assert v["verdict"] == "fake capacity", v["verdict"]
+assert v["usable_bytes"] == 96 * 2**20, v["usable_bytes"]
+assert v["claimed_bytes"] == 2**30
+w = [r for r in v["ranges"] if r["state"] == "wrapped"]
+assert len(w) >= 10 and all(r["source_bytes"] > r["start_bytes"] for r in w), w[:2]
+assert v["fix"]["partition_command"].endswith("mkpart primary 1MiB 96MiB"), v["fix"]
+assert d["partial"] is False
+PY
+fi
+check "zcav plot --kind verify draws a saved verify result again" 0 \
+  "$ZCAV" plot --kind verify "$VERIFY_JSON" -o again.png --quiet
+[[ -s again.png && -s again.gp ]] || problem "again.png or again.gp not written"
+check "zcav plot --kind verify of a sweep result is refused" 2 \
+  "$ZCAV" plot --kind verify "$DATA/golden.json" -o no.png --quiet
+expect_one_error_line "no verify result"
+
+check "verify of a device that loses 4 MiB: data loss, the range exact, a badblocks list" 6 \
+  "$ZCAV" verify 'sim:ssd?size=1G&lose=300M-304M' --destroy-data --badblocks bb.txt --quiet
+expect_grep "claimed: data loss" "$OUT" stdout
+expect_grep "300.0 MiB to 304.0 MiB  lost \(blank\)" "$OUT" stdout
+expect_eq "$(wc -l <bb.txt)" 1024 "lines of the badblocks list"
+expect_eq "$(head -n 1 bb.txt)" 76800 "the first bad block"
+expect_eq "$(tail -n 1 bb.txt)" 77823 "the last bad block"
+
+# ---------------------------------------------------------------------------
 # End to end on simulated devices.
 
 check "zcav sweep sim:hdd --quiet writes the classic layout on stdout" 0 "$ZCAV" sweep sim:hdd --quiet

@@ -62,6 +62,9 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
         zcav("zones", "sweep.jsonl", "--format", "json", cwd=w))
     (w / "access.json").write_text(zcav("access", "sim:hdd", "--format", "json", cwd=w))
     (w / "burst.json").write_text(zcav("burst", "sim:hdd", "--format", "json", cwd=w))
+    (w / "verify.json").write_text(
+        zcav("verify", "sim:ssd?size=256M&real=64M", "--destroy-data", "--format", "json",
+             "--quiet", code=6, cwd=w))
     zcav("sweep", "sim:hdd?size=1G&seed=1", "sim:hdd?size=1G&seed=2", "-o", "two",
          "--format", "json", "--quiet", cwd=w)
     # An adaptive sweep: its probes and its "adaptive" member.
@@ -75,7 +78,7 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     zcav("merge", "fleet", "-o", "merge.json", "--quiet", cwd=w)
     fresh = [w / n for n in ("sweep.json", "sweep.jsonl", "profile.jsonl", "p/profile.json",
                              "zones-one.json", "zones-two.json", "zones-events.json",
-                             "access.json", "burst.json", "two/aggregate.json", "merge.json",
+                             "access.json", "burst.json", "verify.json", "two/aggregate.json", "merge.json",
                              "adaptive.json")]
     fresh += sorted(p for p in (w / "two").glob("*.json") if p.name != "aggregate.json")
     for path in fresh:
@@ -113,6 +116,9 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     broken = json.loads((w / "adaptive.json").read_text()) if (w / "adaptive.json").is_file() else {}
     broken.get("adaptive", {}).get("edges", [{}])[0].pop("uncertainty_bytes", None)
     rejects("sweep", broken, "an adaptive edge without its uncertainty")
+    verify = json.loads((w / "verify.json").read_text()) if (w / "verify.json").is_file() else {}
+    verify.get("verify", {}).get("ranges", [{}])[0]["state"] = "fine"
+    rejects("verify", verify, "a range of an unknown state")
     aggregate = json.loads((w / "two/aggregate.json").read_text()) if (w / "two/aggregate.json").is_file() else {}
     aggregate.pop("devices", None)
     rejects("aggregate", aggregate, "no devices")

@@ -42,6 +42,8 @@ def schema_of(name, doc):
         return "access"
     if "burst" in doc:
         return "burst"
+    if "verify" in doc:
+        return "verify"
     return None
 
 

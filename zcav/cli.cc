@@ -19,7 +19,8 @@ file, or a simulated device: sim:hdd, sim:usb2-hdd, sim:cd, sim:dvd, sim:ssd,
 sim:nvme-throttle, sim:ssd-dips, sim:banded-hdd (optionally
 sim:hdd?size=2T&seed=7&noise=0.5%).
 
-Run 'zcav COMMAND --help' (profile, sweep, access, burst, zones, plot, report, merge)
+Run 'zcav COMMAND --help' (profile, sweep, access, burst, verify, zones, plot, report,
+merge)
 for its options. The manual: man zcav.
 Units: MB = 10^6 B, MiB = 2^20 B; sizes accept 4k, 64M, 1G, 1.5T (binary) and 500MB (decimal).
 )";
@@ -45,6 +46,11 @@ const std::vector<CommandRow>& Commands() {
        "  zcav burst DEVICE [options]   burst rate (the drive cache's, i.e. the interface's "
        "rate)\n",
        true, BurstCommand},
+      {"verify",
+       "  zcav verify DEVICE --destroy-data  is a stick, card or SSD what it claims? writes\n"
+       "                                every position, reads it back and compares: genuine,\n"
+       "                                fake capacity (the real size), data loss; DESTROYS DATA\n",
+       true, VerifyCommand},
       {"zones",
        "  zcav zones FILE... [options]  find the zones (plateaus) in saved results: zcav's raw,\n"
        "                                CSV or JSON, and classic zcav logs (bonnie++ 1.03, 1.9x, "
@@ -92,10 +98,11 @@ CommandChoice ChooseCommand(const std::vector<std::string>& args) {
   }
   if (args[0].rfind("--", 0) == 0 && args[0] != "--") {
     // A long option before any command: modern options belong to a command.
-    throw Error("unknown option '" + args[0] +
-                    "' (commands: profile, sweep, access, burst, zones, plot, report, merge; see "
-                    "'zcav --help')",
-                ErrorKind::kBadInput);
+    throw Error(
+        "unknown option '" + args[0] +
+            "' (commands: profile, sweep, access, burst, verify, zones, plot, report, merge; see "
+            "'zcav --help')",
+        ErrorKind::kBadInput);
   }
   // Anything else is the classic zcav command line: flags and a file name.
   for (const CommandRow& row : Commands()) {

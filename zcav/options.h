@@ -50,6 +50,9 @@ struct GateFlags {
 // expectations --expect gave (one line on stderr per unmet expectation).
 // Code 3 is a device gone and 4 results kept elsewhere.
 inline constexpr int kExitBelowExpectations = 5;
+// The exit code of zcav verify when the device is not genuine (fake
+// capacity, data loss, unreadable places).
+inline constexpr int kExitNotGenuine = 6;
 po::options_description GateFlagsDescription();
 // Reads the group: the expectations into `out`, the limits into `sweep`.
 // Throws Error(kBadInput) for a bad value.

@@ -15,5 +15,6 @@ int ZonesCommand(const Invocation& inv);    // zones.cc
 int PlotCommand(const Invocation& inv);     // plot.cc
 int ReportCommand(const Invocation& inv);   // report.cc
 int MergeCommand(const Invocation& inv);    // merge.cc
+int VerifyCommand(const Invocation& inv);   // verify.cc
 
 }  // namespace zcav

@@ -53,8 +53,9 @@ po::options_description DescribePlot() {
       "legend/title of the next FILE, in order (default: device model, else file name)")(
       "kind", po::value<std::string>()->value_name("KIND"),
       "falloff (default for one FILE), comparison (default for several), access, "
-      "histogram, concurrent, map (a grid of cells coloured by chunk latency class) or random "
-      "(IOPS and latency against transfer size, a line per queue depth)")(
+      "histogram, concurrent, map (a grid of cells coloured by chunk latency class), random "
+      "(IOPS and latency against transfer size, a line per queue depth) or verify (zcav "
+      "verify's write and read-back rates, the bad ranges shaded)")(
       "quiet,q", "do not say which files were written");
   return desc;
 }
@@ -90,10 +91,12 @@ int RunPlot(const PlotOptions& options, const Invocation& inv) {
   // Read every file first: a missing or malformed file fails before anything
   // is written.
   std::vector<PlotInput> inputs;
-  if (options.plot_kind == PlotKind::kRandom) {
+  if (options.plot_kind == PlotKind::kRandom || options.plot_kind == PlotKind::kVerify) {
     for (std::size_t i = 0; i < options.files.size(); ++i) {
-      inputs.push_back(LoadRandomPlotInput(
-          options.files[i], i < options.labels.size() ? options.labels[i] : std::string()));
+      const std::string label = i < options.labels.size() ? options.labels[i] : std::string();
+      inputs.push_back(options.plot_kind == PlotKind::kRandom
+                           ? LoadRandomPlotInput(options.files[i], label)
+                           : LoadVerifyPlotInput(options.files[i], label));
     }
   } else {
     inputs = LoadPlotInputs(options.files, options.labels, options);

@@ -26,7 +26,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -38,7 +40,9 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/format/json_keys.h"
 #include "zcav/format/reader_internal.h"
+#include "zcav/format/verify_format.h"
 
 namespace zcav {
 
@@ -393,6 +397,27 @@ SavedResult ReadRandomAccess(const std::string& path) {
   reader::ParseZcavRandomAccess(in, profile);
   if (profile.random_access.empty()) in.FailFile(none);
   profile.points.clear();
+  reader::CleanProfileText(profile);
+  return profile;
+}
+
+SavedResult ReadVerify(const std::string& path) {
+  std::ifstream stream = reader::OpenDataFile(path, kMaxVerifyFileBytes);
+  const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
+  const reader::Json root = reader::Json::parse(text, nullptr, false);
+  const auto verify = root.is_object() ? root.find(json_keys::kVerify) : root.end();
+  if (verify == root.end() || !verify->is_object()) {
+    throw Error(path + ": no verify result (zcav verify --format json writes one)",
+                ErrorKind::kBadInput);
+  }
+  SavedResult profile;
+  profile.source = path;
+  profile.format = "zcav-json";
+  if (const auto dev = root.find(json_keys::kDevice); dev != root.end() && dev->is_object()) {
+    reader::ReadJsonDevice(*dev, profile);
+  }
+  profile.verify = ParseVerifyJson(verify->dump(), path);
+  profile.device_bytes = profile.verify->claimed_bytes;
   reader::CleanProfileText(profile);
   return profile;
 }

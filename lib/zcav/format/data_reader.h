@@ -39,6 +39,15 @@ SavedResult ReadProfile(const std::string& path, std::uint64_t max_bytes = 0);
 // "FILE: no random access results ..." for a file without them.
 SavedResult ReadRandomAccess(const std::string& path);
 
+// The largest zcav verify result ReadVerify reads (64 MiB of JSON text).
+inline constexpr std::uint64_t kMaxVerifyFileBytes = std::uint64_t{64} << 20;
+
+// Reads zcav verify's JSON result (`zcav verify --format json`): the
+// returned SavedResult has no points, its device fields and `verify` filled
+// (ParseVerifyJson). Throws Error(kBadInput) as ReadProfile does, "FILE: no
+// verify result ..." for a file without one, and ParseVerifyJson's errors.
+SavedResult ReadVerify(const std::string& path);
+
 // The same from a stream; one that cannot seek (a pipe) is copied into
 // memory first (detection reads the start twice).
 SavedResult ParseProfile(std::istream& in, const std::string& source);

@@ -205,4 +205,24 @@ inline constexpr char kPassesWhy[] = "passes_why";
 inline constexpr char kEstimate[] = "estimate";
 inline constexpr char kFullSweepSeconds[] = "full_sweep_seconds";
 
+// zcav verify's member "verify" (verify_format.h): what a write, read back
+// and compare of every position found.
+inline constexpr char kVerify[] = "verify";
+inline constexpr char kClaimedBytes[] = "claimed_bytes";
+inline constexpr char kUsableBytes[] = "usable_bytes";
+inline constexpr char kRunId[] = "run_id";
+inline constexpr char kWrittenBytes[] = "written_bytes";
+inline constexpr char kWriteDoneBytes[] = "write_done_bytes";
+inline constexpr char kReadDoneBytes[] = "read_done_bytes";
+inline constexpr char kRanges[] = "ranges";
+inline constexpr char kState[] = "state";
+inline constexpr char kSourceBytes[] = "source_bytes";
+inline constexpr char kLostAs[] = "lost_as";
+inline constexpr char kWriteMbPerS[] = "write_mb_per_s";
+inline constexpr char kReadMbPerS[] = "read_mb_per_s";
+inline constexpr char kInterrupted[] = "interrupted";
+inline constexpr char kFix[] = "fix";
+inline constexpr char kPartitionCommand[] = "partition_command";
+inline constexpr char kBadBlocksBytes[] = "badblocks_block_bytes";
+
 }  // namespace zcav::json_keys

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <span>
 
 #include "zcav/base/aligned_buffer.h"
+#include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/measure/read_checks.h"
@@ -74,17 +76,34 @@ class Verifier {
         options_(o),
         stop_(stop),
         size_(device.info().size_bytes),
-        block_bytes_(BlockBytes(o, size_)),
+        block_bytes_(o.resume != nullptr ? o.resume->block_bytes : BlockBytes(o, size_)),
         buffer_(o.chunk_bytes, std::max<std::uint64_t>(device.info().sector_bytes, 4096)) {
+    if (o.resume != nullptr) {
+      CheckVerifyResume(*o.resume, size_, o.chunk_bytes);
+      result_ = *o.resume;
+      result_.interrupted = false;
+      // A pass goes on at the start of its block: the ranges of a block
+      // read in part are read again.
+      while (!result_.ranges.empty() &&
+             result_.ranges.back().start_bytes >= result_.read_done_bytes)
+        result_.ranges.pop_back();
+      if (!result_.ranges.empty()) {
+        VerifyRange& last = result_.ranges.back();
+        last.end_bytes = std::min(last.end_bytes, result_.read_done_bytes);
+      }
+      return;
+    }
     result_.run_id = o.run_id != 0 ? o.run_id : NewStampRunId();
     result_.claimed_bytes = size_;
+    result_.chunk_bytes = o.chunk_bytes;
+    result_.block_bytes = block_bytes_;
     for (std::uint64_t at = 0; at < size_; at += block_bytes_) {
       result_.blocks.push_back({at, std::min(block_bytes_, size_ - at), 0, 0});
     }
   }
 
   VerifyResult Run() {
-    if (Pass(true)) Pass(false);
+    if (result_.write_done_bytes == size_ || Pass(true)) Pass(false);
     JudgeVerify(result_);
     return std::move(result_);
   }
@@ -95,7 +114,8 @@ class Verifier {
     RangeBuilder ranges(result_.ranges);
     std::uint64_t block_bytes = 0;
     std::chrono::nanoseconds block_time{0};
-    for (std::uint64_t at = 0; at < size_; at += options_.chunk_bytes) {
+    std::uint64_t& done = write ? result_.write_done_bytes : result_.read_done_bytes;
+    for (std::uint64_t at = done; at < size_; at += options_.chunk_bytes) {
       if (StopRequested(stop_)) {
         result_.interrupted = true;
         return false;
@@ -127,6 +147,8 @@ class Verifier {
             block_bytes > 0 && block_time.count() > 0 ? MbPerS(block_bytes, block_time) : 0;
         block_bytes = 0;
         block_time = {};
+        done = end;
+        if (options_.progress) options_.progress(write, end);
       }
     }
     return true;
@@ -196,22 +218,60 @@ void JudgeVerify(VerifyResult& r) {
     r.usable_bytes = period;
     return;
   }
+  // A bad end: the last ranges lost or unreadable up to the end of the
+  // device, a lost one among them; at least a tenth of it is a fake's.
+  auto tail = r.ranges.end();
+  bool tail_lost = false;
+  while (tail != r.ranges.begin() && bad(*std::prev(tail))) {
+    --tail;
+    tail_lost = tail_lost || tail->state == VerifyState::kLost;
+  }
+  const bool to_end = !r.ranges.empty() && r.ranges.back().end_bytes == r.claimed_bytes;
+  if (tail != r.ranges.end() && to_end && tail_lost &&
+      static_cast<double>(r.claimed_bytes - tail->start_bytes) >=
+          kFakeTailShare * static_cast<double>(r.claimed_bytes)) {
+    r.verdict = VerifyVerdict::kFakeCapacity;
+    r.usable_bytes = tail->start_bytes;
+    return;
+  }
   r.usable_bytes = first_bad->start_bytes;
-  // A bad end: lost (or unreadable) from first_bad to the end of the device.
-  const bool bad_to_end =
-      std::all_of(first_bad, r.ranges.end(), bad) && r.ranges.back().end_bytes == r.claimed_bytes;
-  const std::uint64_t tail = r.claimed_bytes - first_bad->start_bytes;
   const bool any_lost = std::any_of(r.ranges.begin(), r.ranges.end(), [](const VerifyRange& x) {
     return x.state == VerifyState::kLost;
   });
-  if (bad_to_end && any_lost &&
-      static_cast<double>(tail) >= kFakeTailShare * static_cast<double>(r.claimed_bytes)) {
-    r.verdict = VerifyVerdict::kFakeCapacity;
-  } else if (any_lost) {
-    r.verdict = VerifyVerdict::kDataLoss;
-  } else {
-    r.verdict = VerifyVerdict::kUnreadable;
+  r.verdict = any_lost ? VerifyVerdict::kDataLoss : VerifyVerdict::kUnreadable;
+}
+
+void CheckVerifyResume(const VerifyResult& r, std::uint64_t size, std::uint64_t chunk) {
+  const auto fail = [](const std::string& why) {
+    throw Error("cannot resume this verify run: " + why, ErrorKind::kBadInput);
+  };
+  if (r.claimed_bytes != size) {
+    fail("it verified " + std::to_string(r.claimed_bytes) + " bytes, the device has " +
+         std::to_string(size));
   }
+  if (r.chunk_bytes != chunk) {
+    fail("it used chunks of " + std::to_string(r.chunk_bytes) + " bytes, not " +
+         std::to_string(chunk) + " (give the same --chunk-size)");
+  }
+  if (r.run_id == 0) fail("it has no run id");
+  if (r.block_bytes == 0 || r.block_bytes % chunk != 0) fail("its blocks are not whole chunks");
+  const auto on_block = [&](std::uint64_t done) {
+    return done <= size && (done == size || done % r.block_bytes == 0);
+  };
+  if (!on_block(r.write_done_bytes) || !on_block(r.read_done_bytes)) {
+    fail("its passes did not stop at the end of a block");
+  }
+  if (r.read_done_bytes > 0 && r.write_done_bytes != size) fail("it read before writing all");
+  if (r.read_done_bytes == size) fail("it completed");
+  if (r.blocks.size() != (size + r.block_bytes - 1) / r.block_bytes) fail("its blocks do not fit");
+  std::uint64_t at = 0;
+  for (const VerifyRange& x : r.ranges) {
+    if (x.start_bytes != at || x.end_bytes <= x.start_bytes || x.end_bytes > size) {
+      fail("its ranges do not follow each other from 0");
+    }
+    at = x.end_bytes;
+  }
+  if (at < r.read_done_bytes) fail("its ranges end before its read pass did");
 }
 
 VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& options,

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -53,11 +54,19 @@ struct VerifyBlock {
   double read_mb_per_s = 0;
 };
 
+struct VerifyResult;
+
 struct VerifyOptions {
   std::uint64_t chunk_bytes = 1 << 20;  // bytes per write and read call
   std::uint64_t block_bytes =
       0;                     // per curve point, rounded up to whole chunks; 0: about 1000 blocks
   std::uint64_t run_id = 0;  // 0: NewStampRunId()
+  // A run to go on with (an interrupted one, CheckVerifyResume): its run id,
+  // blocks and ranges are kept and each pass starts where it stopped.
+  const VerifyResult* resume = nullptr;
+  // Called after each block of either pass: writing or reading, and the
+  // bytes of that pass done. Default: none.
+  std::function<void(bool writing, std::uint64_t done_bytes)> progress;
 };
 
 struct VerifyResult {
@@ -69,6 +78,12 @@ struct VerifyResult {
   std::uint64_t usable_bytes = 0;
   std::uint64_t written_bytes = 0;
   std::uint64_t read_bytes = 0;
+  // How far each pass went (== claimed_bytes when it completed); a resumed
+  // run goes on from here.
+  std::uint64_t write_done_bytes = 0;
+  std::uint64_t read_done_bytes = 0;
+  std::uint64_t chunk_bytes = 0;  // the chunk and block sizes the run used
+  std::uint64_t block_bytes = 0;
   std::vector<VerifyBlock> blocks;
   std::vector<VerifyRange> ranges;  // in order; cover what was read back
   VerifyVerdict verdict = VerifyVerdict::kGenuine;
@@ -87,5 +102,12 @@ VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& option
 
 // The verdict and usable size of `result` from its ranges (RunVerify calls it).
 void JudgeVerify(VerifyResult& result);
+
+// Throws Error(kBadInput) with one line when `saved` cannot be resumed on a
+// device of `size_bytes` with `chunk_bytes`: another size or chunk, passes
+// beyond the device or not on chunk boundaries, blocks or ranges that do not
+// fit them, a run that completed.
+void CheckVerifyResume(const VerifyResult& saved, std::uint64_t size_bytes,
+                       std::uint64_t chunk_bytes);
 
 }  // namespace zcav

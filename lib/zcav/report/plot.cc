@@ -35,6 +35,7 @@ using plot_detail::FillFalloff;
 using plot_detail::FillMap;
 using plot_detail::FillMulti;
 using plot_detail::FillRandom;
+using plot_detail::FillVerify;
 using plot_detail::kHeightPx;
 using plot_detail::kWidthPx;
 using plot_detail::TemplateOf;
@@ -69,6 +70,17 @@ void CheckInputs(PlotKind kind, const std::vector<PlotInput>& inputs) {
                       "(sweep without --adaptive for one)",
                   ErrorKind::kBadInput);
     }
+    if (kind == PlotKind::kVerify) {
+      if (inputs.size() > 1) {
+        throw Error("a verify plot shows one result, " + std::to_string(inputs.size()) + " given",
+                    ErrorKind::kBadInput);
+      }
+      if (!in.profile.verify || in.profile.verify->blocks.empty()) {
+        throw Error(who + ": no verify result to plot (zcav verify --format json writes one)",
+                    ErrorKind::kBadInput);
+      }
+      continue;
+    }
     if (kind == PlotKind::kRandom) {
       const bool any = std::any_of(in.profile.random_access.begin(), in.profile.random_access.end(),
                                    [](const RandomAccessCell& c) { return c.iops > 0; });
@@ -94,7 +106,7 @@ constexpr EnumName<PlotKind> kPlotKindNames[] = {
     {PlotKind::kFalloff, "falloff"},       {PlotKind::kComparison, "comparison"},
     {PlotKind::kAccess, "access"},         {PlotKind::kHistogram, "histogram"},
     {PlotKind::kConcurrent, "concurrent"}, {PlotKind::kMap, "map"},
-    {PlotKind::kRandom, "random"},
+    {PlotKind::kRandom, "random"},         {PlotKind::kVerify, "verify"},
 };
 
 }  // namespace
@@ -103,9 +115,10 @@ const char* PlotKindName(PlotKind kind) { return NameOf(kind, kPlotKindNames, "f
 
 PlotKind ParsePlotKind(const std::string& text) {
   if (const std::optional<PlotKind> kind = ValueOf(text, kPlotKindNames)) return *kind;
-  throw Error("unknown plot kind '" + text +
-                  "' (use falloff, comparison, access, histogram, concurrent, map or random)",
-              ErrorKind::kBadInput);
+  throw Error(
+      "unknown plot kind '" + text +
+          "' (use falloff, comparison, access, histogram, concurrent, map, random or verify)",
+      ErrorKind::kBadInput);
 }
 
 PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const std::string& dir,
@@ -144,6 +157,8 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
     FillMap(inputs, d, name, values, files);
   } else if (kind == PlotKind::kRandom) {
     FillRandom(inputs, d, name, values, files);
+  } else if (kind == PlotKind::kVerify) {
+    FillVerify(inputs, d, name, values, flags, files);
   } else {
     FillMulti(kind, inputs, d, name, values, flags, files);
   }

@@ -26,10 +26,11 @@ enum class PlotKind {
   kConcurrent,  // devices read at the same time vs alone
   kMap,         // surface map: a grid of cells coloured by chunk latency class
   kRandom,      // random access: IOPS and latency against transfer size, a line per depth
+  kVerify,      // zcav verify: write and read-back MB/s against position, bad ranges shaded
 };
 
 // "falloff", "comparison", "access", "histogram", "concurrent", "map",
-// "random".
+// "random", "verify".
 const char* PlotKindName(PlotKind kind);
 // The inverse of PlotKindName; throws Error(kBadInput) naming the choices.
 PlotKind ParsePlotKind(const std::string& text);
@@ -63,6 +64,10 @@ PlotInput LoadPlotInput(const std::string& path, const std::string& label,
 // of zcav access --sizes or zcav profile) into a PlotInput for kRandom;
 // `label` empty = derived. Throws Error as ReadRandomAccess does.
 PlotInput LoadRandomPlotInput(const std::string& path, const std::string& label);
+
+// Reads zcav verify's JSON result `path` (ReadVerify) into a PlotInput for
+// kVerify; `label` empty = the device's path in it. Throws as ReadVerify does.
+PlotInput LoadVerifyPlotInput(const std::string& path, const std::string& label);
 
 // Written files.
 struct PlotFiles {

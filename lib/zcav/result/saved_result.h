@@ -12,6 +12,7 @@
 #include "zcav/measure/adaptive.h"
 #include "zcav/measure/random_access.h"
 #include "zcav/measure/sample.h"
+#include "zcav/measure/verify.h"
 #include "zcav/result/curve.h"
 #include "zcav/result/recorded.h"
 
@@ -72,6 +73,8 @@ struct SavedResult {
   // --sizes or zcav profile): the cells, and "read" or "write".
   std::vector<RandomAccessCell> random_access;
   std::string random_access_mode;
+  // zcav verify's result (ReadVerify), when the file is one.
+  std::optional<VerifyResult> verify;
   // zcav's own outputs: the unreadable ranges (sorted) and slow regions the
   // sweep found. Blocks with no clean read are not in `points`.
   std::vector<UnreadableRange> unreadable;

@@ -141,3 +141,83 @@ TEST_CASE("The verdict of ranges: a short bad end is loss, read errors alone unr
 }
 
 }  // namespace zcav
+
+namespace zcav {
+
+TEST_CASE("A run stopped mid-way and resumed ends as one run would", "[verify]") {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device =
+      MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=256M&real=64M&noise=0"), clock);
+  // Stop in the read pass, after 100 of its blocks (256 blocks of 1 MiB).
+  std::atomic<bool> stop{false};
+  VerifyOptions o;
+  o.progress = [&stop](bool writing, std::uint64_t done) {
+    if (!writing && done >= 100 * kMiB) stop = true;
+  };
+  const VerifyResult part = RunVerify(*device, clock, o, &stop);
+  REQUIRE(part.interrupted);
+  CHECK(part.write_done_bytes == 256 * kMiB);
+  CHECK(part.read_done_bytes == 100 * kMiB);
+  CHECK_NOTHROW(CheckVerifyResume(part, 256 * kMiB, 1 * kMiB));
+
+  VerifyOptions again;
+  again.resume = &part;
+  std::uint64_t first_done = 0;
+  again.progress = [&first_done](bool writing, std::uint64_t done) {
+    if (first_done == 0) first_done = done + (writing ? 1 : 0);
+  };
+  const VerifyResult whole = RunVerify(*device, clock, again, nullptr);
+  CHECK(first_done == 101 * kMiB);  // no second write pass, reading from block 101
+  CHECK_FALSE(whole.interrupted);
+  CHECK(whole.run_id == part.run_id);
+  CHECK(whole.verdict == VerifyVerdict::kFakeCapacity);
+  CHECK(whole.usable_bytes == 64 * kMiB);
+  REQUIRE(whole.ranges.size() == 4);  // 3 wrapped quarters, the last good
+  CHECK(whole.ranges[3].state == VerifyState::kGood);
+  CHECK(whole.ranges[3].start_bytes == 192 * kMiB);
+  CHECK(whole.ranges[3].end_bytes == 256 * kMiB);
+  for (const VerifyBlock& b : whole.blocks) CHECK(b.read_mb_per_s > 0);
+}
+
+TEST_CASE("A run is not resumed on another device, chunk or a finished run", "[verify]") {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device =
+      MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=64M&noise=0"), clock);
+  std::atomic<bool> stop{false};
+  VerifyOptions o;
+  o.progress = [&stop](bool writing, std::uint64_t done) {
+    if (writing && done >= 10 * kMiB) stop = true;
+  };
+  VerifyResult part = RunVerify(*device, clock, o, &stop);
+  REQUIRE(part.interrupted);
+  CHECK(part.write_done_bytes == 10 * kMiB);
+  CHECK(part.read_done_bytes == 0);
+  CHECK_NOTHROW(CheckVerifyResume(part, 64 * kMiB, kMiB));
+  CHECK_THROWS_WITH(CheckVerifyResume(part, 128 * kMiB, kMiB),
+                    Catch::Contains("the device has 134217728"));
+  CHECK_THROWS_WITH(CheckVerifyResume(part, 64 * kMiB, 2 * kMiB), Catch::Contains("--chunk-size"));
+  VerifyResult odd = part;
+  odd.write_done_bytes = 10 * kMiB + 512;
+  CHECK_THROWS_WITH(CheckVerifyResume(odd, 64 * kMiB, kMiB), Catch::Contains("end of a block"));
+  VerifyResult gap = part;
+  gap.ranges.push_back({5, 9, VerifyState::kGood, 5, SectorState::kGood});
+  CHECK_THROWS_WITH(CheckVerifyResume(gap, 64 * kMiB, kMiB), Catch::Contains("follow each other"));
+  const VerifyResult done = RunVerify(*device, clock, VerifyOptions{}, nullptr);
+  CHECK_THROWS_WITH(CheckVerifyResume(done, 64 * kMiB, kMiB), Catch::Contains("it completed"));
+}
+
+TEST_CASE("A fake that drops beyond its size and also loses a spot is a fake", "[verify]") {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device = MakeSimulatedDevice(
+      ParseSimSpec("sim:ssd?size=1G&real=300M&fake=drop&lose=100M-104M:garbage&noise=0"), clock);
+  const VerifyResult r = RunVerify(*device, clock, VerifyOptions{}, nullptr);
+  CHECK(r.verdict == VerifyVerdict::kFakeCapacity);
+  CHECK(r.usable_bytes == 300 * kMiB);
+  REQUIRE(r.ranges.size() == 4);
+  CHECK(r.ranges[1].state == VerifyState::kLost);
+  CHECK(r.ranges[1].lost_as == SectorState::kGarbage);
+  CHECK(r.ranges[1].start_bytes == 100 * kMiB);
+  CHECK(r.ranges[1].end_bytes == 104 * kMiB);
+}
+
+}  // namespace zcav

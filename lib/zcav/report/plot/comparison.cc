@@ -166,6 +166,7 @@ void FillMulti(PlotKind kind, const std::vector<PlotInput>& inputs, const fs::pa
     case PlotKind::kFalloff:
     case PlotKind::kMap:
     case PlotKind::kRandom:
+    case PlotKind::kVerify:
       break;
   }
   v["title"] = GpQuoted(title);

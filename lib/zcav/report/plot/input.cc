@@ -45,4 +45,11 @@ PlotInput LoadRandomPlotInput(const std::string& path, const std::string& label)
   return input;
 }
 
+PlotInput LoadVerifyPlotInput(const std::string& path, const std::string& label) {
+  PlotInput input;
+  input.profile = ReadVerify(path);
+  input.label = label.empty() ? DefaultPlotLabel(input.profile) : label;
+  return input;
+}
+
 }  // namespace zcav

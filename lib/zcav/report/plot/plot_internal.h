@@ -212,6 +212,10 @@ void FillMap(const std::vector<PlotInput>& inputs, const fs::path& dir, const st
 // random.cc: the random access plot: NAME-I.random.dat per input, a line per
 // (input, queue depth), coloured by the depth, dashed by the input; x the
 // transfer size on a log2 axis. REQUIRES: some input has a cell with iops > 0.
+// zcav verify's result (inputs.front().verify): its curve and ranges (verify.cc).
+void FillVerify(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
+                std::map<std::string, std::string>& v, std::set<std::string>& flags,
+                PlotFiles& files);
 void FillRandom(const std::vector<PlotInput>& inputs, const fs::path& dir, const std::string& name,
                 std::map<std::string, std::string>& v, PlotFiles& files);
 

@@ -38,6 +38,8 @@ const char* TemplateOf(PlotKind kind) {
       return plot_templates::kMap;
     case PlotKind::kRandom:
       return plot_templates::kRandom;
+    case PlotKind::kVerify:
+      return plot_templates::kVerify;
   }
   return plot_templates::kFalloff;
 }

@@ -1,0 +1,260 @@
+// zcav verify DEVICE --destroy-data: write every position with stamped
+// data, read it all back and compare (measure/verify.h); the verdict, the
+// usable size, the ranges, the write and read-back curve, and the fix.
+#include "zcav/measure/verify.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "../app_util.h"
+#include "../options.h"
+#include "../write_confirm.h"
+#include "commands.h"
+#include "zcav/base/error.h"
+#include "zcav/base/text.h"
+#include "zcav/base/units.h"
+#include "zcav/format/data_reader.h"
+#include "zcav/format/json_keys.h"
+#include "zcav/format/profile_json.h"
+#include "zcav/format/verify_format.h"
+#include "zcav/format/writers.h"
+#include "zcav/report/plot.h"
+
+namespace zcav {
+namespace {
+
+struct VerifyCommandOptions {
+  std::string device;
+  std::string output = "-";             // -o FILE; "-" = stdout. Default: "-"
+  std::string format = "text";          // --format text or json. Default: text
+  std::string plot;                     // --plot IMAGE (.png/.svg). Default: none
+  std::string badblocks;                // --badblocks FILE. Default: none
+  std::string resume;                   // --resume FILE (a partial JSON result). Default: none
+  bool quiet = false;                   // -q. Default: false
+  bool force_in_use = false;            // --force-in-use. Default: false
+  std::optional<NewTestFile> new_file;  // --create-size SIZE. Default: none
+  VerifyOptions verify;                 // --chunk-size, --block-size
+};
+
+constexpr const char* kVerifyHelp = R"(Usage: zcav verify DEVICE --destroy-data [options]
+
+Is this stick, card or SSD what it claims? Writes every position of DEVICE with
+data stamped for its place and this run (unique per 512-byte sector, not
+compressible, not deduplicable), reads it all back and compares. DESTROYS ALL
+DATA on DEVICE. Says, per range: good, wrapped (reads data written for another
+place: a fake that wraps around), lost (zeros, stale or garbage), unreadable;
+the verdict (genuine, fake capacity, data loss, unreadable), the size usable
+from the start, the write and read-back rate per position, and the fix: for a
+fake the command that makes a partition of the usable size (printed, not run),
+for lost places a badblocks list (--badblocks).
+Exit status: 0 genuine, 6 not genuine (fake capacity, data loss, unreadable),
+130 interrupted (the partial result is written: --resume goes on), 2 bad input,
+3 device gone, 1 an output could not be written.
+Units: MB = 10^6 B, MiB = 2^20 B, GB = 10^9 B.
+
+)";
+
+po::options_description DescribeVerify() {
+  po::options_description desc = OptionsWithHelp();
+  desc.add_options()("destroy-data", "consent: the test overwrites every byte of DEVICE")(
+      "output,o", po::value<std::string>()->value_name("FILE"),
+      "write the result to FILE ('-' = stdout, the default)")(
+      "format", po::value<std::string>()->value_name("FMT"),
+      "text (default) or json (needed to --resume and to plot later)")(
+      "plot", po::value<std::string>()->value_name("IMAGE"),
+      "draw the write and read-back curve, bad ranges shaded, into IMAGE (.png or .svg); "
+      "the gnuplot script and data go beside it")(
+      "badblocks", po::value<std::string>()->value_name("FILE"),
+      "write the lost and unreadable places as a badblocks list (4096-byte blocks, for "
+      "mkfs.ext4 -l FILE)")(
+      "resume", po::value<std::string>()->value_name("FILE"),
+      "go on with the interrupted run whose JSON result is FILE (same device, same "
+      "--chunk-size)")("chunk-size", po::value<std::string>()->value_name("SIZE"),
+                       "bytes per write and read (default 1M)")(
+      "block-size", po::value<std::string>()->value_name("SIZE"),
+      "bytes per point of the curve, whole chunks (default: about 1000 points)")(
+      "create-size", po::value<std::string>()->value_name("SIZE"),
+      "create DEVICE as a new file of SIZE for the test (an existing file is refused)")(
+      "force-in-use", "write the block device even while other processes have it open")(
+      "quiet,q", "no progress or notes on stderr");
+  return desc;
+}
+
+VerifyCommandOptions ReadVerifyOptions(const po::variables_map& vm) {
+  VerifyCommandOptions out;
+  const std::vector<std::string> devices = Positionals(vm, "device");
+  if (devices.size() != 1) {
+    throw Error(devices.empty() ? "no device given (usage: zcav verify DEVICE --destroy-data)"
+                                : "one device at a time, got " + std::to_string(devices.size()),
+                ErrorKind::kBadInput);
+  }
+  out.device = devices[0];
+  if (vm.count("destroy-data") == 0) {
+    throw Error("verify writes every byte of " + out.device +
+                    " and destroys its data: add --destroy-data to go on",
+                ErrorKind::kBadInput);
+  }
+  out.output = OutputOrStdout(vm);
+  out.format = vm.count("format") ? vm["format"].as<std::string>() : "text";
+  if (out.format != "text" && out.format != "json") {
+    throw Error("unknown format '" + out.format + "' (use text or json)", ErrorKind::kBadInput);
+  }
+  const auto name = [&](const char* key) {
+    if (!vm.count(key)) return std::string();
+    const std::string v = vm[key].as<std::string>();
+    if (v.empty()) throw Error(std::string("empty --") + key + " file name", ErrorKind::kBadInput);
+    return v;
+  };
+  out.plot = name("plot");
+  if (!out.plot.empty()) {
+    const std::string ext = std::filesystem::path(out.plot).extension().string();
+    if (ext != ".png" && ext != ".svg") {
+      throw Error("--plot '" + out.plot + "': the image name must end in .png or .svg",
+                  ErrorKind::kBadInput);
+    }
+  }
+  out.badblocks = name("badblocks");
+  out.resume = name("resume");
+  out.quiet = vm.count("quiet") > 0;
+  out.force_in_use = vm.count("force-in-use") > 0;
+  if (vm.count("create-size")) {
+    if (!out.resume.empty()) {
+      throw Error("--create-size makes a new file; --resume goes on with an old run",
+                  ErrorKind::kBadInput);
+    }
+    out.new_file = NewTestFile{ParseSize(vm["create-size"].as<std::string>(), "--create-size")};
+  }
+  if (vm.count("chunk-size")) {
+    out.verify.chunk_bytes = ParseSize(vm["chunk-size"].as<std::string>(), "--chunk-size");
+    if (out.verify.chunk_bytes % kStampSectorBytes != 0 || out.verify.chunk_bytes > (1u << 30)) {
+      throw Error("--chunk-size must be whole 512-byte sectors, at most 1 GiB",
+                  ErrorKind::kBadInput);
+    }
+  }
+  if (vm.count("block-size")) {
+    out.verify.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "--block-size");
+  }
+  return out;
+}
+
+// Progress on stderr: a line when a pass starts and every ~10 s of real time.
+class Progress {
+ public:
+  Progress(std::ostream& err, std::uint64_t size, bool quiet)
+      : err_(err), size_(size), quiet_(quiet) {}
+  void operator()(bool writing, std::uint64_t done) {
+    if (quiet_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (writing == writing_ && now - last_ < std::chrono::seconds(10) && done < size_) return;
+    writing_ = writing;
+    last_ = now;
+    err_ << "zcav: verify: " << (writing ? "written " : "read back ") << FormatBytes(done) << " of "
+         << FormatBytes(size_) << "\n";
+  }
+
+ private:
+  std::ostream& err_;
+  std::uint64_t size_;
+  bool quiet_;
+  std::optional<bool> writing_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+std::string ResultText(const VerifyCommandOptions& o, const VerifyResult& r,
+                       const DeviceInfo& device) {
+  if (o.format == "text") return VerifyReportText(r, o.device);
+  const Json doc = {{json_keys::kSchemaVersion, kSchemaVersion},
+                    {json_keys::kDevice, Json::parse(ProbeDeviceJson(device))},
+                    {json_keys::kVerify, Json::parse(VerifyJsonText(r, o.device))},
+                    {json_keys::kPartial, r.interrupted}};
+  return Dump(doc);
+}
+
+void WriteOutputs(const VerifyCommandOptions& o, const VerifyResult& r, const DeviceInfo& device,
+                  const Invocation& inv) {
+  const std::vector<std::string> inputs = {o.device};
+  WriteWholeResult(o.output, inputs, ResultText(o, r, device), inv.out);
+  if (!o.badblocks.empty() && !r.interrupted) {
+    const std::string list = BadBlocksList(r);
+    WriteWholeResult(o.badblocks, inputs, list, inv.out);
+    if (!o.quiet && !list.empty()) {
+      inv.err << "zcav: the lost and unreadable places as 4096-byte blocks: "
+              << TerminalText(o.badblocks) << " (mkfs.ext4 -l "
+              << TerminalText(ShellQuote(o.badblocks))
+              << " ... makes a file system that avoids them; the numbers count from the start of "
+                 "the device, so for a partition that starts at S bytes subtract S/4096)\n";
+    }
+  }
+  if (!o.plot.empty()) {
+    PlotInput input;
+    input.profile.source = o.device;
+    input.profile.device_path = device.path;
+    input.profile.verify = r;
+    input.label = device.model.empty() ? device.path : device.model;
+    const std::filesystem::path image(o.plot);
+    const std::string stem = SafeFileName(image.stem().string());
+    const std::string dir = image.parent_path().empty() ? "." : image.parent_path().string();
+    WriteAndRender(PlotKind::kVerify, {input}, dir, stem, {stem + image.extension().string()},
+                   o.quiet, inv.err);
+  }
+}
+
+int ExitCodeOf(const VerifyResult& r) {
+  for (const std::string& note : r.notes) {
+    if (note.find("the device is gone") != std::string::npos) return 3;
+  }
+  if (r.interrupted) return 130;
+  return r.verdict == VerifyVerdict::kGenuine ? 0 : kExitNotGenuine;
+}
+
+int RunVerifyCommand(const VerifyCommandOptions& options, const Invocation& inv) {
+  std::optional<VerifyResult> saved;
+  if (!options.resume.empty()) {
+    SavedResult file = ReadVerify(options.resume);
+    saved = std::move(*file.verify);
+  }
+  OpenedDevice d;
+  d.OpenForWrite(options.device, options.new_file, options.force_in_use);
+  const DeviceInfo& info = d.device().info();
+  if (saved) CheckVerifyResume(*saved, info.size_bytes, options.verify.chunk_bytes);
+  ConfirmWrite(info, options.device, isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1,
+               options.force_in_use, std::cin, inv.err);
+  VerifyOptions o = options.verify;
+  o.resume = saved ? &*saved : nullptr;
+  Progress progress(inv.err, info.size_bytes, options.quiet);
+  o.progress = [&progress](bool writing, std::uint64_t done) { progress(writing, done); };
+  if (saved && !options.quiet) {
+    inv.err << "zcav: resuming " << TerminalText(options.resume) << ": written "
+            << FormatBytes(saved->write_done_bytes) << ", read back "
+            << FormatBytes(saved->read_done_bytes) << "\n";
+  }
+  const VerifyResult r = RunVerify(d.device(), d.clock(), o, &inv.stop);
+  WriteOutputs(options, r, info, inv);
+  if (!options.quiet) {
+    if (r.interrupted) {
+      inv.err << "zcav: verify interrupted; "
+              << (options.format == "json" && options.output != "-"
+                      ? "go on with --resume " + TerminalText(ShellQuote(options.output))
+                      : std::string("a run with --format json -o FILE can be resumed"))
+              << "\n";
+    } else if (r.verdict != VerifyVerdict::kGenuine) {
+      inv.err << "zcav: " << TerminalText(options.device)
+              << " is not genuine: " << VerifyVerdictName(r.verdict) << "\n";
+    }
+  }
+  return ExitCodeOf(r);
+}
+
+}  // namespace
+
+int VerifyCommand(const Invocation& inv) {
+  static const CommandSyntax syntax{"verify", "device", kVerifyHelp};
+  return ParseThenRun(inv, syntax, DescribeVerify, ReadVerifyOptions, RunVerifyCommand);
+}
+
+}  // namespace zcav
