@@ -124,7 +124,7 @@ fuse_test_setup() {
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/$1-XXXXXX")
 }
 
-# ---- The FUSE fixture (tests/fixtures/zoned_fuse.cc) ----
+# ---- The FUSE fixtures (tests/fixtures/zoned_fuse.cc, fake_fuse.cc) ----
 # A script calls require_fuse, start_fixture once per mount, and stop_fixtures
 # from its EXIT trap (before removing the mount points' directory).
 FUSERMOUNT=""
@@ -140,7 +140,7 @@ require_fuse() {
   FUSERMOUNT=$(command -v fusermount3) || skip "no fusermount3 (install fuse3)"
   [[ $(id -u) -eq 0 || (-r /dev/fuse && -w /dev/fuse && -u $FUSERMOUNT) ]] ||
     skip "needs root, or read-write /dev/fuse and a setuid $FUSERMOUNT, to mount FUSE"
-  [[ -x $1 ]] || fail "zoned_fuse fixture not found or not executable: $1"
+  [[ -x $1 ]] || fail "FUSE fixture not found or not executable: $1"
 }
 
 # fixture_mounted MNT: is something mounted on MNT (field 5 of mountinfo)?
@@ -167,10 +167,10 @@ start_fixture() {
   FIXTURE_LOGS+=("$log")
   for _ in $(seq 100); do
     fixture_mounted "$mnt" && [[ -f $mnt/$file ]] && return 0
-    kill -0 "${FIXTURE_PIDS[-1]}" 2>/dev/null || fail "zoned_fuse exited before mounting $mnt"
+    kill -0 "${FIXTURE_PIDS[-1]}" 2>/dev/null || fail "${fixture##*/} exited before mounting $mnt"
     sleep 0.1
   done
-  fail "zoned_fuse did not mount $mnt within 10 s"
+  fail "${fixture##*/} did not mount $mnt within 10 s"
 }
 
 # stop_fixtures RC: for EXIT traps. Unmounts every fixture start_fixture
