@@ -28,7 +28,7 @@ readonly MIB=$((1 << 20))
 
 require_zcav "$ZCAV"
 [[ $(id -u) -eq 0 ]] || skip "needs root (loop devices)"
-[[ -e /dev/loop-control ]] && command -v losetup > /dev/null || skip "no loop devices"
+if [[ ! -e /dev/loop-control ]] || ! command -v losetup > /dev/null; then skip "no loop devices"; fi
 require_fuse "$FAKE_FUSE"
 fuse_test_setup zcav-verify
 # Backing files on disk (not tmpfs: /tmp may be tmpfs, O_DIRECT needs a disk).
