@@ -34,10 +34,10 @@
 // Writes (a write sweep, OpenDeviceForWrite) take the time a read of the same
 // range would, bypass the cache and empty it; bad ranges fail them with EIO.
 // What is written is kept (SimStorage, sim_storage.h: a compact map of zcav's
-// stamps, foreign data kept as garbage) and a read gives it back: zeros where
-// nothing was written (a TRIM, DiscardAll, forgets it all); a device never
-// written leaves the read buffer as it is, at no cost. Fakes, on every model
-// (what a counterfeit USB stick or SD card does):
+// stamps, foreign data kept as garbage, zeros as zeros) and a read gives it
+// back: zeros where nothing was written (a TRIM, DiscardAll, forgets it
+// all); a device never written leaves the read buffer as it is, at no cost.
+// Fakes, on every model (what a counterfeit USB stick or SD card does):
 //   real=SIZE: the real capacity (rounded down to 512 B), below size=, the
 //     capacity it claims; fake=wrap (the default) maps logical offset x to
 //     x mod real, so a read at x gives what was last written at any

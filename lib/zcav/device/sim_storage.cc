@@ -67,6 +67,10 @@ std::span<const std::byte> SectorAt(std::span<const std::byte> data, std::size_t
   return data.subspan(at, std::min(kStampSectorBytes, data.size() - at));
 }
 
+bool IsZero(std::span<const std::byte> sector) {
+  return std::all_of(sector.begin(), sector.end(), [](std::byte b) { return b == std::byte{0}; });
+}
+
 // "START-END[:zero|:garbage]"
 SimFakes::Lost ParseLost(const std::string& item) {
   const auto bad = [&] {
@@ -211,8 +215,14 @@ void SimStorage::Record(std::uint64_t at, std::span<const std::byte> data) {
         p += SectorAt(data, p).size();
       }
       Assign(at + start, {at + p, Kind::kStamped, first->run_id, first->offset_bytes});
+    } else if (IsZero(SectorAt(data, start))) {
+      // Zeros read back as zeros: the same as never written.
+      while (p < data.size() && IsZero(SectorAt(data, p))) p += SectorAt(data, p).size();
+      Erase(at + start, at + p);
     } else {
-      while (p < data.size() && !ReadStampHeader(SectorAt(data, p))) p += SectorAt(data, p).size();
+      while (p < data.size() && !ReadStampHeader(SectorAt(data, p)) && !IsZero(SectorAt(data, p))) {
+        p += SectorAt(data, p).size();
+      }
       Assign(at + start, {at + p, Kind::kGarbage, 0, 0});
     }
   }

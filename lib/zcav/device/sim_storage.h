@@ -8,11 +8,13 @@
 // The model is compact: an interval map of physical byte ranges to what they
 // hold, zcav's stamps (write_stamp.h: the run and the offset the data was
 // stamped for, continuing sector after sector) or foreign data (anything
-// else, given back as garbage). A write of stamps that continue the range
-// before it extends that range, so a device written in order holds one entry
-// per run, whatever its size. A read synthesizes the data: the stamps again
-// (StampWrite, whole), zeros where nothing was written (a new or trimmed
-// flash device reads 0x00), zeros or garbage where a range was lost.
+// else, given back as garbage, the same bytes for the same place every
+// time; sectors of zeros read back as zeros, as if never written). A write
+// of stamps that continue the range before it extends that range, so a
+// device written in order holds one entry per run, whatever its size. A read
+// synthesizes the data: the stamps again (StampWrite, whole), zeros where
+// nothing was written (a new or trimmed flash device reads 0x00), zeros or
+// garbage where a range was lost.
 #pragma once
 
 #include <cstddef>
