@@ -21,7 +21,7 @@ _zcav_opts_sweep="--help --output --format --block-size --chunk-size --passes --
 _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
 _zcav_opts_access="--help --output --format --quiet --samples --read-size --seed --sizes --queue-depth --cell-time --write --destroy-data --force-in-use --create-size"
 _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repetitions"
-_zcav_opts_verify="--help --destroy-data --output --format --plot --badblocks --resume --chunk-size
+_zcav_opts_verify="--help --destroy-data --quick --keep-data --cache-flush --output --format --plot --badblocks --resume --chunk-size
   --block-size --create-size --force-in-use --quiet"
 _zcav_opts_zones="--help --format --output $_zcav_zone_opts"
 _zcav_opts_plot="--help --output --label --kind --quiet $_zcav_zone_opts"
@@ -81,7 +81,7 @@ _zcav_takes_value() {
     -o | --output | --format | --block-size | --chunk-size | --passes | --queue-depth | \
       --engine | --start | --end | --skip | --resume | --slow-factor | --plot | --label | --events | \
       --create-size | --fill | --idle-probe | --sensitivity | --min-zone | --media | --bus | --expect | --max-errors | \
-      --max-time | --badblocks | --samples | --read-size | --seed | --sizes | --cell-time | --region | --repetitions | --kind | \
+      --max-time | --badblocks | --cache-flush | --samples | --read-size | --seed | --sizes | --cell-time | --region | --repetitions | --kind | \
       -b | -c | -r | -s | -l | -f | -u | -g) return 0 ;;
   esac
   return 1

@@ -498,6 +498,29 @@ bad_input "verify --resume of a file that is not a verify result" verify sim:ssd
   --resume "$FIX/one_mib"
 expect_grep "no verify result" "$ERR" stderr
 
+bad_input "verify --keep-data without --quick" verify sim:ssd --keep-data
+bad_input "verify --quick with --plot" verify sim:ssd --destroy-data --quick --plot q.png
+bad_input "verify --quick with --resume" verify sim:ssd --destroy-data --quick --resume x.json
+bad_input "verify --cache-flush without --quick" verify sim:ssd --destroy-data --cache-flush 64M
+
+check "verify --quick of a 64 GiB stick over 8 GiB: fake capacity, the real size, little written" 6 \
+  "$ZCAV" verify 'sim:ssd?size=64G&real=8G' --quick --destroy-data --format json -o q.json --quiet
+if [[ -f q.json ]]; then
+  python3 - q.json <<'PY' || problem "q.json: wrong content (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v, q = d["verify"], d["quick"]
+assert v["verdict"] == "fake capacity" and v["usable_bytes"] == 8 * 2**30, v
+assert q["wrap_period_bytes"] == 8 * 2**30, q
+assert v["written_bytes"] < 0.05 * 8 * 2**30, v["written_bytes"]
+assert v["blocks"] == [] and "spot checks" in v["notes"][0], v["notes"]
+PY
+fi
+check "verify --quick --keep-data of a genuine device needs no --destroy-data" 0 \
+  "$ZCAV" verify 'sim:ssd?size=4G' --quick --keep-data --quiet
+expect_grep "verdict: genuine" "$OUT" stdout
+expect_grep "kept and wrote back" "$OUT" stdout
+
 begin "verify refuses an existing regular file, which stays unchanged"
 cp "$FIX/one_mib" precious.bin
 sum_before=$(md5sum <precious.bin)

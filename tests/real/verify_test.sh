@@ -161,4 +161,43 @@ cut_result "$WORK/another.json" "$WORK/cut-other.json" $((512 * MIB)) $((100 * M
 grep -q "give the same --chunk-size" "$WORK/chunk.err" || fail "chunk refusal: $(cat "$WORK/chunk.err")"
 echo "ok - --resume goes on in the write or the read pass with the same run id; another chunk refused"
 done_with_loop
+# ---- --quick: the real size from spot checks ----
+# quick NAME REAL ARGS...: --quick on $LOOP: fake capacity, usable within 1 %
+# of REAL bytes, under 5 % of REAL written.
+quick_fake() {
+  local name=$1 real=$2
+  shift 2
+  verify "$name" 6 --quick "$@"
+  python3 - "$WORK/$name.json" "$real" << 'PY' || fail "$name: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+real = int(sys.argv[2])
+v, q = d["verify"], d["quick"]
+assert v["verdict"] == "fake capacity", v["verdict"]
+assert abs(v["usable_bytes"] - real) <= 0.01 * real, (v["usable_bytes"], real)
+assert v["written_bytes"] < 0.05 * real, (v["written_bytes"], real)
+assert q["good_bytes"] <= real <= q["bad_bytes"], q
+PY
+  echo "ok - --quick $name: usable $(json "$WORK/$name.json" 'd["verify"]["usable_bytes"]') of $real, written $(json "$WORK/$name.json" 'd["verify"]["written_bytes"]')"
+}
+fake qwrap --size 16G --real 1G --fake wrap
+quick_fake qwrap $((1024 * MIB))
+done_with_loop
+fake qdrop --size 4G --real 1000M --fake drop
+quick_fake qdrop $((1000 * MIB))
+done_with_loop
+# --keep-data on a genuine device: every byte as it was.
+head -c $((64 * MIB)) /dev/urandom > "$BACK/random"
+for at in 0 100 300; do
+  dd if="$BACK/random" of="$BACK/plain.img" bs=1M seek=$at conv=notrunc status=none
+done
+sum_before=$(md5sum < "$BACK/plain.img")
+LOOP=$(losetup -f --show "$BACK/plain.img") || fail "losetup over plain.img failed"
+"$ZCAV" verify "$LOOP" --quick --keep-data --format json -o "$WORK/keep.json" --quiet   < /dev/null || fail "--quick --keep-data of a genuine device: exit $?"
+done_with_loop
+[[ $(json "$WORK/keep.json" 'd["verify"]["verdict"], d["quick"]["restored"]') == "genuine True" ]] ||
+  fail "--keep-data: $(json "$WORK/keep.json" 'd["verify"]["verdict"], d["quick"]["restored"]')"
+[[ $(md5sum < "$BACK/plain.img") == "$sum_before" ]] || fail "--keep-data changed the device's data"
+echo "ok - --quick --keep-data on a genuine device: genuine, every byte as before"
+
 echo "ok - verify on real devices"

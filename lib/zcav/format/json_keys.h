@@ -224,5 +224,17 @@ inline constexpr char kInterrupted[] = "interrupted";
 inline constexpr char kFix[] = "fix";
 inline constexpr char kPartitionCommand[] = "partition_command";
 inline constexpr char kBadBlocksBytes[] = "badblocks_block_bytes";
+// zcav verify --quick's member "quick" (and kQuick, kSeconds above).
+inline constexpr char kGoodBytes[] = "good_bytes";
+inline constexpr char kBadBytes[] = "bad_bytes";
+inline constexpr char kPrecision[] = "precision";
+inline constexpr char kWrapPeriodBytes[] = "wrap_period_bytes";
+inline constexpr char kProbes[] = "probes";
+inline constexpr char kProbeBytes[] = "probe_bytes";
+inline constexpr char kRounds[] = "rounds";
+inline constexpr char kFlushBytes[] = "flush_bytes";
+inline constexpr char kKeptData[] = "kept_data";
+inline constexpr char kSavedBytes[] = "saved_bytes";
+inline constexpr char kRestored[] = "restored";
 
 }  // namespace zcav::json_keys

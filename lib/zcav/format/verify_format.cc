@@ -2,6 +2,7 @@
 #include "zcav/format/verify_format.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -259,6 +260,55 @@ std::string VerifyReportText(const VerifyResult& r, const std::string& device,
   t += "written " + FormatBytes(r.written_bytes) + " at " + FormatFixed(MeanRate(r, true), 1) +
        " MB/s, read back " + FormatBytes(r.read_bytes) + " at " +
        FormatFixed(MeanRate(r, false), 1) + " MB/s (mean of the blocks; MB = 10^6 B)\n";
+  for (const std::string& note : r.notes) t += "note: " + TerminalText(note) + "\n";
+  const std::string command = PartitionCommand(r, device);
+  if (!command.empty()) {
+    t += "to use only what holds data, one partition of " +
+         FormatBytes(r.usable_bytes / kMiB * kMiB) +
+         " (an MBR label; printed, not run; it destroys what is on the device):\n  " +
+         TerminalText(command) + "\n";
+  }
+  return t;
+}
+
+std::string QuickVerifyJsonText(const QuickVerifyResult& r) {
+  const Json j = {{keys::kGoodBytes, r.good_bytes},
+                  {keys::kBadBytes, r.bad_bytes},
+                  {keys::kPrecision, std::isfinite(r.precision) ? r.precision : 1.0},
+                  {keys::kWrapPeriodBytes, r.wrap_period_bytes},
+                  {keys::kProbes, r.probes},
+                  {keys::kProbeBytes, r.probe_bytes},
+                  {keys::kRounds, r.rounds},
+                  {keys::kFlushBytes, r.flush_bytes},
+                  {keys::kSeconds, std::chrono::duration<double>(r.elapsed).count()},
+                  {keys::kKeptData, r.kept_data},
+                  {keys::kSavedBytes, r.saved_bytes},
+                  {keys::kRestored, r.restored}};
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string QuickVerifyReportText(const QuickVerifyResult& q, const std::string& device) {
+  const VerifyResult& r = q.verify;
+  std::string t = "quick check of " + TerminalText(device) + ", " + FormatBytes(r.claimed_bytes) +
+                  " claimed: spot checks, not every sector\n";
+  t += "wrote " + FormatBytes(r.written_bytes) + " (" + std::to_string(q.probes) + " probes of " +
+       std::to_string(q.probe_bytes) + " B and a " + FormatBytes(q.flush_bytes) +
+       " cache flush per round, " + std::to_string(q.rounds) + " round" +
+       (q.rounds == 1 ? "" : "s") + "), read " + FormatBytes(r.read_bytes) + ", " +
+       FormatFixed(std::chrono::duration<double>(q.elapsed).count(), 1) + " s\n";
+  t += std::string("verdict: ") + VerifyVerdictName(r.verdict) +
+       (r.interrupted ? " so far (interrupted)" : "");
+  if (q.wrap_period_bytes != 0) t += " (wraps every " + FormatBytes(q.wrap_period_bytes) + ")";
+  t += "\nusable from the start: " + FormatBytes(r.usable_bytes) + "\n";
+  if (r.verdict != VerifyVerdict::kGenuine) {
+    t += "known within: good up to " + Mib(q.good_bytes) + ", bad from " + Mib(q.bad_bytes) + " (" +
+         FormatFixed(100.0 * q.precision, 2) + " % of it uncertain)\n";
+  }
+  if (q.kept_data) {
+    t += q.restored
+             ? "kept and wrote back " + FormatBytes(q.saved_bytes) + " of the device's data\n"
+             : "NOT all of the device's data was written back (see the notes)\n";
+  }
   for (const std::string& note : r.notes) t += "note: " + TerminalText(note) + "\n";
   const std::string command = PartitionCommand(r, device);
   if (!command.empty()) {

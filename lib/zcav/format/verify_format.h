@@ -15,6 +15,7 @@
 #include <string>
 
 #include "zcav/measure/verify.h"
+#include "zcav/measure/verify_quick.h"
 
 namespace zcav {
 
@@ -24,6 +25,16 @@ inline constexpr std::uint64_t kBadBlocksBlockBytes = 4096;
 // The member as one JSON value (text). `device` is the path as given, for
 // the fix's command.
 std::string VerifyJsonText(const VerifyResult& result, const std::string& device);
+
+// zcav verify --quick's own member "quick": {good_bytes, bad_bytes,
+// precision, wrap_period_bytes, probes, probe_bytes, rounds, flush_bytes,
+// seconds, kept_data, saved_bytes, restored}; the rest is the "verify"
+// member of r.verify (its blocks empty: spot checks draw no curve).
+std::string QuickVerifyJsonText(const QuickVerifyResult& r);
+
+// The summary of a quick check: spot checks, what was written, the verdict,
+// the bracket of the usable size and how sure it is, the data kept.
+std::string QuickVerifyReportText(const QuickVerifyResult& r, const std::string& device);
 
 // Parses the member back (for --resume). `where` names the file in a
 // message. Throws Error(kBadInput) "WHERE: verify: ..." for anything that is
