@@ -2075,6 +2075,48 @@ expect_grep "^zcav: below expectations: average [0-9.]+ MB/s is below the expect
 check "zcav profile --expect met: exit 0" 0 \
   "$ZCAV" profile "sim:hdd?size=1G" --quiet -o pe --expect avg=1,max-slow=0
 expect_no_grep "below expectations" "$ERR"
+# Gates for recorders: worst-stall and sustained on a simulated card (a 64 MiB
+# write cache at 90 MB/s, then 30 MB/s; 2 % of the writes stall up to 300 ms).
+CARD="sim:ssd?size=512M&noise=0&wcache=64M&wcache_rate=90&wrate=30&hiccups=2%&hiccup=300"
+check "--expect worst-stall above a card's stalls, sustained below its rate: met, exit 0" 0 \
+  "$ZCAV" sweep --write --destroy-data "$CARD" --block-size 4M --quiet --format json -o card.json \
+  --expect worst-stall=400ms,sustained=10MB/s@5s
+expect_stderr_empty
+# The JSON names the worst stall and the lowest window after the cache also when met.
+python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); w=d["worst_stall"]; s=d["sustained"]
+assert 0 < w["ms"] < 400 and w["pass"] == 1 and w["offset_bytes"] % 1048576 == 0, w
+assert s["window_seconds"] == 5 and s["after_write_cache"] is True, s
+assert s["from_bytes"] == 64 * 1048576 and s["offset_bytes"] >= s["from_bytes"], s
+assert 10 <= s["mb_per_s"] < 30 and s["timed_seconds"] > 5, s' card.json 2>"$WORK/py.err" ||
+  problem "card.json: $(tail -n 1 "$WORK/py.err")"
+stall_at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["worst_stall"]["offset_bytes"])' card.json)
+check "--expect worst-stall below a card's stalls: exit 5, one line naming where and when" 5 \
+  "$ZCAV" sweep --write --destroy-data "$CARD" --block-size 4M --quiet --expect worst-stall=100ms
+expect_one_error_line "^zcav: below expectations: worst stall [0-9]+\.[0-9] ms at [0-9.]+ MiB \($stall_at bytes\), [0-9]+\.[0-9] s into the run \(pass 1\), a request of 1 MiB, is longer than the expected 100 ms at most$"
+check "--expect sustained above a card's rate after its cache: exit 5, one line naming the window" 5 \
+  "$ZCAV" sweep --write --destroy-data "$CARD" --block-size 4M --quiet --expect sustained=35MB/s@5s
+expect_one_error_line "^zcav: below expectations: lowest rate over 5 s [0-9]+\.[0-9] MB/s, in the window from [0-9.]+ MiB \([0-9]+ bytes\), [0-9]+\.[0-9] s into the run \(pass 1\), is below the expected sustained 35 MB/s \(MB = 10\^6 B\); counted after the write cache, from 64\.00 MiB \(67108864 bytes\)$"
+check "--expect sustained in MiB/s on a read sweep: the whole run counts" 5 \
+  "$ZCAV" sweep "sim:ssd?size=512M&noise=0" --block-size 4M --quiet --expect sustained=1000MiB/s@1s
+expect_one_error_line "^zcav: below expectations: lowest rate over 1 s [0-9]+\.[0-9] MiB/s, in the window from .* is below the expected sustained 1000 MiB/s \(MiB = 2\^20 B\)$"
+bad_input "--expect worst-stall without a unit" sweep sim:hdd --expect worst-stall=500
+expect_grep "'500' has no unit: give the stall in ms or s" "$ERR" stderr
+bad_input "--expect worst-stall with an unknown unit" sweep sim:hdd --expect worst-stall=2m
+bad_input "--expect sustained without a rate unit" sweep sim:hdd --expect sustained=30@10s
+expect_grep "'30' has no unit: give MB/s \(10\^6 B/s\) or MiB/s" "$ERR" stderr
+bad_input "--expect sustained without a window" sweep sim:hdd --expect sustained=30MB/s
+expect_grep "is not RATE@WINDOW" "$ERR" stderr
+bad_input "--expect worst-stall with --adaptive" sweep sim:hdd --adaptive --expect worst-stall=1s
+bad_input "--expect sustained on a write sweep without zones" \
+  sweep --write --destroy-data sim:ssd --no-zones --expect sustained=1MB/s@1s
+expect_grep "drop --no-zones" "$ERR" stderr
+profile_bad "--expect worst-stall=0ms" sim:hdd --expect worst-stall=0ms
+check "zcav profile --expect worst-stall below its read stalls: exit 5" 5 \
+  "$ZCAV" profile "sim:ssd?size=1G&hiccups=1%&hiccup=300" --full --quiet -o pw --expect worst-stall=50ms
+expect_eq "$(grep -c '^zcav: below expectations: worst stall ' "$ERR")" 1 "worst-stall lines"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["worst_stall"]["ms"] > 50 and d["sustained"]["after_write_cache"] is False, d["worst_stall"]' \
+  pw/profile.json 2>"$WORK/py.err" || problem "pw/profile.json: $(tail -n 1 "$WORK/py.err")"
 check "zcav profile --max-time: the sweep stops, exit 0, marked partial" 0 \
   "$ZCAV" profile "sim:hdd?size=4G" --full --quiet -o pt --max-time 10s
 expect_grep "^zcav: time limit of 10s reached \(--max-time\); what was measured is in pt/" "$ERR" stderr

@@ -70,6 +70,11 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     # An adaptive sweep: its probes and its "adaptive" member.
     zcav("sweep", "sim:hdd?size=200G", "--adaptive", "--format", "json", "-o", "adaptive.json",
          "--quiet", cwd=w)
+    # A write sweep past a card's write cache: "worst_stall" and "sustained"
+    # after the cache.
+    zcav("sweep", "--write", "--destroy-data",
+         "sim:ssd?size=512M&noise=0&wcache=64M&wcache_rate=90&wrate=30&hiccups=2%&hiccup=300",
+         "--block-size", "4M", "--format", "json", "-o", "write.json", "--quiet", cwd=w)
     # A fleet of three, one weak, merged.
     (w / "fleet").mkdir()
     for seed, weak in ((1, ""), (2, "&weak=20%-40%:0.7"), (3, "")):
@@ -78,8 +83,8 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     zcav("merge", "fleet", "-o", "merge.json", "--quiet", cwd=w)
     fresh = [w / n for n in ("sweep.json", "sweep.jsonl", "profile.jsonl", "p/profile.json",
                              "zones-one.json", "zones-two.json", "zones-events.json",
-                             "access.json", "burst.json", "verify.json", "two/aggregate.json", "merge.json",
-                             "adaptive.json")]
+                             "access.json", "burst.json", "verify.json", "two/aggregate.json",
+                             "merge.json", "adaptive.json", "write.json")]
     fresh += sorted(p for p in (w / "two").glob("*.json") if p.name != "aggregate.json")
     for path in fresh:
         if not path.is_file() or path.stat().st_size == 0:
@@ -119,6 +124,18 @@ with tempfile.TemporaryDirectory(prefix="zcav-schema-test.", dir="/var/tmp") as 
     verify = json.loads((w / "verify.json").read_text()) if (w / "verify.json").is_file() else {}
     verify.get("verify", {}).get("ranges", [{}])[0]["state"] = "fine"
     rejects("verify", verify, "a range of an unknown state")
+    write = json.loads((w / "write.json").read_text()) if (w / "write.json").is_file() else {}
+    if not (write.get("sustained") or {}).get("after_write_cache"):
+        failures.append("write.json: no sustained rate after a write cache")
+    if (write.get("worst_stall") or {}).get("ms", 0) <= 0:
+        failures.append("write.json: no worst stall")
+    broken = copy.deepcopy(write)
+    broken.get("worst_stall", {}).pop("offset_bytes", None)
+    rejects("sweep", broken, "a worst stall without its place")
+    broken = copy.deepcopy(write)
+    if broken.get("sustained"):
+        broken["sustained"]["mb_per_s"] = "fast"
+    rejects("sweep", broken, "a sustained rate that is a string")
     aggregate = json.loads((w / "two/aggregate.json").read_text()) if (w / "two/aggregate.json").is_file() else {}
     aggregate.pop("devices", None)
     rejects("aggregate", aggregate, "no devices")

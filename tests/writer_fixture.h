@@ -124,6 +124,18 @@ inline WriterRun CompleteRun() {
   r.storage_read_bytes = 2 * pass_bytes + kMiB;
   r.system_busy_percent = 12.5;
   r.passes = w.passes;
+  // Its requests: the longest was block 2's 160.5 ms chunk in pass 1, 11.25 s
+  // in; the lowest 10 s began at 2 GiB, 11 s in (a read sweep: one part).
+  r.requests.window = std::chrono::seconds(10);
+  r.requests.requests = 7168;
+  r.requests.bytes = 2 * pass_bytes;
+  r.requests.time = std::chrono::nanoseconds(41'250'000'000);
+  r.requests.worst_stall =
+      WorstStall{2 * kGiB + 5 * kMiB, kMiB, 0, std::chrono::nanoseconds(11'250'000'000),
+                 std::chrono::nanoseconds(160'500'000)};
+  r.requests.parts = {RequestPart{
+      0, 0, std::chrono::nanoseconds(0),
+      LowestWindow{170.5, 1705000000, 2 * kGiB, 0, std::chrono::nanoseconds(11'000'000'000)}}};
   return w;
 }
 

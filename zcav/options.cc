@@ -62,8 +62,11 @@ po::options_description GateFlagsDescription() {
       "after the run, exit 5 with one line on stderr per expectation not met: min=MBPS (the "
       "slowest block's median rate at least), avg=MBPS (the average at least), max-slow=N (slow "
       "regions at most), max-unreadable=N (unreadable ranges at most), health=good|suspect "
-      "(the health verdict no worse); MB = 10^6 B. With --expect, unreadable ranges alone "
-      "no longer give exit 1: max-unreadable judges them")(
+      "(the health verdict no worse), worst-stall=DURATION (the longest single read or write "
+      "call at most, in ms or s: 500ms, 2s), sustained=RATE@WINDOW (the lowest rate over any "
+      "WINDOW of the run's requests, after a write sweep's write cache, at least RATE, in MB/s "
+      "or MiB/s: 30MB/s@10s); MB = 10^6 B, MiB = 2^20 B. With --expect, unreadable ranges "
+      "alone no longer give exit 1: max-unreadable judges them")(
       "max-errors", po::value<std::string>()->value_name("N"),
       "give up on a dying disk after N unreadable ranges (what was read is kept, marked "
       "partial; exit 1)")(
@@ -93,6 +96,7 @@ void ParseEventsFlags(const po::variables_map& vm, EventsFlags& out) {
 
 void ParseGateFlags(const po::variables_map& vm, GateFlags& out, SweepOptions& sweep) {
   if (vm.count("expect")) out.expectations = ParseExpectations(vm["expect"].as<std::string>());
+  if (out.expectations.sustained) sweep.sustained_window = out.expectations.sustained->window;
   if (vm.count("max-errors")) {
     sweep.max_errors = ParseCount(vm["max-errors"].as<std::string>(), "--max-errors count");
   }

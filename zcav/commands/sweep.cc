@@ -498,6 +498,17 @@ std::optional<SweepCommandOptions> ParseSweep(const Invocation& inv) {
   if (!out.expectations.empty() && out.devices.size() > 1) {
     throw Error("--expect judges one device's sweep: give one device", ErrorKind::kBadInput);
   }
+  const bool per_request = out.expectations.worst_stall || out.expectations.sustained;
+  if (per_request && out.adaptive) {
+    throw Error("--expect worst-stall and sustained judge every request: --adaptive times probes",
+                ErrorKind::kBadInput);
+  }
+  if (out.expectations.sustained && out.sweep.write && !out.detect_zones) {
+    throw Error(
+        "--expect sustained on a write sweep counts after the write cache, which the zone "
+        "detection finds: drop --no-zones",
+        ErrorKind::kBadInput);
+  }
   if (vm.count("-u") || vm.count("-g")) {
     out.warnings.push_back(
         "-u/-g ignored: zcav does not change user; run it as a user that can read the device");
@@ -700,10 +711,12 @@ SweepCommandOptions WithDriveNames(const SweepCommandOptions& given, const Devic
 
 // The command's exit code: the sweep's, or 4 when the result was kept
 // elsewhere; a sweep that ran to its end (or its time limit) is judged by
-// --expect alone, its unreadable ranges too (max-unreadable).
+// --expect alone, its unreadable ranges too (max-unreadable); its sustained
+// rate after `write_cache` (the zone context's, for a write sweep).
 int SweepCommandCode(const SweepCommandOptions& options, const RunInfo& run,
                      const SweepResult& result, const ResultPlace& place,
-                     const HealthReport& health, std::ostream& err) {
+                     const HealthReport& health,
+                     const std::optional<WriteCacheAnalysis>& write_cache, std::ostream& err) {
   const int sweep_code =
       SweepExitCode(result, run, place.where.empty() ? "nowhere" : place.where, err);
   if (place.failed) {
@@ -713,7 +726,7 @@ int SweepCommandCode(const SweepCommandOptions& options, const RunInfo& run,
   const bool ran_to_end =
       result.status == SweepStatus::kComplete || result.status == SweepStatus::kTimeLimit;
   if (options.expectations.empty() || !ran_to_end) return sweep_code;
-  ExpectationFigures figures = FiguresOf(result);
+  ExpectationFigures figures = FiguresOf(result, write_cache);
   figures.health_verdict = HealthVerdictName(health.health.verdict);
   return JudgeExpectations(options, figures, err);
 }
@@ -823,7 +836,8 @@ int RunSweep(const SweepCommandOptions& given, const Invocation& inv) {
               chain.health()->report(),
               chain.zones() != nullptr ? chain.zones()->adaptive() : std::nullopt, err);
   }
-  const int code = SweepCommandCode(options, run, result, place, chain.health()->report(), err);
+  const int code = SweepCommandCode(options, run, result, place, chain.health()->report(),
+                                    chain.context().write_cache, err);
   events.Exit(code, err);
   return code;
 }

@@ -1,14 +1,18 @@
 #include "zcav/analysis/expectations.h"
 
 #include <array>
+#include <cmath>
 
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
+#include "zcav/base/units.h"
 
 namespace zcav {
 namespace {
 
-constexpr const char* kKeys = "min, avg, max-slow, max-unreadable, health";
+constexpr const char* kKeys = "min, avg, max-slow, max-unreadable, health, worst-stall, sustained";
+// The longest duration worst-stall= and a sustained window take: a day.
+constexpr double kMaxDurationSeconds = 86400;
 
 [[noreturn]] void Bad(std::string_view item, const std::string& why) {
   throw Error("invalid --expect item '" + std::string(item) + "': " + why, ErrorKind::kBadInput);
@@ -30,6 +34,68 @@ std::uint64_t ParseWhole(std::string_view item, std::string_view value) {
   return std::stoull(std::string(value));
 }
 
+// `value` split where its number ends: "30MB/s" -> {"30", "MB/s"} (the unit
+// without white space around it).
+std::pair<std::string_view, std::string_view> NumberAndUnit(std::string_view value) {
+  const std::size_t end = std::min(value.find_first_not_of("0123456789."), value.size());
+  return {value.substr(0, end), Trim(value.substr(end))};
+}
+
+// A decimal number of digits with at most one point (no sign, no exponent).
+std::optional<double> Decimal(std::string_view number) {
+  if (number.empty() || number == "." || number.find('.') != number.rfind('.')) {
+    return std::nullopt;
+  }
+  return ParseDecimal(std::string(number));
+}
+
+// "500ms", "2s", "1.5s": a duration above 0 with its unit, ms or s.
+std::chrono::nanoseconds ParseDurationValue(std::string_view item, std::string_view value,
+                                            const char* what) {
+  const auto [number, unit] = NumberAndUnit(value);
+  const std::string quoted = "'" + std::string(value) + "'";
+  const std::optional<double> v = Decimal(number);
+  if (!v) Bad(item, quoted + " is not a " + what + " (e.g. 500ms or 2s)");
+  if (unit.empty()) {
+    Bad(item, quoted + " has no unit: give the " + what + " in ms or s (e.g. 500ms or 2s)");
+  }
+  if (unit != "ms" && unit != "s") {
+    Bad(item, "unknown unit '" + std::string(unit) + "' in " + quoted + ": give ms or s");
+  }
+  const double seconds = unit == "ms" ? *v / 1e3 : *v;
+  const auto ns = static_cast<std::int64_t>(std::llround(seconds * 1e9));
+  if (ns <= 0) Bad(item, "the " + std::string(what) + " " + quoted + " must be above 0");
+  if (seconds > kMaxDurationSeconds) {
+    Bad(item, "the " + std::string(what) + " " + quoted + " is longer than a day");
+  }
+  return std::chrono::nanoseconds{ns};
+}
+
+// "30MB/s@10s": a rate with its unit, MB/s or MiB/s, and a window.
+SustainedExpectation ParseSustained(std::string_view item, std::string_view value) {
+  const std::size_t at = value.find('@');
+  if (at == std::string_view::npos) {
+    Bad(item, "'" + std::string(value) + "' is not RATE@WINDOW (e.g. 30MB/s@10s)");
+  }
+  const std::string_view rate = Trim(value.substr(0, at));
+  const auto [number, unit] = NumberAndUnit(rate);
+  const std::string quoted = "'" + std::string(rate) + "'";
+  const std::optional<double> v = Decimal(number);
+  if (!v || *v > 1e12) Bad(item, quoted + " is not a rate (e.g. 30MB/s)");
+  if (unit.empty()) {
+    Bad(item, quoted + " has no unit: give MB/s (10^6 B/s) or MiB/s (2^20 B/s), e.g. 30MB/s");
+  }
+  if (unit != "MB/s" && unit != "MiB/s") {
+    Bad(item, "unknown unit '" + std::string(unit) + "' in " + quoted +
+                  ": give MB/s (10^6 B/s) or MiB/s (2^20 B/s)");
+  }
+  SustainedExpectation out;
+  out.mib = unit == "MiB/s";
+  out.mb_per_s = out.mib ? *v * kMiB / kMB : *v;
+  out.window = ParseDurationValue(item, Trim(value.substr(at + 1)), "window");
+  return out;
+}
+
 // 0 good, 1 suspect, 2 failing; -1 for anything else (not known).
 int HealthRank(std::string_view verdict) {
   static constexpr std::array<std::string_view, 3> kNames{"good", "suspect", "failing"};
@@ -39,9 +105,9 @@ int HealthRank(std::string_view verdict) {
   return -1;
 }
 
-// A rate as the user gave it: no trailing zeros ("100", "36.5").
-std::string ExpectedRate(double mb_per_s) {
-  std::string text = FormatFixed(mb_per_s, 6);
+// A number as the user gave it: no trailing zeros ("100", "36.5").
+std::string PlainNumber(double value) {
+  std::string text = FormatFixed(value, 6);
   while (text.back() == '0') text.pop_back();
   if (text.back() == '.') text.pop_back();
   return text;
@@ -59,6 +125,90 @@ std::string MeasuredRate(double mb_per_s, double expected) {
 
 std::string Plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// A duration as a user gives it: below 1 s in ms ("500 ms"), else in s ("2 s").
+std::string DurationWords(std::chrono::nanoseconds d) {
+  const double ms = Millis(d);
+  return ms < 1000 ? PlainNumber(ms) + " ms" : PlainNumber(ms / 1000) + " s";
+}
+
+// A measured duration longer than `expected`, in the expected's unit, to
+// one decimal unless that would round it down to the expected value.
+std::string LongerDuration(std::chrono::nanoseconds got, std::chrono::nanoseconds expected) {
+  const double scale = Millis(expected) < 1000 ? 1 : 1e-3;
+  const double value = Millis(got) * scale;
+  const double want = Millis(expected) * scale;
+  std::string text;
+  for (int decimals = 1; decimals <= 6; ++decimals) {
+    text = FormatFixed(value, decimals);
+    if (std::stod(text) > want) break;
+  }
+  return text + (scale == 1 ? " ms" : " s");
+}
+
+// "12.3 s into the run (pass 1)"; `at` since the run began.
+std::string WhenWords(std::chrono::nanoseconds at, std::uint32_t pass) {
+  return FormatFixed(static_cast<double>(at.count()) * 1e-9, 1) + " s into the run (pass " +
+         std::to_string(pass + 1) + ")";
+}
+
+constexpr const char* kNoRequests =
+    "no single request was timed (an adaptive sweep times probes, not requests: use --full)";
+
+void JudgeWorstStall(std::chrono::nanoseconds want, const std::optional<WorstStall>& got,
+                     std::vector<std::string>& unmet) {
+  const std::string limit = DurationWords(want) + " at most";
+  if (!got) {
+    unmet.push_back("worst stall could not be checked: " + std::string(kNoRequests) +
+                    " (expected " + limit + ")");
+  } else if (got->duration > want) {
+    unmet.push_back("worst stall " + LongerDuration(got->duration, want) + " at " +
+                    FormatBytes(got->offset_bytes) + ", " + WhenWords(got->started_at, got->pass) +
+                    ", a request of " + ExactBinarySize(got->length_bytes) +
+                    ", is longer than the expected " + limit);
+  }
+}
+
+void JudgeSustained(const SustainedExpectation& want, const std::optional<SustainedFigure>& got,
+                    std::vector<std::string>& unmet) {
+  const char* unit = want.mib ? " MiB/s" : " MB/s";
+  const double per_unit = want.mib ? kMiB / kMB : 1;  // MB/s in one unit
+  const std::string expected = PlainNumber(want.mb_per_s / per_unit) + unit;
+  const std::string what = "sustained rate over " + DurationWords(want.window);
+  if (!got) {
+    unmet.push_back(what + " could not be checked: " + kNoRequests + " (expected " + expected +
+                    ")");
+    return;
+  }
+  if (got->window != want.window) {
+    unmet.push_back(what + " could not be checked: the run measured windows of " +
+                    DurationWords(got->window));
+    return;
+  }
+  const std::string after =
+      got->after_write_cache ? " after the write cache (from " + FormatBytes(got->from_bytes) + ")"
+                             : "";
+  if (!got->lowest) {
+    unmet.push_back(what + " could not be checked: only " +
+                    FormatFixed(static_cast<double>(got->timed.count()) * 1e-9, 1) +
+                    " s of requests" + after + ", less than the window (expected " + expected +
+                    ")");
+    return;
+  }
+  const LowestWindow& w = *got->lowest;
+  const double rate = w.mb_per_s / per_unit;
+  const double want_rate = want.mb_per_s / per_unit;
+  if (rate < want_rate) {
+    unmet.push_back("lowest rate over " + DurationWords(want.window) + " " +
+                    MeasuredRate(rate, want_rate) + unit + ", in the window from " +
+                    FormatBytes(w.offset_bytes) + ", " + WhenWords(w.started_at, w.pass) +
+                    ", is below the expected sustained " + expected +
+                    (want.mib ? " (MiB = 2^20 B)" : " (MB = 10^6 B)") +
+                    (got->after_write_cache
+                         ? "; counted after the write cache, from " + FormatBytes(got->from_bytes)
+                         : ""));
+  }
 }
 
 }  // namespace
@@ -108,6 +258,12 @@ Expectations ParseExpectations(std::string_view text) {
                 "' is not a health level to expect (good, or suspect: no worse than suspect)");
       }
       out.health = std::string(value);
+    } else if (key == "worst-stall") {
+      once(out.worst_stall.has_value());
+      out.worst_stall = ParseDurationValue(item, value, "stall");
+    } else if (key == "sustained") {
+      once(out.sustained.has_value());
+      out.sustained = ParseSustained(item, value);
     } else {
       Bad(item, "unknown key '" + std::string(key) + "' (keys: " + kKeys + ")");
     }
@@ -117,8 +273,11 @@ Expectations ParseExpectations(std::string_view text) {
   return out;
 }
 
-ExpectationFigures FiguresOf(const SweepResult& result) {
+ExpectationFigures FiguresOf(const SweepResult& result,
+                             const std::optional<WriteCacheAnalysis>& write_cache) {
   ExpectationFigures f;
+  f.worst_stall = result.requests.worst_stall;
+  f.sustained = SustainedOf(result.requests, write_cache);
   f.blocks_measured = result.blocks_measured;
   f.min_mb_per_s = result.min_mb_per_s;
   f.avg_mb_per_s = result.avg_mb_per_s;
@@ -137,10 +296,10 @@ std::vector<std::string> UnmetExpectations(const Expectations& expected,
     if (!want) return;
     if (figures.blocks_measured == 0) {
       unmet.push_back(std::string(what) + " could not be checked: no block was measured (" +
-                      expected_what + " " + ExpectedRate(*want) + " MB/s)");
+                      expected_what + " " + PlainNumber(*want) + " MB/s)");
     } else if (got < *want) {
       unmet.push_back(std::string(what) + " " + MeasuredRate(got, *want) + " MB/s is below the " +
-                      expected_what + " " + ExpectedRate(*want) + " MB/s (MB = 10^6 B)");
+                      expected_what + " " + PlainNumber(*want) + " MB/s (MB = 10^6 B)");
     }
   };
   rate(expected.min_mb_per_s, figures.min_mb_per_s, "slowest block", "expected minimum");
@@ -166,6 +325,8 @@ std::vector<std::string> UnmetExpectations(const Expectations& expected,
                       *expected.health);
     }
   }
+  if (expected.worst_stall) JudgeWorstStall(*expected.worst_stall, figures.worst_stall, unmet);
+  if (expected.sustained) JudgeSustained(*expected.sustained, figures.sustained, unmet);
   return unmet;
 }
 

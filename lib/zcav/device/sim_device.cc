@@ -405,8 +405,9 @@ class SimSpecParser {
     } else if (key == "hiccups") {
       m_.hiccup_share = ParseFraction(key, value);
       if (m_.hiccup_share > 1) {
-        throw Error("invalid sim: hiccups '" + value + "': a share of the reads, at most 100%",
-                    ErrorKind::kBadInput);
+        throw Error(
+            "invalid sim: hiccups '" + value + "': a share of the reads and writes, at most 100%",
+            ErrorKind::kBadInput);
       }
     } else if (key == "drift") {
       // F:ON:EVERY (ms of virtual time).
@@ -778,7 +779,7 @@ class SimulatedDevice final : public Device {
     std::chrono::nanoseconds took =
         model_.per_read_overhead +
         std::chrono::nanoseconds(static_cast<std::int64_t>((seconds + positioning) * 1e9));
-    if (!write && model_.hiccup_share > 0 && hiccup_uniform_(hiccup_rng_) < model_.hiccup_share) {
+    if (model_.hiccup_share > 0 && hiccup_uniform_(hiccup_rng_) < model_.hiccup_share) {
       took += std::chrono::nanoseconds(
           static_cast<std::int64_t>(hiccup_uniform_(hiccup_rng_) * model_.hiccup_ms * 1e6));
     }

@@ -14,10 +14,11 @@
 // noise of consecutive reads, in time order, is an AR(1) process of lag-1
 // correlation R and stddev `noise`: a host cache or a virtual disk whose
 // speed wanders over time; 0 = independent), hiccups=FRACTION or PCT% (that
-// share of the reads, drawn at random, stalls for up to hiccup=MS
-// milliseconds more, uniformly, default 20: a reader preempted on a busy
-// machine, a host pausing its virtual disk; 0 = none, the default, and the
-// other draws as without it), drift=F:ON:EVERY (for the first ON ms of every
+// share of the reads and writes, drawn at random, stalls for up to
+// hiccup=MS milliseconds more, uniformly, default 20: a reader preempted on
+// a busy machine, a host pausing its virtual disk, a card collecting its
+// garbage mid-write; 0 = none, the default, and the other draws as without
+// it), drift=F:ON:EVERY (for the first ON ms of every
 // EVERY ms of virtual time, reads take 1/F of their time, F from 0.1 to 1: a
 // host's slow periods), pace=N (reads also take 1/N of their virtual time in
 // real time: a demo or a live view that can be watched; the results are the
@@ -161,8 +162,8 @@ struct SimModel {
   // standard normal, so each read's relative noise still has stddev `noise`.
   // 0 <= R < 1; 0 = independent (the same draws as without the key).
   double noise_corr = 0;
-  // hiccups=, hiccup=: the share of reads that stall, and the longest stall
-  // (ms); each stall's length is uniform in [0, hiccup_ms).
+  // hiccups=, hiccup=: the share of reads and writes that stall, and the
+  // longest stall (ms); each stall's length is uniform in [0, hiccup_ms).
   double hiccup_share = 0;
   double hiccup_ms = 20;
   // drift=F:ON:EVERY: for the first ON ms of every EVERY ms of virtual time

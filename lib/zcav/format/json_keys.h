@@ -33,6 +33,8 @@ inline constexpr char kAdaptive[] = "adaptive";
 inline constexpr char kSamples[] = "samples";
 inline constexpr char kErrors[] = "errors";
 inline constexpr char kSlowRegions[] = "slow_regions";
+inline constexpr char kWorstStall[] = "worst_stall";
+inline constexpr char kSustained[] = "sustained";
 inline constexpr char kStatus[] = "status";
 inline constexpr char kPartial[] = "partial";
 inline constexpr char kFinished[] = "finished";
@@ -144,6 +146,13 @@ inline constexpr char kBoundedByBudget[] = "bounded_by_budget";
 inline constexpr char kMessage[] = "message";
 inline constexpr char kMs[] = "ms";
 inline constexpr char kExpectedMs[] = "expected_ms";
+
+// "worst_stall" (offset_bytes, length_bytes, ms, pass, seconds above) and
+// "sustained" (also mb_per_s, bytes).
+inline constexpr char kWindowSeconds[] = "window_seconds";
+inline constexpr char kFromBytes[] = "from_bytes";
+inline constexpr char kAfterWriteCache[] = "after_write_cache";
+inline constexpr char kTimedSeconds[] = "timed_seconds";
 
 // "health", "smart" (its "before" and "after" snapshots, its "increases"),
 // "temperatures" and "thermal_drops".

@@ -24,6 +24,14 @@
 //   "errors":[{"offset_bytes","length_bytes","errno","error","pass",
 //              "bounded_by_budget"}],     <- unreadable ranges, merged
 //   "slow_regions":[{"offset_bytes","length_bytes","ms","expected_ms","pass"}],
+//   "worst_stall":{"offset_bytes","length_bytes","ms","pass","seconds"},
+//                              <- the longest request (request_timeline.h); null
+//                                 when none was timed (an adaptive sweep)
+//   "sustained":{"window_seconds","from_bytes","after_write_cache","timed_seconds",
+//                "mb_per_s","bytes","offset_bytes","pass","seconds"},
+//                              <- the lowest window after the write cache
+//                                 (analysis/sustained.h); its last five null when
+//                                 less than a window was timed; null as above
 //   "status":"complete","partial":false,
 //   "finished":"2026-..Z"}     <- start + wall time, UTC (null when the start is unknown)
 //
@@ -40,6 +48,7 @@
 #include <system_error>
 #include <vector>
 
+#include "zcav/analysis/sustained.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -250,6 +259,35 @@ Json UnreadableJson(const UnreadableRange& u) {
 
 Json SlowJson(const SlowRegion& x) { return Json::parse(SlowRegionJson(x)); }
 
+// "worst_stall": where (pass from 1) and when (s into the run) the longest
+// request began, and what it took; null when none was timed.
+Json WorstStallJson(const RequestSummary& r) {
+  if (!r.worst_stall) return nullptr;
+  const WorstStall& w = *r.worst_stall;
+  return {{keys::kOffsetBytes, w.offset_bytes},
+          {keys::kLengthBytes, w.length_bytes},
+          {keys::kMs, Finite(Millis(w.duration))},
+          {keys::kPass, w.pass + 1},
+          {keys::kSeconds, Seconds(w.started_at)}};
+}
+
+// "sustained" (see the file comment); null when no request was timed.
+Json SustainedJson(const std::optional<SustainedFigure>& f) {
+  if (!f) return nullptr;
+  Json j;
+  j[keys::kWindowSeconds] = Seconds(f->window);
+  j[keys::kFromBytes] = f->from_bytes;
+  j[keys::kAfterWriteCache] = f->after_write_cache;
+  j[keys::kTimedSeconds] = Seconds(f->timed);
+  const std::optional<LowestWindow>& w = f->lowest;
+  j[keys::kMbPerS] = w ? Json(Finite(w->mb_per_s)) : Json(nullptr);
+  j[keys::kBytes] = w ? Json(w->bytes) : Json(nullptr);
+  j[keys::kOffsetBytes] = w ? Json(w->offset_bytes) : Json(nullptr);
+  j[keys::kPass] = w ? Json(w->pass + 1) : Json(nullptr);
+  j[keys::kSeconds] = w ? Json(Seconds(w->started_at)) : Json(nullptr);
+  return j;
+}
+
 template <typename T>
 Json OrNull(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
@@ -355,6 +393,7 @@ class JsonWriter final : public JsonDocumentWriter {
 
   void OnZones(const ZoneAnalysis& analysis, const ZoneReportContext& context) override {
     zones_ = Json::parse(ZoneAnalysisJson(analysis, context));
+    write_cache_ = context.write_cache;
   }
 
   void OnHealth(const HealthReport& report) override { health_ = HealthMembers(report); }
@@ -398,6 +437,8 @@ class JsonWriter final : public JsonDocumentWriter {
     }
     s += Member(keys::kErrors, errors) + ",\n";
     s += Member(keys::kSlowRegions, slow) + ",\n";
+    s += Member(keys::kWorstStall, WorstStallJson(r.requests)) + ",\n";
+    s += Member(keys::kSustained, SustainedJson(SustainedOf(r.requests, write_cache_))) + ",\n";
     s += Member(keys::kStatus, r.StatusText()) + "," + Member(keys::kPartial, r.partial()) + ",\n" +
          Member(keys::kFinished, StringOrNull(UtcPlusSeconds(started_, r.wall_seconds)));
     if (r.status == SweepStatus::kReadError || r.status == SweepStatus::kDeviceGone ||
@@ -460,9 +501,11 @@ class JsonWriter final : public JsonDocumentWriter {
   bool first_block_ = true;
   std::vector<PassSummary> passes_;  // fallback when the result carries none
   Json zones_ = Json::object();      // set by OnZones
-  std::string health_;               // set by OnHealth: members, each ending ",\n"
-  std::string adaptive_;             // set by OnAdaptive: the member, ending ",\n"
-  std::size_t blocks_ = 0;           // blocks written
+  // Set by OnZones: a write sweep's cache, whose end starts the sustained rate.
+  std::optional<WriteCacheAnalysis> write_cache_;
+  std::string health_;      // set by OnHealth: members, each ending ",\n"
+  std::string adaptive_;    // set by OnAdaptive: the member, ending ",\n"
+  std::size_t blocks_ = 0;  // blocks written
   std::uint32_t passes_planned_ = 1;
   std::string started_;  // RunInfo::start_time_utc
   struct TimedSample {

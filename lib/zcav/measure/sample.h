@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "zcav/device/device_info.h"
+#include "zcav/measure/request_timeline.h"
 
 namespace zcav {
 
@@ -38,6 +39,9 @@ struct SweepPlan {
   std::uint64_t max_errors = 0;
   // Stop once this much clock time has passed (--max-time); 0 = never.
   std::chrono::nanoseconds max_time{0};
+  // The window of the sustained rate (SweepResult::requests). Not recorded
+  // in the outputs' options: the result's "sustained" names it.
+  std::chrono::nanoseconds sustained_window{std::chrono::seconds(10)};
 
   std::uint64_t BlockOffset(std::uint64_t index) const {
     return start_bytes + index * skip * block_bytes;
@@ -215,6 +219,12 @@ struct SweepResult {
   std::optional<double> cached_share_at_end;
   // The passes' latency classes added up.
   LatencyClasses LatencyTotals() const;
+  // Every clean chunk's read or write call, timed (request_timeline.h): the
+  // worst stall and the lowest rate over plan.sustained_window, a write
+  // sweep's first pass in parts of whole blocks (so that the part after its
+  // write cache can be chosen: analysis/sustained.h). Chunks read before a
+  // resume are not in it; an adaptive sweep leaves it empty (requests 0).
+  RequestSummary requests;
 
   bool partial() const { return status != SweepStatus::kComplete; }
   // "complete", "partial: interrupted", "partial: gave up after 2 unreadable

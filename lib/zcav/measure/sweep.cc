@@ -54,6 +54,10 @@ constexpr std::size_t kSlowWarmup = 8;
 // (it was 70 % of a simulated sweep's time); a quarter of the window moves
 // it little.
 constexpr std::size_t kSlowRefresh = 8;
+// A write sweep's first pass is kept in at most this many parts for the
+// sustained rate (RequestTimeline::StartPart): the write cache's end is
+// found to 1/4096 of the range at worst, and a part takes under 100 bytes.
+constexpr std::uint64_t kMaxParts = 4096;
 
 // Bytes of [offset, offset+length) inside the (sorted, disjoint) ranges.
 std::uint64_t OverlapBytes(const std::vector<UnreadableRange>& ranges, std::uint64_t offset,
@@ -517,8 +521,12 @@ SweepPlan PlanSweep(const DeviceInfo& device, const SweepOptions& options) {
   if (options.max_time.count() < 0) {
     throw Error("invalid time limit: must be above 0 (or 0 for none)", ErrorKind::kBadInput);
   }
+  if (options.sustained_window.count() <= 0) {
+    throw Error("invalid sustained-rate window: must be above 0", ErrorKind::kBadInput);
+  }
   plan.max_errors = options.max_errors;
   plan.max_time = options.max_time;
+  plan.sustained_window = options.sustained_window;
   plan.write = options.write;
   plan.slow_factor = options.slow_factor;
   ChooseEngine(device, options, plan);
@@ -649,8 +657,9 @@ class SweepRunner {
   void CompleteBatch();
   bool RecoverFailures();
   // A chunk read (or recovered) cleanly in `share`, found at `at` in an
-  // interval of `wait` (the floor of the slow test applies to the wait).
-  // Defined here, inline: it runs for every chunk.
+  // interval of `wait` (the floor of the slow test applies to the wait; it
+  // is the request's stall: at queue depth 1 its own time). Defined here,
+  // inline: it runs for every chunk.
   void ChunkDone(const ChunkInFlight& c, Nanos share, Nanos wait, Nanos at) {
     BlockInFlight& b = blocks_[c.block % window_];
     --b.chunks_left;
@@ -658,6 +667,11 @@ class SweepRunner {
     b.last_done = std::max(b.last_done, at);
     b.worst = std::max(b.worst, share);
     summary_.latency.Add(Millis(share));
+    if (part_blocks_ != 0 && pass_ == 0 && c.block % part_blocks_ == 0 &&
+        c.offset_bytes == plan_.BlockOffset(c.block)) {
+      requests_.StartPart();
+    }
+    requests_.Add({c.offset_bytes, c.length_bytes, pass_, at - share - wall_start_, share}, wait);
     ReportSlow(slow_.Add(c.offset_bytes, c.length_bytes, share, wait, pass_));
   }
   void FinishBlocks();
@@ -683,6 +697,10 @@ class SweepRunner {
   std::vector<float> rates_;
   // Per block, its slowest clean chunk over the passes so far (ms).
   std::vector<float> worst_ms_;
+  // Every clean chunk's call, in completion order (SweepResult::requests);
+  // a write sweep's first pass in parts of part_blocks_ blocks (0: one part).
+  RequestTimeline requests_;
+  const std::uint64_t part_blocks_;
   SweepResult result_;
   SlowDetector slow_;
 
@@ -742,6 +760,8 @@ SweepRunner::SweepRunner(Device& device, const RunInfo& run, Clock& clock, Sampl
                  : MakeSyncQueue(device, plan_.chunk_bytes, false)),
       rates_(plan_.block_count * passes_, std::numeric_limits<float>::quiet_NaN()),
       worst_ms_(plan_.block_count, 0.0F),
+      requests_(plan_.sustained_window),
+      part_blocks_(plan_.write ? (plan_.block_count + kMaxParts - 1) / kMaxParts : 0),
       slow_(plan_.slow_factor),
       start_pass_(resume != nullptr ? resume->pass : 0),
       start_block_(resume != nullptr ? resume->block : 0),
@@ -1108,6 +1128,7 @@ void SweepRunner::Finish() {
   const auto storage_end = clock_.StorageReadBytes();
   if (storage_start_ && storage_end) result_.storage_read_bytes = *storage_end - *storage_start_;
   result_.cached_share_at_end = device_.CachedShare();
+  result_.requests = requests_.Summary();
   sink_.OnFinish(result_);
 }
 

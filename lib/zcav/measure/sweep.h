@@ -91,6 +91,10 @@ struct SweepOptions {
   std::uint32_t queue_depth = 0;
   // Default: kAuto.
   ReadEngineChoice engine = ReadEngineChoice::kAuto;
+  // The window of the sustained rate: the lowest rate held over any window
+  // this long of the requests' time (SweepResult::requests; --expect
+  // sustained=RATE@WINDOW). Above 0. Default: 10 s.
+  std::chrono::nanoseconds sustained_window{std::chrono::seconds(10)};
   // Write mode (zcav sweep --write): every chunk is written (pwrite of the
   // data stamped sector by sector, write_stamp.h) instead of read, timed the same way:
   // the sequential write rate by position. Destroys the data in the range.

@@ -1,5 +1,6 @@
 #include "zcav/device/sim_device.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
@@ -478,15 +479,19 @@ TEST_CASE("The optical presets are 2048-byte-sector CAV discs", "[sim_device]") 
 
 namespace {
 
-// The rates (MB/s) of `count` consecutive 1 MiB reads from the start of `spec`.
-std::vector<double> ConsecutiveRates(const std::string& spec, int count) {
+// The rates (MB/s) of `count` consecutive 1 MiB reads (or writes) from the
+// start of `spec`.
+std::vector<double> ConsecutiveRates(const std::string& spec, int count, bool write = false) {
   zcav::VirtualClock clock;
   auto dev = zcav::MakeSimulatedDevice(zcav::ParseSimSpec(spec), clock);
   zcav::AlignedBuffer buf(zcav::kMiB, 4096);
   std::vector<double> rates;
   for (int i = 0; i < count; ++i) {
     const auto before = clock.Now();
-    REQUIRE_FALSE(dev->ReadAt(static_cast<std::uint64_t>(i) * zcav::kMiB, buf.span(zcav::kMiB)));
+    const std::uint64_t at = static_cast<std::uint64_t>(i) * zcav::kMiB;
+    const std::error_code ec =
+        write ? dev->WriteAt(at, buf.span(zcav::kMiB)) : dev->ReadAt(at, buf.span(zcav::kMiB));
+    REQUIRE_FALSE(ec);
     rates.push_back(static_cast<double>(zcav::kMiB) / 1e6 /
                     std::chrono::duration<double>(clock.Now() - before).count());
   }
@@ -562,6 +567,27 @@ TEST_CASE("hiccups= stalls that share of the reads for up to hiccup= ms", "[sim_
     CAPTURE(bad);
     CHECK_THROWS_MATCHES(zcav::ParseSimSpec(bad), zcav::Error, bad_input);
   }
+}
+
+TEST_CASE("hiccups= stalls writes too: a card collecting its garbage", "[sim_device]") {
+  // A card's write cache, then its slower rate; 5 % of the writes stall.
+  const char* card = "sim:ssd?noise=0&wcache=64M&wcache_rate=90&wrate=30";
+  const std::vector<double> steady = ConsecutiveRates(card, 400, /*write=*/true);
+  const std::vector<double> stalled =
+      ConsecutiveRates(std::string(card) + "&hiccups=5%&hiccup=300", 400, /*write=*/true);
+  int slowed = 0;
+  double longest_extra_s = 0;
+  for (std::size_t i = 0; i < steady.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(stalled[i] <= steady[i]);
+    const double extra_s = 1.048576 / stalled[i] - 1.048576 / steady[i];
+    CHECK(extra_s <= 0.300 + 1e-9);
+    longest_extra_s = std::max(longest_extra_s, extra_s);
+    slowed += stalled[i] < steady[i] ? 1 : 0;
+  }
+  CHECK(slowed > 8);  // 5 % of 400: 20, sd 4.4
+  CHECK(slowed < 32);
+  CHECK(longest_extra_s > 0.150);
 }
 
 TEST_CASE("drift= slows every read for ON ms of every EVERY ms", "[sim_device]") {
