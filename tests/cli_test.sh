@@ -2117,6 +2117,22 @@ check "zcav profile --expect worst-stall below its read stalls: exit 5" 5 \
 expect_eq "$(grep -c '^zcav: below expectations: worst stall ' "$ERR")" 1 "worst-stall lines"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["worst_stall"]["ms"] > 50 and d["sustained"]["after_write_cache"] is False, d["worst_stall"]' \
   pw/profile.json 2>"$WORK/py.err" || problem "pw/profile.json: $(tail -n 1 "$WORK/py.err")"
+check "zcav verify --expect on a card with stalls: met, the worst stall and sustained rate said" 0 \
+  "$ZCAV" verify "$CARD" --destroy-data --quiet --expect worst-stall=400ms,sustained=10MB/s@5s
+expect_grep "^worst write stall: [0-9.]+ ms at [0-9.]+ MiB" "$OUT" stdout
+expect_grep "^sustained write: [0-9.]+ MB/s, the lowest over 5 s, .*after the write cache, which ends at 64.0 MiB" "$OUT" stdout
+check "zcav verify --expect above the card: exit 5, a line for each gate" 5 \
+  "$ZCAV" verify "$CARD" --destroy-data --quiet --format json -o vg.json \
+  --expect worst-stall=100ms,sustained=35MB/s@5s
+expect_eq "$(grep -c '^zcav: below expectations: ' "$ERR")" 2 "lines below expectations"
+python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verify"]; assert v["verdict"] == "genuine" and v["worst_stall"]["ms"] > 100 and v["sustained"]["after_write_cache"] and 10 < v["sustained"]["mb_per_s"] < 35, v["sustained"]' \
+  vg.json 2>"$WORK/py.err" || problem "vg.json: $(tail -n 1 "$WORK/py.err")"
+check "zcav verify --expect on a fake: not genuine (6) wins over the gate" 6 \
+  "$ZCAV" verify "sim:ssd?size=512M&real=128M&hiccups=2%&hiccup=300" --destroy-data --quiet \
+  --expect worst-stall=100ms
+bad_input "zcav verify --expect min=" verify sim:ssd --destroy-data --expect min=10
+expect_grep "judges the write pass" "$ERR" stderr
+bad_input "zcav verify --quick --expect" verify sim:ssd --destroy-data --quick --expect worst-stall=1s
 check "zcav profile --max-time: the sweep stops, exit 0, marked partial" 0 \
   "$ZCAV" profile "sim:hdd?size=4G" --full --quiet -o pt --max-time 10s
 expect_grep "^zcav: time limit of 10s reached \(--max-time\); what was measured is in pt/" "$ERR" stderr

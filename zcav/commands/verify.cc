@@ -15,6 +15,9 @@
 #include "../options.h"
 #include "../write_confirm.h"
 #include "commands.h"
+#include "zcav/analysis/expectations.h"
+#include "zcav/analysis/write_cache.h"
+#include "zcav/analysis/zone_detector.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
@@ -40,6 +43,7 @@ struct VerifyCommandOptions {
   bool force_in_use = false;            // --force-in-use. Default: false
   std::optional<NewTestFile> new_file;  // --create-size SIZE. Default: none
   VerifyOptions verify;                 // --chunk-size, --block-size
+  Expectations expect;                  // --expect worst-stall=, sustained= only. Default: none
   bool quick = false;                   // --quick: spot checks (verify_quick.h). Default: false
   QuickVerifyOptions quick_options;     // --keep-data, --cache-flush
 };
@@ -61,6 +65,7 @@ the device written (spot checks: a small lost range can lie between probes);
 --keep-data saves what each probe overwrites and writes it back at the end
 (then --destroy-data is not needed; a crash before the write-back loses it).
 Exit status: 0 genuine, 6 not genuine (fake capacity, data loss, unreadable),
+5 genuine but below --expect,
 130 interrupted (the partial result is written: --resume goes on), 2 bad input,
 3 device gone, 1 an output could not be written.
 Units: MB = 10^6 B, MiB = 2^20 B, GB = 10^9 B.
@@ -96,6 +101,10 @@ po::options_description DescribeVerify() {
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "create DEVICE as a new file of SIZE for the test (an existing file is refused)")(
       "force-in-use", "write the block device even while other processes have it open")(
+      "expect", po::value<std::string>()->value_name("KEY=VALUE,..."),
+      "gates on the write pass, for recorders: worst-stall=DURATION (the longest write, e.g. "
+      "500ms) and sustained=RATE@WINDOW (the lowest rate over any WINDOW after the write "
+      "cache, e.g. 30MB/s@10s); exit 5 when one is not met (6, not genuine, wins)")(
       "quiet,q", "no progress or notes on stderr");
   return desc;
 }
@@ -120,8 +129,20 @@ VerifyCommandOptions ReadVerifyOptions(const po::variables_map& vm) {
     out.quick_options.cache_flush_bytes =
         ParseSize(vm["cache-flush"].as<std::string>(), "--cache-flush", true);
   }
+  if (vm.count("expect")) {
+    out.expect = ParseExpectations(vm["expect"].as<std::string>());
+    const Expectations& e = out.expect;
+    if (e.min_mb_per_s || e.avg_mb_per_s || e.max_slow_regions || e.max_unreadable || e.health) {
+      throw Error(
+          "zcav verify --expect judges the write pass: worst-stall= and sustained= (what came "
+          "back is the verdict)",
+          ErrorKind::kBadInput);
+    }
+    if (e.sustained) out.verify.sustained_window = e.sustained->window;
+  }
   if (out.quick) {
-    for (const char* key : {"resume", "plot", "block-size", "chunk-size", "create-size"}) {
+    for (const char* key :
+         {"resume", "plot", "block-size", "chunk-size", "create-size", "expect"}) {
       if (vm.count(key)) {
         throw Error(std::string("--") + key +
                         " is for a full verify; --quick writes probes, not every chunk",
@@ -200,20 +221,40 @@ class Progress {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// The write pass's worst stall and sustained rate after its write cache
+// (the zones of its write curve show the cache), and a card's promise.
+VerifyWriteFigures WriteFiguresOf(const VerifyResult& r, const DeviceInfo& device) {
+  VerifyWriteFigures f;
+  f.worst_stall = r.write_requests.worst_stall;
+  Curve curve;
+  for (const VerifyBlock& b : r.blocks) {
+    if (b.write_mb_per_s > 0) curve.push_back({b.offset_bytes, b.length_bytes, b.write_mb_per_s});
+  }
+  std::optional<WriteCacheAnalysis> cache;
+  if (curve.size() >= 2) cache = AnalyzeWriteCache(DetectZones(curve, ZoneOptions{}), 0);
+  f.sustained = SustainedOf(r.write_requests, cache);
+  f.card = CardPromiseOf(device.link_state);
+  return f;
+}
+
 std::string ResultText(const VerifyCommandOptions& o, const VerifyResult& r,
-                       const DeviceInfo& device) {
-  if (o.format == "text") return VerifyReportText(r, o.device);
+                       const DeviceInfo& device, const VerifyWriteFigures& f) {
+  if (o.format == "text") return VerifyReportText(r, o.device) + VerifyWriteFiguresText(f);
+  Json verify = Json::parse(VerifyJsonText(r, o.device));
+  verify[json_keys::kWorstStall] = Json::parse(WorstStallJsonText(r.write_requests));
+  verify[json_keys::kSustained] = Json::parse(SustainedJsonText(f.sustained));
+  verify[json_keys::kCardPromise] = Json::parse(CardPromiseJsonText(f));
   const Json doc = {{json_keys::kSchemaVersion, kSchemaVersion},
                     {json_keys::kDevice, Json::parse(ProbeDeviceJson(device))},
-                    {json_keys::kVerify, Json::parse(VerifyJsonText(r, o.device))},
+                    {json_keys::kVerify, std::move(verify)},
                     {json_keys::kPartial, r.interrupted}};
   return Dump(doc);
 }
 
 void WriteOutputs(const VerifyCommandOptions& o, const VerifyResult& r, const DeviceInfo& device,
-                  const Invocation& inv) {
+                  const VerifyWriteFigures& f, const Invocation& inv) {
   const std::vector<std::string> inputs = {o.device};
-  WriteWholeResult(o.output, inputs, ResultText(o, r, device), inv.out);
+  WriteWholeResult(o.output, inputs, ResultText(o, r, device, f), inv.out);
   if (!o.badblocks.empty() && !r.interrupted) {
     const std::string list = BadBlocksList(r);
     WriteWholeResult(o.badblocks, inputs, list, inv.out);
@@ -319,7 +360,8 @@ int RunVerifyCommand(const VerifyCommandOptions& options, const Invocation& inv)
             << FormatBytes(saved->read_done_bytes) << "\n";
   }
   const VerifyResult r = RunVerify(d.device(), d.clock(), o, &inv.stop);
-  WriteOutputs(options, r, info, inv);
+  const VerifyWriteFigures figures = WriteFiguresOf(r, info);
+  WriteOutputs(options, r, info, figures, inv);
   if (!options.quiet) {
     if (r.interrupted) {
       inv.err << "zcav: verify interrupted; "
@@ -332,7 +374,15 @@ int RunVerifyCommand(const VerifyCommandOptions& options, const Invocation& inv)
               << " is not genuine: " << VerifyVerdictName(r.verdict) << "\n";
     }
   }
-  return ExitCodeOf(r);
+  const int code = ExitCodeOf(r);
+  if (code != 0 || options.expect.empty()) return code;
+  ExpectationFigures gate;
+  gate.blocks_measured = r.blocks.size();
+  gate.worst_stall = figures.worst_stall;
+  gate.sustained = figures.sustained;
+  const std::vector<std::string> unmet = UnmetExpectations(options.expect, gate);
+  for (const std::string& line : unmet) inv.err << "zcav: below expectations: " << line << "\n";
+  return unmet.empty() ? 0 : kExitBelowExpectations;
 }
 
 }  // namespace

@@ -245,5 +245,10 @@ inline constexpr char kFlushBytes[] = "flush_bytes";
 inline constexpr char kKeptData[] = "kept_data";
 inline constexpr char kSavedBytes[] = "saved_bytes";
 inline constexpr char kRestored[] = "restored";
+// zcav verify's "card_promise" (and kMbPerS).
+inline constexpr char kCardPromise[] = "card_promise";
+inline constexpr char kGrade[] = "grade";
+inline constexpr char kSustainedMbPerS[] = "sustained_mb_per_s";
+inline constexpr char kMet[] = "met";
 
 }  // namespace zcav::json_keys

@@ -639,6 +639,14 @@ class EventsWriterImpl final : public EventsWriter {
 
 }  // namespace
 
+std::string WorstStallJsonText(const RequestSummary& requests) {
+  return Dump(WorstStallJson(requests));
+}
+
+std::string SustainedJsonText(const std::optional<SustainedFigure>& sustained) {
+  return Dump(SustainedJson(sustained));
+}
+
 std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out) {
   return std::make_unique<JsonWriter>(out);
 }

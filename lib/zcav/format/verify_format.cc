@@ -271,6 +271,38 @@ std::string VerifyReportText(const VerifyResult& r, const std::string& device,
   return t;
 }
 
+std::string VerifyWriteFiguresText(const VerifyWriteFigures& f) {
+  std::string t;
+  if (f.worst_stall) {
+    const WorstStall& w = *f.worst_stall;
+    t += "worst write stall: " +
+         FormatFixed(std::chrono::duration<double, std::milli>(w.duration).count(), 1) + " ms at " +
+         Mib(w.offset_bytes) + ", " +
+         FormatFixed(std::chrono::duration<double>(w.started_at).count(), 1) + " s into the run\n";
+  }
+  if (f.sustained && f.sustained->lowest) {
+    const SustainedFigure& s = *f.sustained;
+    t += "sustained write: " + FormatFixed(s.lowest->mb_per_s, 1) + " MB/s, the lowest over " +
+         FormatFixed(std::chrono::duration<double>(s.window).count(), 0) + " s, from " +
+         Mib(s.lowest->offset_bytes) +
+         (s.after_write_cache ? " (after the write cache, which ends at " + Mib(s.from_bytes) + ")"
+                              : std::string()) +
+         "\n";
+    if (f.card) t += CardPromiseSentence(*f.card, s.lowest->mb_per_s) + "\n";
+  }
+  return t;
+}
+
+std::string CardPromiseJsonText(const VerifyWriteFigures& f) {
+  if (!f.card || !f.sustained || !f.sustained->lowest) return "null";
+  const double rate = f.sustained->lowest->mb_per_s;
+  const Json j = {{keys::kGrade, f.card->grade},
+                  {keys::kMbPerS, f.card->mb_per_s},
+                  {keys::kSustainedMbPerS, std::isfinite(rate) ? rate : 0.0},
+                  {keys::kMet, rate >= f.card->mb_per_s}};
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string QuickVerifyJsonText(const QuickVerifyResult& r) {
   const Json j = {{keys::kGoodBytes, r.good_bytes},
                   {keys::kBadBytes, r.bad_bytes},

@@ -12,8 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "zcav/analysis/card_class.h"
+#include "zcav/analysis/sustained.h"
 #include "zcav/measure/verify.h"
 #include "zcav/measure/verify_quick.h"
 
@@ -35,6 +38,21 @@ std::string QuickVerifyJsonText(const QuickVerifyResult& r);
 // The summary of a quick check: spot checks, what was written, the verdict,
 // the bracket of the usable size and how sure it is, the data kept.
 std::string QuickVerifyReportText(const QuickVerifyResult& r, const std::string& device);
+
+// What the write pass says to a recorder: its worst stall, its sustained
+// rate (after the write cache), and what a graded SD card promises.
+struct VerifyWriteFigures {
+  std::optional<WorstStall> worst_stall;
+  std::optional<SustainedFigure> sustained;
+  std::optional<CardPromise> card;
+};
+// Lines for the text summary: "worst write stall: 812.0 ms at 1.23 GiB ...",
+// "sustained write: 12.3 MB/s over 10 s ...", the card's promise. Empty when
+// nothing was timed.
+std::string VerifyWriteFiguresText(const VerifyWriteFigures& figures);
+// The card's promise as the JSON member "card_promise" {grade, mb_per_s,
+// sustained_mb_per_s, met} ("null" without a promise or a sustained rate).
+std::string CardPromiseJsonText(const VerifyWriteFigures& figures);
 
 // Parses the member back (for --resume). `where` names the file in a
 // message. Throws Error(kBadInput) "WHERE: verify: ..." for anything that is

@@ -17,10 +17,12 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "zcav/analysis/sustained.h"
 #include "zcav/format/result_sink.h"
 
 namespace zcav {
@@ -46,6 +48,12 @@ std::unique_ptr<ResultSink> MakeWriter(OutputFormat format, std::ostream& out, b
 std::unique_ptr<ResultSink> MakeRawWriter(std::ostream& out, bool seekable);
 std::unique_ptr<ResultSink> MakeCsvWriter(std::ostream& out);
 std::unique_ptr<ResultSink> MakeJsonWriter(std::ostream& out);
+
+// The JSON document's "worst_stall" and "sustained" values as text ("null"
+// when nothing was timed), for other documents that report them (zcav
+// verify's write pass).
+std::string WorstStallJsonText(const RequestSummary& requests);
+std::string SustainedJsonText(const std::optional<SustainedFigure>& sustained);
 
 // A JSON result whose members after "blocks" wait for the command (zcav
 // profile's profile.json: its access, burst and verdict are measured after

@@ -77,7 +77,9 @@ class Verifier {
         stop_(stop),
         size_(device.info().size_bytes),
         block_bytes_(o.resume != nullptr ? o.resume->block_bytes : BlockBytes(o, size_)),
-        buffer_(o.chunk_bytes, std::max<std::uint64_t>(device.info().sector_bytes, 4096)) {
+        buffer_(o.chunk_bytes, std::max<std::uint64_t>(device.info().sector_bytes, 4096)),
+        timeline_(o.sustained_window),
+        run_start_(clock.Now()) {
     if (o.resume != nullptr) {
       CheckVerifyResume(*o.resume, size_, o.chunk_bytes);
       result_ = *o.resume;
@@ -104,6 +106,7 @@ class Verifier {
 
   VerifyResult Run() {
     if (result_.write_done_bytes == size_ || Pass(true)) Pass(false);
+    result_.write_requests = timeline_.Summary();
     JudgeVerify(result_);
     return std::move(result_);
   }
@@ -122,6 +125,7 @@ class Verifier {
       }
       const std::uint64_t n = std::min(options_.chunk_bytes, size_ - at);
       const std::span<std::byte> chunk = buffer_.span(n);
+      if (write && at % block_bytes_ == 0) timeline_.StartPart();
       if (write) StampWrite(chunk, at, result_.run_id, memo_);
       const auto t0 = clock_.Now();
       const std::error_code ec = write ? device_.WriteAt(at, chunk) : device_.ReadAt(at, chunk);
@@ -133,6 +137,7 @@ class Verifier {
         return false;
       }
       if (!ec) {
+        if (write) timeline_.Add({at, n, 0, t0 - run_start_, took});
         block_bytes += n;
         block_time += took;
         (write ? result_.written_bytes : result_.read_bytes) += n;
@@ -180,6 +185,8 @@ class Verifier {
   const std::uint64_t block_bytes_;
   AlignedBuffer buffer_;
   StampMemo memo_;
+  RequestTimeline timeline_;
+  const std::chrono::nanoseconds run_start_;
   VerifyResult result_;
 };
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "zcav/base/clock.h"
 #include "zcav/device/device.h"
 #include "zcav/device/write_stamp.h"
+#include "zcav/measure/request_timeline.h"
 
 namespace zcav {
 
@@ -67,6 +69,8 @@ struct VerifyOptions {
   // Called after each block of either pass: writing or reading, and the
   // bytes of that pass done. Default: none.
   std::function<void(bool writing, std::uint64_t done_bytes)> progress;
+  // The window of the write pass's lowest rate (write_requests). Default: 10 s.
+  std::chrono::nanoseconds sustained_window = std::chrono::seconds(10);
 };
 
 struct VerifyResult {
@@ -84,6 +88,10 @@ struct VerifyResult {
   std::uint64_t read_done_bytes = 0;
   std::uint64_t chunk_bytes = 0;  // the chunk and block sizes the run used
   std::uint64_t block_bytes = 0;
+  // The write pass's requests (this run's, after a resume): its worst stall
+  // and lowest rate over sustained_window, a part per block (SustainedOf
+  // picks the part after a write cache). Not saved with a result.
+  RequestSummary write_requests;
   std::vector<VerifyBlock> blocks;
   std::vector<VerifyRange> ranges;  // in order; cover what was read back
   VerifyVerdict verdict = VerifyVerdict::kGenuine;
