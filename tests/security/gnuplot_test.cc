@@ -10,13 +10,17 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "testutil.h"
 #include "zcav/analysis/fleet.h"
+#include "zcav/base/clock.h"
 #include "zcav/base/error.h"
+#include "zcav/device/sim_device.h"
+#include "zcav/measure/verify.h"
 #include "zcav/report/fleet_report.h"
 #include "zcav/report/plot.h"
 
@@ -177,6 +181,33 @@ TEST_CASE("Random labels, models, serials and file names stay inside the scripts
     CheckSafeScript(
         test::ReadFile(WritePlot(PlotKind::kComparison, {a, b}, d, name, {}).script_path),
         benign_cmp);
+  }
+}
+
+TEST_CASE("A verify plot keeps a hostile model and label inside its quoted strings", "[security]") {
+  VirtualClock clock;
+  const std::unique_ptr<Device> device =
+      MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=64M&real=16M&noise=0"), clock);
+  const auto verified = [&](const std::string& label) {
+    PlotInput in;
+    in.profile.verify = RunVerify(*device, clock, VerifyOptions{}, nullptr);
+    in.label = label;
+    return in;
+  };
+  std::mt19937_64 rng(0x39'0f0e'7ab1ULL);
+  test::TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string benign =
+      test::ReadFile(WritePlot(PlotKind::kVerify, {verified("A")}, d, "b", {}).script_path);
+  for (int i = 0; i < 50; ++i) {
+    PlotInput in = verified(AttackerText(rng));
+    in.profile.device_model = AttackerText(rng);
+    CAPTURE(i, in.label);
+    const PlotFiles files = WritePlot(PlotKind::kVerify, {in}, d, "v", {});
+    CheckSafeScript(test::ReadFile(files.script_path), benign);
+    for (const std::string& data : files.data_paths) {
+      CHECK(ControlIn(test::ReadFile(data)).empty());
+    }
   }
 }
 

@@ -130,6 +130,20 @@ double MeanRate(const VerifyResult& r, bool write) {
   return n == 0 ? 0 : sum / static_cast<double>(n);
 }
 
+// The notes and, for a fake, the partition command to offer (full and quick).
+std::string NotesAndFixText(const VerifyResult& r, const std::string& device) {
+  std::string t;
+  for (const std::string& note : r.notes) t += "note: " + TerminalText(note) + "\n";
+  const std::string command = PartitionCommand(r, device);
+  if (!command.empty()) {
+    t += "to use only what holds data, one partition of " +
+         FormatBytes(r.usable_bytes / kMiB * kMiB) +
+         " (an MBR label; printed, not run; it destroys what is on the device):\n  " +
+         TerminalText(command) + "\n";
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string ShellQuote(const std::string& text) {
@@ -260,15 +274,7 @@ std::string VerifyReportText(const VerifyResult& r, const std::string& device,
   t += "written " + FormatBytes(r.written_bytes) + " at " + FormatFixed(MeanRate(r, true), 1) +
        " MB/s, read back " + FormatBytes(r.read_bytes) + " at " +
        FormatFixed(MeanRate(r, false), 1) + " MB/s (mean of the blocks; MB = 10^6 B)\n";
-  for (const std::string& note : r.notes) t += "note: " + TerminalText(note) + "\n";
-  const std::string command = PartitionCommand(r, device);
-  if (!command.empty()) {
-    t += "to use only what holds data, one partition of " +
-         FormatBytes(r.usable_bytes / kMiB * kMiB) +
-         " (an MBR label; printed, not run; it destroys what is on the device):\n  " +
-         TerminalText(command) + "\n";
-  }
-  return t;
+  return t + NotesAndFixText(r, device);
 }
 
 std::string VerifyWriteFiguresText(const VerifyWriteFigures& f) {
@@ -341,15 +347,7 @@ std::string QuickVerifyReportText(const QuickVerifyResult& q, const std::string&
              ? "kept and wrote back " + FormatBytes(q.saved_bytes) + " of the device's data\n"
              : "NOT all of the device's data was written back (see the notes)\n";
   }
-  for (const std::string& note : r.notes) t += "note: " + TerminalText(note) + "\n";
-  const std::string command = PartitionCommand(r, device);
-  if (!command.empty()) {
-    t += "to use only what holds data, one partition of " +
-         FormatBytes(r.usable_bytes / kMiB * kMiB) +
-         " (an MBR label; printed, not run; it destroys what is on the device):\n  " +
-         TerminalText(command) + "\n";
-  }
-  return t;
+  return t + NotesAndFixText(r, device);
 }
 
 }  // namespace zcav
