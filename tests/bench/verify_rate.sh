@@ -5,7 +5,9 @@
 # machine's disk (DIR, default /var/tmp), SIZE (default 1G); ROUNDS rounds
 # (default 5), each running, in turn: verify, sweep --write, sweep, at the
 # same 1 MiB chunks and 16 MiB blocks, and both sweeps again at
-# --queue-depth 1 --engine pread (one request at a time, as verify does). Prints per round the mean
+# --queue-depth 1 --engine pread (one request at a time: how far the read
+# queue's depth counts on this device; verify writes one at a time, as a
+# write sweep does, and reads at the read sweep's depth). Prints per round the mean
 # of the block rates (MB/s, 10^6 B/s) and, at the end, the medians and the
 # ratios verify / sweep. Needs root (losetup). Absolute figures move with the
 # host's cache; compare the ratios of one run.

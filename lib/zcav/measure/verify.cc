@@ -4,13 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <memory>
 #include <span>
 
-#include "zcav/base/aligned_buffer.h"
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
 #include "zcav/measure/read_checks.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 namespace {
@@ -77,7 +78,6 @@ class Verifier {
         stop_(stop),
         size_(device.info().size_bytes),
         block_bytes_(o.resume != nullptr ? o.resume->block_bytes : BlockBytes(o, size_)),
-        buffer_(o.chunk_bytes, std::max<std::uint64_t>(device.info().sector_bytes, 4096)),
         timeline_(o.sustained_window),
         run_start_(clock.Now()) {
     if (o.resume != nullptr) {
@@ -112,55 +112,134 @@ class Verifier {
   }
 
  private:
-  // One pass; false when it ended early (a stop, a device gone).
+  using Nanos = std::chrono::nanoseconds;
+  // A request in flight: where, how long, when it was submitted.
+  struct InFlight {
+    std::uint64_t at = 0;
+    std::uint64_t n = 0;
+    Nanos submitted{0};
+  };
+  // How a block went: a stop or a device gone ends the pass before it.
+  enum class BlockEnd { kDone, kStopped, kGone };
+
+  // Writes go one at a time, as a write sweep's; reads through the device's
+  // read queue at the read sweep's depth, but never more than a block holds.
+  std::unique_ptr<ReadQueue> OpenQueue(bool write) {
+    if (write) return MakeSyncQueue(device_, options_.chunk_bytes, true);
+    const std::uint32_t asked =
+        options_.queue_depth != 0 ? options_.queue_depth : device_.info().default_queue_depth;
+    const std::uint64_t chunks = (block_bytes_ + options_.chunk_bytes - 1) / options_.chunk_bytes;
+    const auto depth = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(asked, 1, std::min<std::uint64_t>(chunks, kMaxQueueDepth)));
+    try {
+      return device_.OpenReadQueue(depth, options_.chunk_bytes);
+    } catch (const Error& e) {
+      result_.notes.push_back(std::string("reading back one chunk at a time: ") + e.what());
+      return MakeSyncQueue(device_, options_.chunk_bytes, false);
+    }
+  }
+
+  // One pass, block by block from where it stopped; false when it ended
+  // early (a stop, a device gone).
   bool Pass(bool write) {
-    RangeBuilder ranges(result_.ranges);
-    std::uint64_t block_bytes = 0;
-    std::chrono::nanoseconds block_time{0};
+    if (!write) (void)device_.PreparePass();  // advisory: a buffered device's cached pages
+    const std::unique_ptr<ReadQueue> queue = OpenQueue(write);
+    slots_.assign(queue->depth(), {});
+    memos_.assign(queue->depth(), {});
+    batch_.resize(queue->depth());
     std::uint64_t& done = write ? result_.write_done_bytes : result_.read_done_bytes;
-    for (std::uint64_t at = done; at < size_; at += options_.chunk_bytes) {
-      if (StopRequested(stop_)) {
-        result_.interrupted = true;
+    while (done < size_) {
+      const BlockEnd end = Block(*queue, write, done);
+      if (end != BlockEnd::kDone) {
+        result_.interrupted = end == BlockEnd::kStopped;
         return false;
       }
-      const std::uint64_t n = std::min(options_.chunk_bytes, size_ - at);
-      const std::span<std::byte> chunk = buffer_.span(n);
-      if (write && at % block_bytes_ == 0) timeline_.StartPart();
-      if (write) StampWrite(chunk, at, result_.run_id, memo_);
-      const auto t0 = clock_.Now();
-      const std::error_code ec = write ? device_.WriteAt(at, chunk) : device_.ReadAt(at, chunk);
-      const auto took = clock_.Now() - t0;
-      if (ec && IsDeviceGone(ec)) {
-        result_.notes.push_back(std::string(write ? "writing" : "reading") + " at " +
-                                FormatBytes(at) + ": " + ec.message() +
-                                ": the device is gone, the run ends there");
-        return false;
-      }
-      if (!ec) {
-        if (write) timeline_.Add({at, n, 0, t0 - run_start_, took});
-        block_bytes += n;
-        block_time += took;
-        (write ? result_.written_bytes : result_.read_bytes) += n;
-      } else if (write) {
-        result_.notes.push_back("writing at " + FormatBytes(at) + " failed: " + ec.message());
-      }
-      if (!write) Check(chunk, at, ec, ranges);
-      const std::uint64_t end = at + n;
-      if (end % block_bytes_ == 0 || end == size_) {
-        VerifyBlock& b = result_.blocks[(end - 1) / block_bytes_];
-        (write ? b.write_mb_per_s : b.read_mb_per_s) =
-            block_bytes > 0 && block_time.count() > 0 ? MbPerS(block_bytes, block_time) : 0;
-        block_bytes = 0;
-        block_time = {};
-        done = end;
-        if (options_.progress) options_.progress(write, end);
-      }
+      done = std::min(done + block_bytes_, size_);
+      if (options_.progress) options_.progress(write, done);
     }
     return true;
   }
 
+  // The block at `start`: its chunks submitted in order while a slot is
+  // free, each read checked as it completes (before its slot is used
+  // again); its rate from its first submission to its last completion.
+  BlockEnd Block(ReadQueue& queue, bool write, std::uint64_t start) {
+    const std::uint64_t end = std::min(start + block_bytes_, size_);
+    const std::uint64_t chunk = options_.chunk_bytes;
+    if (write) timeline_.StartPart();
+    pending_.resize(write ? 0 : (end - start + chunk - 1) / chunk);
+    for (std::vector<VerifyRange>& p : pending_) p.clear();
+    free_.clear();
+    for (std::uint32_t i = queue.depth(); i-- > 0;) free_.push_back(i);
+    std::uint64_t next = start;
+    std::uint32_t in_flight = 0;
+    bool failed = false, gone = false, stopped = false;
+    Nanos first{0}, last{0};
+    while (in_flight > 0 || (next < end && !gone && !stopped)) {
+      while (next < end && !gone && !free_.empty()) {
+        if (StopRequested(stop_)) {
+          stopped = true;
+          break;
+        }
+        const std::uint32_t slot = free_.back();
+        free_.pop_back();
+        const std::uint64_t n = std::min(chunk, end - next);
+        // Stamped before the clock is read, as a write sweep does.
+        if (write) StampWrite(queue.Buffer(slot).first(n), next, result_.run_id, memos_[slot]);
+        const Nanos now = clock_.Now();
+        if (next == start) first = now;
+        slots_[slot] = {next, n, now};
+        queue.Submit(slot, next, n);
+        ++in_flight;
+        next += n;
+      }
+      if (in_flight == 0) break;
+      const std::size_t got = queue.Wait(batch_);
+      last = clock_.Now();
+      for (std::size_t i = 0; i < got; ++i) {
+        const ReadQueue::Completion& c = batch_[i];
+        const InFlight& s = slots_[c.slot];
+        --in_flight;
+        free_.push_back(c.slot);
+        failed = failed || static_cast<bool>(c.error);
+        if (c.error && IsDeviceGone(c.error)) {
+          if (!gone) {
+            result_.notes.push_back(std::string(write ? "writing" : "reading") + " at " +
+                                    FormatBytes(s.at) + ": " + c.error.message() +
+                                    ": the device is gone, the run ends there");
+          }
+          gone = true;
+          continue;
+        }
+        if (!c.error) {
+          (write ? result_.written_bytes : result_.read_bytes) += s.n;
+          if (write) timeline_.Add({s.at, s.n, 0, s.submitted - run_start_, last - s.submitted});
+        } else if (write) {
+          result_.notes.push_back("writing at " + FormatBytes(s.at) +
+                                  " failed: " + c.error.message());
+        }
+        if (!write) Check(queue.Buffer(c.slot).first(s.n), s.at, c.error, (s.at - start) / chunk);
+      }
+    }
+    if (gone) return BlockEnd::kGone;
+    if (stopped) return BlockEnd::kStopped;
+    RangeBuilder ranges(result_.ranges);
+    for (const std::vector<VerifyRange>& p : pending_) {
+      for (const VerifyRange& x : p) {
+        ranges.Add(x.start_bytes, x.end_bytes - x.start_bytes, x.state, x.source_bytes, x.lost_as);
+      }
+    }
+    VerifyBlock& b = result_.blocks[start / block_bytes_];
+    (write ? b.write_mb_per_s : b.read_mb_per_s) =
+        !failed && last > first ? MbPerS(end - start, last - first) : 0;
+    return BlockEnd::kDone;
+  }
+
+  // What came back of the chunk at `at` (the block's chunk `index`), sector
+  // by sector, into pending_[index].
   void Check(std::span<const std::byte> chunk, std::uint64_t at, const std::error_code& ec,
-             RangeBuilder& ranges) {
+             std::uint64_t index) {
+    RangeBuilder ranges(pending_[index]);
     if (ec) {
       ranges.Add(at, chunk.size(), VerifyState::kUnreadable, 0, SectorState::kGarbage);
       return;
@@ -183,8 +262,13 @@ class Verifier {
   const std::atomic<bool>* stop_;
   const std::uint64_t size_;
   const std::uint64_t block_bytes_;
-  AlignedBuffer buffer_;
-  StampMemo memo_;
+  // The pass's queue slots: what each holds, its stamps (writes), the free
+  // ones, a batch of completions; a read block's ranges per chunk.
+  std::vector<InFlight> slots_;
+  std::vector<StampMemo> memos_;
+  std::vector<std::uint32_t> free_;
+  std::vector<ReadQueue::Completion> batch_;
+  std::vector<std::vector<VerifyRange>> pending_;
   RequestTimeline timeline_;
   const std::chrono::nanoseconds run_start_;
   VerifyResult result_;

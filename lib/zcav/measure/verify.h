@@ -4,7 +4,9 @@
 // chunk is read back, timed, and each sector checked. What came back is
 // summed up as ranges (good, wrapped: data written for another place, lost:
 // zeros, stale or garbage, unreadable: a read error) and a verdict, with
-// the write and read rate of each block for the curve.
+// the write and read rate of each block for the curve. Both passes go block
+// by block as a sweep does (writes one at a time, reads through the
+// device's read queue), so their rates are a sweep's.
 #pragma once
 
 #include <atomic>
@@ -47,8 +49,9 @@ enum class VerifyVerdict {
 // "genuine", "fake capacity", "data loss", "unreadable".
 const char* VerifyVerdictName(VerifyVerdict verdict);
 
-// One block of the curve: rates in MB/s (10^6 B/s); 0 where no chunk of the
-// block was timed (a failed write or read).
+// One block of the curve: rates in MB/s (10^6 B/s), each the block's bytes
+// over the time from its first request to its last completion, as a sweep
+// times a block; 0 where a write or read of the block failed.
 struct VerifyBlock {
   std::uint64_t offset_bytes = 0;
   std::uint64_t length_bytes = 0;
@@ -63,6 +66,10 @@ struct VerifyOptions {
   std::uint64_t block_bytes =
       0;                     // per curve point, rounded up to whole chunks; 0: about 1000 blocks
   std::uint64_t run_id = 0;  // 0: NewStampRunId()
+  // Reads in flight in the read pass (the device's read queue, never across
+  // a block). 0: the device's default, as a read sweep (DeviceInfo::
+  // default_queue_depth). Writes go one at a time, as a write sweep's.
+  std::uint32_t queue_depth = 0;
   // A run to go on with (an interrupted one, CheckVerifyResume): its run id,
   // blocks and ranges are kept and each pass starts where it stopped.
   const VerifyResult* resume = nullptr;
@@ -101,10 +108,13 @@ struct VerifyResult {
 
 // Runs the write pass then the read pass over the whole of `device`, which
 // must be open for writing (OpenDeviceForWrite: it destroys the data).
-// Stops after the current chunk once *stop becomes true. A failed write is
-// noted and the pass goes on (what comes back there says the rest); a failed
-// read makes its chunk unreadable; a device gone ends the run. Never throws
-// for I/O; throws std::bad_alloc if the buffer cannot be allocated.
+// Once *stop becomes true, submits nothing more and ends when the requests
+// in flight are done (the block they belong to is done again on a resume).
+// A failed write is noted and the pass goes on (what comes back there says
+// the rest); a failed read makes its chunk unreadable; a device gone ends
+// the run. Never throws for I/O (a read queue that cannot be set up gives
+// way to reads one at a time, with a note); throws std::bad_alloc if the
+// buffers cannot be allocated.
 VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& options,
                        const std::atomic<bool>* stop = nullptr);
 

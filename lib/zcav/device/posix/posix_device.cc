@@ -231,8 +231,8 @@ class PosixDevice final : public Device {
 
   std::unique_ptr<ReadQueue> OpenWriteQueue(std::uint32_t depth,
                                             std::uint64_t chunk_bytes) override {
-    // Opened for writing, the device has no read engine chosen: io_uring
-    // when this kernel allows it (write_uring_).
+    // Writes go through io_uring when this kernel allows it (write_uring_),
+    // whatever read engine was chosen.
     if (!write_uring_) return MakeSyncQueue(*this, chunk_bytes, true);
     return OpenUringQueue(fd_.get(), depth, chunk_bytes, DirectIoAlignment(info_.sector_bytes),
                           false, true);
@@ -589,7 +589,10 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& given, const NewTe
   info.notes.push_back(path + " was created by zcav for this write test (" +
                        FormatBytes(size_bytes) +
                        ") and unlinked at once: it is gone when zcav ends");
-  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
+  // Read back (zcav verify) with the engine and depth a read sweep would use.
+  struct stat created {};
+  const bool throttled = ::fstat(fd.get(), &created) == 0 && ChooseReadEngine(created, info);
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true, throttled);
 }
 
 // The device node `path` leads to, CleanText'ed; "" when it cannot be resolved.
@@ -744,7 +747,9 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                          " (--force-in-use): their I/O may disturb the rates, and they see "
                          "the data destroyed");
   }
-  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true);
+  // Read back (zcav verify) with the engine and depth a read sweep would use.
+  const bool throttled = ChooseReadEngine(fst, info);
+  return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true, throttled);
 }
 
 // The classes (see the table in posix_device.h), and why:
