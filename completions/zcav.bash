@@ -22,7 +22,7 @@ _zcav_classic_opts="-b -c -r -s -l -f -u -g -w"
 _zcav_opts_access="--help --output --format --quiet --samples --read-size --seed --sizes --queue-depth --cell-time --write --destroy-data --force-in-use --create-size"
 _zcav_opts_burst="--help --output --format --quiet --region --chunk-size --repetitions"
 _zcav_opts_verify="--help --destroy-data --quick --keep-data --cache-flush --output --format --plot --badblocks --resume --chunk-size
-  --block-size --create-size --force-in-use --expect --quiet"
+  --block-size --queue-depth --create-size --force-in-use --expect --quiet"
 _zcav_opts_zones="--help --format --output $_zcav_zone_opts"
 _zcav_opts_plot="--help --output --label --kind --quiet $_zcav_zone_opts"
 _zcav_opts_report="--help --output --label --quiet $_zcav_zone_opts"

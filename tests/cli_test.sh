@@ -492,6 +492,11 @@ bad_input "verify of two devices" verify sim:ssd sim:hdd --destroy-data
 bad_input "verify --format xml" verify sim:ssd --destroy-data --format xml
 bad_input "verify --plot of a .jpg" verify sim:ssd --destroy-data --plot v.jpg
 bad_input "verify --chunk-size not whole sectors" verify sim:ssd --destroy-data --chunk-size 1000
+bad_input "verify --queue-depth 0" verify sim:ssd --destroy-data --queue-depth 0
+expect_grep "invalid queue depth" "$ERR" stderr
+bad_input "verify --queue-depth 257" verify sim:ssd --destroy-data --queue-depth 257
+expect_grep "invalid queue depth 257: from 1 to 256" "$ERR" stderr
+bad_input "verify --quick --queue-depth" verify sim:ssd --destroy-data --quick --queue-depth 4
 bad_input "verify --resume with --create-size" verify new.img --destroy-data \
   --create-size 4M --resume "$FIX/one_mib"
 bad_input "verify --resume of a file that is not a verify result" verify sim:ssd --destroy-data \

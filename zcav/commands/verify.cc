@@ -26,6 +26,7 @@
 #include "zcav/format/profile_json.h"
 #include "zcav/format/verify_format.h"
 #include "zcav/format/writers.h"
+#include "zcav/measure/sweep.h"
 #include "zcav/measure/verify_quick.h"
 #include "zcav/report/plot.h"
 
@@ -97,7 +98,10 @@ po::options_description DescribeVerify() {
       "--chunk-size)")("chunk-size", po::value<std::string>()->value_name("SIZE"),
                        "bytes per write and read (default 1M)")(
       "block-size", po::value<std::string>()->value_name("SIZE"),
-      "bytes per point of the curve, whole chunks (default: about 1000 points)")(
+      "bytes per point of the curve, whole chunks (default: about 1000 points, each at least "
+      "the reads in flight)")("queue-depth", po::value<std::string>()->value_name("N"),
+                              "reads in flight in the read-back, 1-256 (default: the device's, "
+                              "as zcav sweep); writes go one at a time, as a write sweep's")(
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "create DEVICE as a new file of SIZE for the test (an existing file is refused)")(
       "force-in-use", "write the block device even while other processes have it open")(
@@ -194,6 +198,16 @@ VerifyCommandOptions ReadVerifyOptions(const po::variables_map& vm) {
   }
   if (vm.count("block-size")) {
     out.verify.block_bytes = ParseSize(vm["block-size"].as<std::string>(), "--block-size");
+  }
+  if (vm.count("queue-depth")) {
+    if (out.quick)
+      throw Error("--queue-depth is for a full verify's read-back", ErrorKind::kBadInput);
+    out.verify.queue_depth = ParseCount32(vm["queue-depth"].as<std::string>(), "queue depth");
+    if (out.verify.queue_depth == 0 || out.verify.queue_depth > kMaxQueueDepth) {
+      throw Error("invalid queue depth " + vm["queue-depth"].as<std::string>() + ": from 1 to " +
+                      std::to_string(kMaxQueueDepth),
+                  ErrorKind::kBadInput);
+    }
   }
   return out;
 }

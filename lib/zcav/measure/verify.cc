@@ -62,11 +62,34 @@ void AddSector(RangeBuilder& out, std::span<const std::byte> sector, std::uint64
   }
 }
 
-std::uint64_t BlockBytes(const VerifyOptions& o, std::uint64_t size) {
-  // Whole chunks: a chunk's time goes to one block.
-  const std::uint64_t want = o.block_bytes != 0 ? o.block_bytes : size / kDefaultBlocks;
+// Reads a block may have in flight: as asked, else the device's default (a
+// read sweep's), at most kMaxQueueDepth.
+std::uint32_t AskedDepth(const VerifyOptions& o, const DeviceInfo& info) {
+  const std::uint32_t asked = o.queue_depth != 0 ? o.queue_depth : info.default_queue_depth;
+  return std::clamp<std::uint32_t>(asked, 1, kMaxQueueDepth);
+}
+
+// Whole chunks (a chunk's time goes to one block). By default about 1000
+// blocks but, as a read sweep's, at least the reads in flight (so that the
+// depth counts), unless that leaves fewer than kMinDefaultBlocks.
+std::uint64_t BlockBytes(const VerifyOptions& o, std::uint64_t size, std::uint32_t depth) {
+  std::uint64_t want = o.block_bytes;
+  if (want == 0) {
+    want = std::max(size / kDefaultBlocks, std::uint64_t{depth} * o.chunk_bytes);
+    want = std::min(want, size / kMinDefaultBlocks);
+  }
   const std::uint64_t chunks = (want + o.chunk_bytes - 1) / o.chunk_bytes;
   return std::max<std::uint64_t>(chunks, 1) * o.chunk_bytes;
+}
+
+// The ranges of `r` cut where its read pass stopped: a block read in part
+// is read again.
+void CutRangesAtReadDone(VerifyResult& r) {
+  while (!r.ranges.empty() && r.ranges.back().start_bytes >= r.read_done_bytes) r.ranges.pop_back();
+  if (!r.ranges.empty()) {
+    VerifyRange& last = r.ranges.back();
+    last.end_bytes = std::min(last.end_bytes, r.read_done_bytes);
+  }
 }
 
 class Verifier {
@@ -77,22 +100,15 @@ class Verifier {
         options_(o),
         stop_(stop),
         size_(device.info().size_bytes),
-        block_bytes_(o.resume != nullptr ? o.resume->block_bytes : BlockBytes(o, size_)),
+        block_bytes_(o.resume != nullptr ? o.resume->block_bytes
+                                         : BlockBytes(o, size_, AskedDepth(o, device.info()))),
         timeline_(o.sustained_window),
         run_start_(clock.Now()) {
     if (o.resume != nullptr) {
       CheckVerifyResume(*o.resume, size_, o.chunk_bytes);
       result_ = *o.resume;
       result_.interrupted = false;
-      // A pass goes on at the start of its block: the ranges of a block
-      // read in part are read again.
-      while (!result_.ranges.empty() &&
-             result_.ranges.back().start_bytes >= result_.read_done_bytes)
-        result_.ranges.pop_back();
-      if (!result_.ranges.empty()) {
-        VerifyRange& last = result_.ranges.back();
-        last.end_bytes = std::min(last.end_bytes, result_.read_done_bytes);
-      }
+      CutRangesAtReadDone(result_);  // a pass goes on at the start of its block
       return;
     }
     result_.run_id = o.run_id != 0 ? o.run_id : NewStampRunId();
@@ -126,11 +142,9 @@ class Verifier {
   // read queue at the read sweep's depth, but never more than a block holds.
   std::unique_ptr<ReadQueue> OpenQueue(bool write) {
     if (write) return MakeSyncQueue(device_, options_.chunk_bytes, true);
-    const std::uint32_t asked =
-        options_.queue_depth != 0 ? options_.queue_depth : device_.info().default_queue_depth;
     const std::uint64_t chunks = (block_bytes_ + options_.chunk_bytes - 1) / options_.chunk_bytes;
     const auto depth = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(asked, 1, std::min<std::uint64_t>(chunks, kMaxQueueDepth)));
+        std::min<std::uint64_t>(AskedDepth(options_, device_.info()), chunks));
     try {
       return device_.OpenReadQueue(depth, options_.chunk_bytes);
     } catch (const Error& e) {

@@ -63,8 +63,10 @@ struct VerifyResult;
 
 struct VerifyOptions {
   std::uint64_t chunk_bytes = 1 << 20;  // bytes per write and read call
-  std::uint64_t block_bytes =
-      0;                     // per curve point, rounded up to whole chunks; 0: about 1000 blocks
+  // Per curve point, rounded up to whole chunks. 0: about 1000 blocks, but
+  // at least the reads in flight (queue_depth chunks), as a read sweep's,
+  // unless that leaves fewer than 64 blocks.
+  std::uint64_t block_bytes = 0;
   std::uint64_t run_id = 0;  // 0: NewStampRunId()
   // Reads in flight in the read pass (the device's read queue, never across
   // a block). 0: the device's default, as a read sweep (DeviceInfo::

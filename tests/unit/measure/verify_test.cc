@@ -326,6 +326,15 @@ TEST_CASE("Reads in flight, completed out of order, give the ranges of reads one
     CHECK(queued.ranges[i].source_bytes == one.ranges[i].source_bytes);
   }
   for (const VerifyBlock& b : queued.blocks) CHECK(b.read_mb_per_s > 0);
+  // By default a block holds at least the reads in flight, as a read
+  // sweep's (about 1000 blocks would be 0.5 MiB here).
+  const std::unique_ptr<Device> big =
+      MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=512M&noise=0"), clock);
+  ReversingDevice deep(*big, 4);
+  const VerifyResult d = RunVerify(deep, clock, VerifyOptions{});
+  CHECK(d.block_bytes == 4 * kMiB);
+  CHECK(deep.max_in_flight == 4);
+  CHECK(d.verdict == VerifyVerdict::kGenuine);
   // One read in flight when asked.
   ReversingDevice shallow(*sim, 4);
   o.queue_depth = 1;
