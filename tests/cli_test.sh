@@ -497,6 +497,10 @@ expect_grep "invalid queue depth" "$ERR" stderr
 bad_input "verify --queue-depth 257" verify sim:ssd --destroy-data --queue-depth 257
 expect_grep "invalid queue depth 257: from 1 to 256" "$ERR" stderr
 bad_input "verify --quick --queue-depth" verify sim:ssd --destroy-data --quick --queue-depth 4
+check "verify of a device that goes away: exit 3, the result marked partial" 3 \
+  "$ZCAV" verify 'sim:ssd?size=64M&gone=40M' --destroy-data --format json -o gone-v.json --quiet
+expect_grep '"device_gone": ?true' gone-v.json gone-v.json
+expect_grep '"partial": ?true' gone-v.json gone-v.json
 bad_input "verify --resume with --create-size" verify new.img --destroy-data \
   --create-size 4M --resume "$FIX/one_mib"
 bad_input "verify --resume of a file that is not a verify result" verify sim:ssd --destroy-data \

@@ -74,11 +74,7 @@ PlotOptions ReadPlot(const po::variables_map& vm) {
   }
   if (vm.count("output")) {
     out.output = vm["output"].as<std::string>();
-    const auto ends = [&](const std::string& ext) {
-      return out.output.size() > ext.size() &&
-             out.output.compare(out.output.size() - ext.size(), ext.size(), ext) == 0;
-    };
-    if (!ends(".png") && !ends(".svg")) {
+    if (!IsImageName(out.output)) {
       throw Error("output '" + out.output + "': the image name must end in .png or .svg",
                   ErrorKind::kBadInput);
     }

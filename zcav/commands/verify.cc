@@ -171,12 +171,9 @@ VerifyCommandOptions ReadVerifyOptions(const po::variables_map& vm) {
     return v;
   };
   out.plot = name("plot");
-  if (!out.plot.empty()) {
-    const std::string ext = std::filesystem::path(out.plot).extension().string();
-    if (ext != ".png" && ext != ".svg") {
-      throw Error("--plot '" + out.plot + "': the image name must end in .png or .svg",
-                  ErrorKind::kBadInput);
-    }
+  if (!out.plot.empty() && !IsImageName(std::filesystem::path(out.plot).filename().string())) {
+    throw Error("--plot '" + out.plot + "': the image name must end in .png or .svg",
+                ErrorKind::kBadInput);
   }
   out.badblocks = name("badblocks");
   out.resume = name("resume");
@@ -295,9 +292,7 @@ void WriteOutputs(const VerifyCommandOptions& o, const VerifyResult& r, const De
 }
 
 int ExitCodeOf(const VerifyResult& r) {
-  for (const std::string& note : r.notes) {
-    if (note.find("the device is gone") != std::string::npos) return 3;
-  }
+  if (r.device_gone) return 3;
   if (r.interrupted) return 130;
   return r.verdict == VerifyVerdict::kGenuine ? 0 : kExitNotGenuine;
 }

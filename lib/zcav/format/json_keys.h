@@ -230,6 +230,7 @@ inline constexpr char kLostAs[] = "lost_as";
 inline constexpr char kWriteMbPerS[] = "write_mb_per_s";
 inline constexpr char kReadMbPerS[] = "read_mb_per_s";
 inline constexpr char kInterrupted[] = "interrupted";
+inline constexpr char kDeviceGone[] = "device_gone";
 inline constexpr char kFix[] = "fix";
 inline constexpr char kPartitionCommand[] = "partition_command";
 inline constexpr char kBadBlocksBytes[] = "badblocks_block_bytes";

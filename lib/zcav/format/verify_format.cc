@@ -203,6 +203,7 @@ std::string VerifyJsonText(const VerifyResult& r, const std::string& device) {
                   {keys::kWriteDoneBytes, r.write_done_bytes},
                   {keys::kReadDoneBytes, r.read_done_bytes},
                   {keys::kInterrupted, r.interrupted},
+                  {keys::kDeviceGone, r.device_gone},
                   {keys::kRanges, std::move(ranges)},
                   {keys::kBlocks, std::move(blocks)},
                   {keys::kNotes, r.notes},
@@ -231,6 +232,8 @@ VerifyResult ParseVerifyJson(const std::string& text, const std::string& where) 
   r.read_done_bytes = in.Count(o, keys::kReadDoneBytes);
   const auto interrupted = o.find(keys::kInterrupted);
   r.interrupted = interrupted != o.end() && interrupted->is_boolean() && interrupted->get<bool>();
+  const auto gone = o.find(keys::kDeviceGone);
+  r.device_gone = gone != o.end() && gone->is_boolean() && gone->get<bool>();
   for (const Json& x : in.Array(o, keys::kRanges)) {
     if (!x.is_object()) in.Fail("a range is not an object");
     VerifyRange range;
@@ -258,12 +261,21 @@ VerifyResult ParseVerifyJson(const std::string& text, const std::string& where) 
   return r;
 }
 
+namespace {
+
+// After the verdict of a run that ended early: why.
+std::string SoFar(const VerifyResult& r) {
+  if (r.device_gone) return " so far (the device went away)";
+  return r.interrupted ? " so far (interrupted)" : "";
+}
+
+}  // namespace
+
 std::string VerifyReportText(const VerifyResult& r, const std::string& device,
                              std::size_t max_ranges) {
   const std::string who = TerminalText(device);
   std::string t = "verify of " + who + ", " + FormatBytes(r.claimed_bytes) +
-                  " claimed: " + VerifyVerdictName(r.verdict) +
-                  (r.interrupted ? " so far (interrupted)" : "") + "\n";
+                  " claimed: " + VerifyVerdictName(r.verdict) + SoFar(r) + "\n";
   t += "usable from the start: " + FormatBytes(r.usable_bytes) + "\n";
   t += "ranges (MiB = 2^20 B):\n";
   for (std::size_t i = 0; i < r.ranges.size() && i < max_ranges; ++i) t += RangeLine(r.ranges[i]);
@@ -334,8 +346,7 @@ std::string QuickVerifyReportText(const QuickVerifyResult& q, const std::string&
        " cache flush per round, " + std::to_string(q.rounds) + " round" +
        (q.rounds == 1 ? "" : "s") + "), read " + FormatBytes(r.read_bytes) + ", " +
        FormatFixed(std::chrono::duration<double>(q.elapsed).count(), 1) + " s\n";
-  t += std::string("verdict: ") + VerifyVerdictName(r.verdict) +
-       (r.interrupted ? " so far (interrupted)" : "");
+  t += std::string("verdict: ") + VerifyVerdictName(r.verdict) + SoFar(r);
   if (q.wrap_period_bytes != 0) t += " (wraps every " + FormatBytes(q.wrap_period_bytes) + ")";
   t += "\nusable from the start: " + FormatBytes(r.usable_bytes) + "\n";
   if (r.verdict != VerifyVerdict::kGenuine) {

@@ -10,6 +10,7 @@
 #include "zcav/base/error.h"
 #include "zcav/base/text.h"
 #include "zcav/base/units.h"
+#include "zcav/measure/estimate.h"
 #include "zcav/measure/read_checks.h"
 #include "zcav/measure/sweep.h"
 
@@ -17,9 +18,6 @@ namespace zcav {
 namespace {
 
 constexpr std::uint64_t kDefaultBlocks = 1000;
-// A bad end of the device is a fake's when it is at least this share of it
-// (a failing card loses places, not the last tenth of its size).
-constexpr double kFakeTailShare = 0.10;
 
 // Collects what came back, sector by sector, into ranges.
 class RangeBuilder {
@@ -69,14 +67,22 @@ std::uint32_t AskedDepth(const VerifyOptions& o, const DeviceInfo& info) {
   return std::clamp<std::uint32_t>(asked, 1, kMaxQueueDepth);
 }
 
-// Whole chunks (a chunk's time goes to one block). By default about 1000
-// blocks but, as a read sweep's, at least the reads in flight (so that the
-// depth counts), unless that leaves fewer than kMinDefaultBlocks.
-std::uint64_t BlockBytes(const VerifyOptions& o, std::uint64_t size, std::uint32_t depth) {
+// Whole chunks (a chunk's time goes to one block): as given, else a read
+// sweep's default block at the options' chunk and depth (about 1000 blocks,
+// but at least the reads in flight and kTargetBlockTime of reading at the
+// start's rate, and at least kMinDefaultBlocks: WithStartRate, PlanSweep).
+std::uint64_t BlockBytes(Device& device, Clock& clock, const VerifyOptions& o,
+                         const std::atomic<bool>* stop) {
   std::uint64_t want = o.block_bytes;
   if (want == 0) {
-    want = std::max(size / kDefaultBlocks, std::uint64_t{depth} * o.chunk_bytes);
-    want = std::min(want, size / kMinDefaultBlocks);
+    SweepOptions read;
+    read.chunk_bytes = o.chunk_bytes;
+    read.queue_depth = o.queue_depth;
+    try {
+      want = PlanSweep(device.info(), WithStartRate(device, clock, read, stop)).block_bytes;
+    } catch (const Error&) {  // no read queue for the estimate: the size alone
+      want = device.info().size_bytes / kDefaultBlocks;
+    }
   }
   const std::uint64_t chunks = (want + o.chunk_bytes - 1) / o.chunk_bytes;
   return std::max<std::uint64_t>(chunks, 1) * o.chunk_bytes;
@@ -101,13 +107,14 @@ class Verifier {
         stop_(stop),
         size_(device.info().size_bytes),
         block_bytes_(o.resume != nullptr ? o.resume->block_bytes
-                                         : BlockBytes(o, size_, AskedDepth(o, device.info()))),
+                                         : BlockBytes(device, clock, o, stop)),
         timeline_(o.sustained_window),
         run_start_(clock.Now()) {
     if (o.resume != nullptr) {
       CheckVerifyResume(*o.resume, size_, o.chunk_bytes);
       result_ = *o.resume;
       result_.interrupted = false;
+      result_.device_gone = false;
       CutRangesAtReadDone(result_);  // a pass goes on at the start of its block
       return;
     }
@@ -165,7 +172,7 @@ class Verifier {
     while (done < size_) {
       const BlockEnd end = Block(*queue, write, done);
       if (end != BlockEnd::kDone) {
-        result_.interrupted = end == BlockEnd::kStopped;
+        result_.interrupted = true;  // stopped, or the device gone
         return false;
       }
       done = std::min(done + block_bytes_, size_);
@@ -235,7 +242,10 @@ class Verifier {
         if (!write) Check(queue.Buffer(c.slot).first(s.n), s.at, c.error, (s.at - start) / chunk);
       }
     }
-    if (gone) return BlockEnd::kGone;
+    if (gone) {
+      result_.device_gone = true;
+      return BlockEnd::kGone;
+    }
     if (stopped) return BlockEnd::kStopped;
     RangeBuilder ranges(result_.ranges);
     for (const std::vector<VerifyRange>& p : pending_) {
@@ -332,9 +342,8 @@ void JudgeVerify(VerifyResult& r) {
     tail_lost = tail_lost || tail->state == VerifyState::kLost;
   }
   const bool to_end = !r.ranges.empty() && r.ranges.back().end_bytes == r.claimed_bytes;
-  if (tail != r.ranges.end() && to_end && tail_lost &&
-      static_cast<double>(r.claimed_bytes - tail->start_bytes) >=
-          kFakeTailShare * static_cast<double>(r.claimed_bytes)) {
+  if (tail != r.ranges.end() && to_end &&
+      IsFakeEnd(r.claimed_bytes, tail->start_bytes, tail_lost)) {
     r.verdict = VerifyVerdict::kFakeCapacity;
     r.usable_bytes = tail->start_bytes;
     return;
@@ -344,6 +353,12 @@ void JudgeVerify(VerifyResult& r) {
     return x.state == VerifyState::kLost;
   });
   r.verdict = any_lost ? VerifyVerdict::kDataLoss : VerifyVerdict::kUnreadable;
+}
+
+bool IsFakeEnd(std::uint64_t claimed, std::uint64_t bad_from, bool lost) {
+  constexpr double kFakeEndShare = 0.10;
+  return lost && bad_from < claimed &&
+         static_cast<double>(claimed - bad_from) >= kFakeEndShare * static_cast<double>(claimed);
 }
 
 void CheckVerifyResume(const VerifyResult& r, std::uint64_t size, std::uint64_t chunk) {

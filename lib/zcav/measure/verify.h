@@ -63,9 +63,10 @@ struct VerifyResult;
 
 struct VerifyOptions {
   std::uint64_t chunk_bytes = 1 << 20;  // bytes per write and read call
-  // Per curve point, rounded up to whole chunks. 0: about 1000 blocks, but
-  // at least the reads in flight (queue_depth chunks), as a read sweep's,
-  // unless that leaves fewer than 64 blocks.
+  // Per curve point, rounded up to whole chunks. 0: a read sweep's default
+  // block at this chunk and depth (about 1000 blocks, but at least the reads
+  // in flight and 100 ms of reading at the rate of the device's start, read
+  // before the write pass; at least 64 blocks).
   std::uint64_t block_bytes = 0;
   std::uint64_t run_id = 0;  // 0: NewStampRunId()
   // Reads in flight in the read pass (the device's read queue, never across
@@ -104,7 +105,10 @@ struct VerifyResult {
   std::vector<VerifyBlock> blocks;
   std::vector<VerifyRange> ranges;  // in order; cover what was read back
   VerifyVerdict verdict = VerifyVerdict::kGenuine;
-  bool interrupted = false;        // *stop became true: the ranges cover part
+  // The run ended early (*stop became true, or the device went away): the
+  // ranges cover part, the verdict is of that part.
+  bool interrupted = false;
+  bool device_gone = false;        // the device went away and ended the run (a note says where)
   std::vector<std::string> notes;  // write errors, in plain words
 };
 
@@ -122,6 +126,11 @@ VerifyResult RunVerify(Device& device, Clock& clock, const VerifyOptions& option
 
 // The verdict and usable size of `result` from its ranges (RunVerify calls it).
 void JudgeVerify(VerifyResult& result);
+
+// Whether a bad end of a device of claimed_bytes, from bad_from_bytes to its
+// end and with lost data in it (not only read errors), is a fake's: at least
+// a tenth of the device (a failing card loses places, not its last tenth).
+bool IsFakeEnd(std::uint64_t claimed_bytes, std::uint64_t bad_from_bytes, bool lost);
 
 // Throws Error(kBadInput) with one line when `saved` cannot be resumed on a
 // device of `size_bytes` with `chunk_bytes`: another size or chunk, passes

@@ -39,9 +39,6 @@ namespace zcav {
 namespace {
 
 constexpr std::uint64_t kIoBytes = 1 << 20;
-// As JudgeVerify: a bad end of at least this share of the device is a
-// fake's (a failing card loses places, not the last tenth of its size).
-constexpr double kFakeTailShare = 0.10;
 
 struct Finding {
   enum class Kind { kNothing, kGood, kShared, kLost };
@@ -220,6 +217,8 @@ class QuickVerifier {
   // A device gone: noted; the run ends.
   bool Gone(const std::error_code& ec, const char* doing, std::uint64_t at) {
     if (!IsDeviceGone(ec)) return false;
+    result_.verify.device_gone = true;
+    result_.verify.interrupted = true;
     Note(std::string(doing) + " at " + FormatBytes(at) + ": " + ec.message() +
          ": the device is gone, the run ends there");
     return true;
@@ -509,9 +508,7 @@ void QuickVerifier::Judge() {
     const bool bad_end = std::none_of(probes_.begin(), probes_.end(), [&](const auto& e) {
       return e.first >= bad_ && e.second.latest.state == VerifyState::kGood;
     });
-    const bool fake =
-        bad_end && any_lost_ &&
-        static_cast<double>(claimed_ - bad_) >= kFakeTailShare * static_cast<double>(claimed_);
+    const bool fake = bad_end && IsFakeEnd(claimed_, bad_, any_lost_);
     v.verdict = fake        ? VerifyVerdict::kFakeCapacity
                 : any_lost_ ? VerifyVerdict::kDataLoss
                             : VerifyVerdict::kUnreadable;

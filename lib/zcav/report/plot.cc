@@ -131,7 +131,7 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   std::vector<std::string> outputs =
       images.empty() ? std::vector<std::string>{name + ".png"} : images;
   for (const std::string& image : outputs) {
-    if (!EndsWith(image, ".png") && !EndsWith(image, ".svg")) {
+    if (!IsImageName(image)) {
       throw Error("image " + image + ": the name must end in .png or .svg", ErrorKind::kBadInput);
     }
     if (!IsSafeFileName(image)) {
@@ -189,6 +189,10 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
   for (const std::string& image : outputs) files.image_paths.push_back((d / image).string());
   WriteText(files.script_path, Expand(TemplateOf(kind), values, flags), inputs);
   return files;
+}
+
+bool IsImageName(const std::string& name) {
+  return name.size() > 4 && (EndsWith(name, ".png") || EndsWith(name, ".svg"));
 }
 
 std::string GnuplotTerminal(const std::string& image) {

@@ -90,6 +90,10 @@ PlotFiles WritePlot(PlotKind kind, const std::vector<PlotInput>& inputs, const s
 // pngcairo and svg (the real one is asked once per process).
 bool GnuplotAvailable();
 
+// Whether `name` names an image zcav draws: it ends in .png or .svg (after
+// something).
+bool IsImageName(const std::string& name);
+
 // The gnuplot terminal line for an image name: svg for .svg, else pngcairo;
 // 1000x600 pixels, sans 10.
 std::string GnuplotTerminal(const std::string& image);

@@ -15,6 +15,9 @@
 #include "zcav/base/clock.h"
 #include "zcav/base/units.h"
 #include "zcav/device/sim_device.h"
+#include "zcav/format/verify_format.h"
+#include "zcav/measure/estimate.h"
+#include "zcav/measure/sweep.h"
 
 namespace zcav {
 namespace {
@@ -326,13 +329,20 @@ TEST_CASE("Reads in flight, completed out of order, give the ranges of reads one
     CHECK(queued.ranges[i].source_bytes == one.ranges[i].source_bytes);
   }
   for (const VerifyBlock& b : queued.blocks) CHECK(b.read_mb_per_s > 0);
-  // By default a block holds at least the reads in flight, as a read
-  // sweep's (about 1000 blocks would be 0.5 MiB here).
+  // By default a block is a read sweep's: at least the reads in flight and
+  // 100 ms at the start's rate, at most 1/64 of the size (8 MiB here; about
+  // 1000 blocks would be 0.5 MiB).
   const std::unique_ptr<Device> big =
       MakeSimulatedDevice(ParseSimSpec("sim:ssd?size=512M&noise=0"), clock);
   ReversingDevice deep(*big, 4);
+  SweepOptions read;
+  read.chunk_bytes = kMiB;
+  const std::uint64_t sweep_block =
+      PlanSweep(deep.info(), WithStartRate(deep, clock, read)).block_bytes;
+  CHECK(sweep_block == 8 * kMiB);
+  deep.max_in_flight = 0;
   const VerifyResult d = RunVerify(deep, clock, VerifyOptions{});
-  CHECK(d.block_bytes == 4 * kMiB);
+  CHECK(d.block_bytes == sweep_block);
   CHECK(deep.max_in_flight == 4);
   CHECK(d.verdict == VerifyVerdict::kGenuine);
   // One read in flight when asked.
@@ -340,6 +350,25 @@ TEST_CASE("Reads in flight, completed out of order, give the ranges of reads one
   o.queue_depth = 1;
   (void)RunVerify(shallow, clock, o);
   CHECK(shallow.max_in_flight == 1);
+}
+
+}  // namespace zcav
+
+namespace zcav {
+
+TEST_CASE("A device gone ends the run early, marked so, its verdict of the part done", "[verify]") {
+  const VerifyResult r = Verify("sim:ssd?size=64M&gone=40M&noise=0");
+  CHECK(r.device_gone);
+  CHECK(r.interrupted);
+  CHECK(r.write_done_bytes == 40 * kMiB);
+  CHECK(r.read_done_bytes == 0);
+  CHECK(r.usable_bytes == 0);  // nothing read back: nothing known usable
+  REQUIRE(r.notes.size() == 1);
+  CHECK_THAT(r.notes[0], Catch::Contains("the device is gone"));
+  CHECK_THAT(VerifyReportText(r, "sim"), Catch::Contains("so far (the device went away)"));
+  const VerifyResult whole = Verify("sim:ssd?size=64M&noise=0");
+  CHECK_FALSE(whole.device_gone);
+  CHECK_FALSE(whole.interrupted);
 }
 
 }  // namespace zcav
