@@ -98,10 +98,12 @@ po::options_description DescribeVerify() {
       "--chunk-size)")("chunk-size", po::value<std::string>()->value_name("SIZE"),
                        "bytes per write and read (default 1M)")(
       "block-size", po::value<std::string>()->value_name("SIZE"),
-      "bytes per point of the curve, whole chunks (default: about 1000 points, each at least "
-      "the reads in flight)")("queue-depth", po::value<std::string>()->value_name("N"),
-                              "reads in flight in the read-back, 1-256 (default: the device's, "
-                              "as zcav sweep); writes go one at a time, as a write sweep's")(
+      "bytes per point of the curve, whole chunks (default: a read sweep's, about 1000 "
+      "points, each at least the reads in flight and 100 ms of reading)")(
+      "queue-depth", po::value<std::string>()->value_name("N"),
+      "reads in flight in the read-back, 1-256 (default: as many bytes "
+      "in flight as zcav sweep reads with); writes go one at a time, as "
+      "a write sweep's")(
       "create-size", po::value<std::string>()->value_name("SIZE"),
       "create DEVICE as a new file of SIZE for the test (an existing file is refused)")(
       "force-in-use", "write the block device even while other processes have it open")(
@@ -373,7 +375,8 @@ int RunVerifyCommand(const VerifyCommandOptions& options, const Invocation& inv)
   WriteOutputs(options, r, info, figures, inv);
   if (!options.quiet) {
     if (r.interrupted) {
-      inv.err << "zcav: verify interrupted; "
+      inv.err << (r.device_gone ? "zcav: verify ended, the device went away; once it is back, "
+                                : "zcav: verify interrupted; ")
               << (options.format == "json" && options.output != "-"
                       ? "go on with --resume " + TerminalText(ShellQuote(options.output))
                       : std::string("a run with --format json -o FILE can be resumed"))

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <span>
 
@@ -18,6 +19,8 @@ namespace zcav {
 namespace {
 
 constexpr std::uint64_t kDefaultBlocks = 1000;
+// The read pass's buffers: reads in flight hold at most this many bytes.
+constexpr std::uint64_t kMaxInFlightBytes = 256 * kMiB;
 
 // Collects what came back, sector by sector, into ranges.
 class RangeBuilder {
@@ -60,11 +63,18 @@ void AddSector(RangeBuilder& out, std::span<const std::byte> sector, std::uint64
   }
 }
 
-// Reads a block may have in flight: as asked, else the device's default (a
-// read sweep's), at most kMaxQueueDepth.
+// Reads a block may have in flight: as asked, else as many bytes as the
+// device's default (a read sweep's: its default depth of its default chunk)
+// in chunks of the options'; at most kMaxQueueDepth and kMaxInFlightBytes
+// (one read at least).
 std::uint32_t AskedDepth(const VerifyOptions& o, const DeviceInfo& info) {
-  const std::uint32_t asked = o.queue_depth != 0 ? o.queue_depth : info.default_queue_depth;
-  return std::clamp<std::uint32_t>(asked, 1, kMaxQueueDepth);
+  std::uint64_t depth = o.queue_depth;
+  if (depth == 0) {
+    const std::uint64_t bytes = std::uint64_t{info.default_queue_depth} * info.default_chunk_bytes;
+    depth = (bytes + o.chunk_bytes - 1) / o.chunk_bytes;
+  }
+  depth = std::min<std::uint64_t>(depth, kMaxInFlightBytes / o.chunk_bytes);
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(depth, 1, kMaxQueueDepth));
 }
 
 // Whole chunks (a chunk's time goes to one block): as given, else a read
@@ -77,10 +87,10 @@ std::uint64_t BlockBytes(Device& device, Clock& clock, const VerifyOptions& o,
   if (want == 0) {
     SweepOptions read;
     read.chunk_bytes = o.chunk_bytes;
-    read.queue_depth = o.queue_depth;
+    read.queue_depth = AskedDepth(o, device.info());
     try {
       want = PlanSweep(device.info(), WithStartRate(device, clock, read, stop)).block_bytes;
-    } catch (const Error&) {  // no read queue for the estimate: the size alone
+    } catch (const Error&) {  // a device of few chunks, or no read queue: the size alone
       want = device.info().size_bytes / kDefaultBlocks;
     }
   }
@@ -188,8 +198,8 @@ class Verifier {
     const std::uint64_t end = std::min(start + block_bytes_, size_);
     const std::uint64_t chunk = options_.chunk_bytes;
     if (write) timeline_.StartPart();
-    pending_.resize(write ? 0 : (end - start + chunk - 1) / chunk);
-    for (std::vector<VerifyRange>& p : pending_) p.clear();
+    early_.clear();
+    merged_to_ = start;
     free_.clear();
     for (std::uint32_t i = queue.depth(); i-- > 0;) free_.push_back(i);
     std::uint64_t next = start;
@@ -223,10 +233,16 @@ class Verifier {
         --in_flight;
         free_.push_back(c.slot);
         failed = failed || static_cast<bool>(c.error);
-        if (c.error && IsDeviceGone(c.error)) {
+        std::error_code error = c.error;
+        // A failed read: the device's, or the device pulled (EIO from a
+        // USB stick taken out): asked as a sweep asks.
+        if (error && !write && !IsDeviceGone(error)) {
+          if (const std::error_code absent = device_.CheckPresent()) error = absent;
+        }
+        if (error && IsDeviceGone(error)) {
           if (!gone) {
             result_.notes.push_back(std::string(write ? "writing" : "reading") + " at " +
-                                    FormatBytes(s.at) + ": " + c.error.message() +
+                                    FormatBytes(s.at) + ": " + error.message() +
                                     ": the device is gone, the run ends there");
           }
           gone = true;
@@ -239,7 +255,7 @@ class Verifier {
           result_.notes.push_back("writing at " + FormatBytes(s.at) +
                                   " failed: " + c.error.message());
         }
-        if (!write) Check(queue.Buffer(c.slot).first(s.n), s.at, c.error, (s.at - start) / chunk);
+        if (!write) Check(queue.Buffer(c.slot).first(s.n), s.at, c.error);
       }
     }
     if (gone) {
@@ -247,23 +263,36 @@ class Verifier {
       return BlockEnd::kGone;
     }
     if (stopped) return BlockEnd::kStopped;
-    RangeBuilder ranges(result_.ranges);
-    for (const std::vector<VerifyRange>& p : pending_) {
-      for (const VerifyRange& x : p) {
-        ranges.Add(x.start_bytes, x.end_bytes - x.start_bytes, x.state, x.source_bytes, x.lost_as);
-      }
-    }
     VerifyBlock& b = result_.blocks[start / block_bytes_];
     (write ? b.write_mb_per_s : b.read_mb_per_s) =
         !failed && last > first ? MbPerS(end - start, last - first) : 0;
     return BlockEnd::kDone;
   }
 
-  // What came back of the chunk at `at` (the block's chunk `index`), sector
-  // by sector, into pending_[index].
-  void Check(std::span<const std::byte> chunk, std::uint64_t at, const std::error_code& ec,
-             std::uint64_t index) {
-    RangeBuilder ranges(pending_[index]);
+  // What came back of the chunk at `at`, sector by sector: into the ranges
+  // when the chunks before it are in, else kept in early_ until they are
+  // (reads complete in any order; early_ holds fewer chunks than are in
+  // flight). A block left in part (a stop) keeps the chunks in order so far.
+  void Check(std::span<const std::byte> chunk, std::uint64_t at, const std::error_code& ec) {
+    if (at != merged_to_) {
+      CheckInto(early_[at], chunk, at, ec);
+      return;
+    }
+    CheckInto(result_.ranges, chunk, at, ec);
+    merged_to_ = at + chunk.size();
+    for (auto e = early_.begin(); e != early_.end() && e->first == merged_to_;
+         e = early_.erase(e)) {
+      RangeBuilder ranges(result_.ranges);
+      for (const VerifyRange& x : e->second) {
+        ranges.Add(x.start_bytes, x.end_bytes - x.start_bytes, x.state, x.source_bytes, x.lost_as);
+      }
+      merged_to_ = e->second.back().end_bytes;
+    }
+  }
+
+  void CheckInto(std::vector<VerifyRange>& out, std::span<const std::byte> chunk, std::uint64_t at,
+                 const std::error_code& ec) {
+    RangeBuilder ranges(out);
     if (ec) {
       ranges.Add(at, chunk.size(), VerifyState::kUnreadable, 0, SectorState::kGarbage);
       return;
@@ -287,12 +316,14 @@ class Verifier {
   const std::uint64_t size_;
   const std::uint64_t block_bytes_;
   // The pass's queue slots: what each holds, its stamps (writes), the free
-  // ones, a batch of completions; a read block's ranges per chunk.
+  // ones, a batch of completions; the read block's ranges of chunks read
+  // before one in front of them, by offset, and where the ranges end.
   std::vector<InFlight> slots_;
   std::vector<StampMemo> memos_;
   std::vector<std::uint32_t> free_;
   std::vector<ReadQueue::Completion> batch_;
-  std::vector<std::vector<VerifyRange>> pending_;
+  std::map<std::uint64_t, std::vector<VerifyRange>> early_;
+  std::uint64_t merged_to_ = 0;
   RequestTimeline timeline_;
   const std::chrono::nanoseconds run_start_;
   VerifyResult result_;

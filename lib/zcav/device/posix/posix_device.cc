@@ -474,6 +474,25 @@ std::unique_ptr<Device> OpenPosixDevice(const std::string& path) {
 
 namespace {
 
+// Reads in flight at most, as a read sweep's (measure/sweep.h kMaxQueueDepth).
+constexpr std::uint64_t kMaxReadBackDepth = 256;
+
+// A device opened for writing is read back (zcav verify) with the engine a
+// read sweep would use and as many bytes in flight, in chunks of its own
+// default (1 MiB: the write sweep's chunk and everything else stay the write
+// path's). Returns ChooseReadEngine's.
+bool ChooseReadBackEngine(const struct stat& st, DeviceInfo& info) {
+  DeviceInfo read = info;
+  const bool throttled = ChooseReadEngine(st, read);
+  info.read_engine = read.read_engine;
+  const std::uint64_t in_flight =
+      std::uint64_t{read.default_queue_depth} * read.default_chunk_bytes;
+  const std::uint64_t chunk = std::max<std::uint64_t>(info.default_chunk_bytes, 1);
+  info.default_queue_depth = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>((in_flight + chunk - 1) / chunk, 1, kMaxReadBackDepth));
+  return throttled;
+}
+
 // The file a write test creates: `path` itself, or a name of zcav's in it
 // when it is a directory (--fill DIR).
 std::string NewTestFilePath(const std::string& path) {
@@ -589,9 +608,8 @@ std::unique_ptr<Device> CreateFileForWrite(const std::string& given, const NewTe
   info.notes.push_back(path + " was created by zcav for this write test (" +
                        FormatBytes(size_bytes) +
                        ") and unlinked at once: it is gone when zcav ends");
-  // Read back (zcav verify) with the engine and depth a read sweep would use.
   struct stat created {};
-  const bool throttled = ::fstat(fd.get(), &created) == 0 && ChooseReadEngine(created, info);
+  const bool throttled = ::fstat(fd.get(), &created) == 0 && ChooseReadBackEngine(created, info);
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true, throttled);
 }
 
@@ -747,8 +765,7 @@ std::unique_ptr<Device> OpenPosixDeviceForWrite(const std::string& path,
                          " (--force-in-use): their I/O may disturb the rates, and they see "
                          "the data destroyed");
   }
-  // Read back (zcav verify) with the engine and depth a read sweep would use.
-  const bool throttled = ChooseReadEngine(fst, info);
+  const bool throttled = ChooseReadBackEngine(fst, info);
   return std::make_unique<PosixDevice>(std::move(fd), std::move(info), true, throttled);
 }
 
